@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that building, running and testing AccelOpt Workbench need.
+# Idempotent: when everything is present it changes nothing and touches no network.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  g++ cmake ninja-build pkg-config
+  # Qt 6, QScintilla, libssh, keychain (DESIGN.md §13)
+  qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libqscintilla2-qt6-dev libssh-dev
+  libqt6sql6-sqlite qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libxkbcommon-dev qtkeychain-qt6-dev
+  libgl1-mesa-dev
+  # headless GUI runs and screenshots; a font so offscreen rendering draws text
+  xvfb xauth fonts-dejavu-core
+  # the host side and its tests run on Debian's python3 with numpy and pytest
+  python3 python3-numpy python3-pytest
+  # SSH host tests start a real sshd on loopback
+  openssh-server openssh-client
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root (or install sudo) to install: ${missing[*]}" >&2; exit 1; }
+  as_root=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}"
+"${as_root[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

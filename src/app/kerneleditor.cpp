@@ -1,0 +1,180 @@
+#include "kerneleditor.h"
+
+#include "applogging.h"
+#include "theme.h"
+
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QMimeData>
+#include <QRegularExpression>
+#include <QSet>
+
+#include <Qsci/qscilexerpython.h>
+
+namespace {
+QStringList localFiles(const QMimeData *mime)
+{
+    QStringList paths;
+    if (!mime || !mime->hasUrls())
+        return paths;
+    for (const QUrl &url : mime->urls())
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    return paths;
+}
+} // namespace
+
+KernelEditor::KernelEditor(QWidget *parent) : QsciScintilla(parent)
+{
+    setUtf8(true);
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    auto *lexer = new QsciLexerPython(this);
+    lexer->setDefaultFont(mono);
+    lexer->setFont(mono);
+    lexer->setFoldComments(true);
+    lexer->setIndentationWarning(QsciLexerPython::Inconsistent);
+    setLexer(lexer);
+
+    // Completion is our own user list rather than QsciAPIs: QsciAPIs prepares on a worker thread per editor,
+    // which crashes when a tab closes mid-preparation, and cannot complete dotted names like nl.affine_range.
+    setAutoCompletionSource(QsciScintilla::AcsNone);
+    connect(this, &QsciScintilla::SCN_CHARADDED, this, [this](int ch) {
+        if (QChar(ch).isLetterOrNumber() || ch == '_' || ch == '.')
+            showCompletions(minimumPrefix);
+    });
+    connect(this, &QsciScintilla::userListActivated, this, &KernelEditor::acceptCompletion);
+
+    setMarginType(0, QsciScintilla::NumberMargin);
+    setMarginLineNumbers(0, true);
+    setFolding(QsciScintilla::BoxedTreeFoldStyle, 2);
+    setBraceMatching(QsciScintilla::SloppyBraceMatch);
+    setIndentationsUseTabs(false);
+    setIndentationWidth(4);
+    setTabWidth(4);
+    setAutoIndent(true);
+    setIndentationGuides(true);
+    setBackspaceUnindents(true);
+    setCaretLineVisible(true);
+    setEdgeMode(QsciScintilla::EdgeLine);
+    setEdgeColumn(120);
+    setEolMode(QsciScintilla::EolUnix);
+
+    Theme::applyToEditor(this, Theme::current());
+    connect(this, &QsciScintilla::linesChanged, this, &KernelEditor::updateMarginWidth);
+    updateMarginWidth();
+}
+
+QString KernelEditor::displayName() const
+{
+    return m_filePath.isEmpty() ? m_untitledName : QFileInfo(m_filePath).fileName();
+}
+
+const QStringList &KernelEditor::nkiApiWords()
+{
+    static const QStringList words = [] {
+        QStringList list;
+        QFile file(QStringLiteral(":/nki/api-words.txt"));
+        if (!file.open(QIODevice::ReadOnly)) {
+            qCWarning(lcEditor) << "NKI completion word list missing from resources";
+            return list;
+        }
+        for (const QByteArray &line : file.readAll().split('\n')) {
+            const QString word = QString::fromUtf8(line).trimmed();
+            if (!word.isEmpty() && !word.startsWith(u'#'))
+                list << word;
+        }
+        return list;
+    }();
+    return words;
+}
+
+QString KernelEditor::prefixAtCursor() const
+{
+    int line = 0, column = 0;
+    getCursorPosition(&line, &column);
+    const QString before = text(line).left(column);
+    int start = int(before.size());
+    while (start > 0 && (before.at(start - 1).isLetterOrNumber() || before.at(start - 1) == u'_' ||
+                         before.at(start - 1) == u'.'))
+        --start;
+    return before.mid(start);
+}
+
+QStringList KernelEditor::completionsFor(const QString &prefix) const
+{
+    QSet<QString> found;
+    for (const QString &word : nkiApiWords())
+        if (word.startsWith(prefix) && word != prefix)
+            found.insert(word);
+    // The document's own names too (loop variables, tiles), dotted or not; bounded so huge files stay
+    // responsive.
+    static const QRegularExpression identifier(
+        QStringLiteral("[A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)*"));
+    const QString body = text().left(maxScannedChars);
+    for (auto it = identifier.globalMatch(body); it.hasNext();) {
+        const QString word = it.next().captured();
+        if (word.startsWith(prefix) && word != prefix)
+            found.insert(word);
+    }
+    QStringList list(found.begin(), found.end());
+    list.sort();
+    return list;
+}
+
+void KernelEditor::showCompletions(int minimumLength)
+{
+    const QString prefix = prefixAtCursor();
+    if (prefix.size() < minimumLength || (!prefix.isEmpty() && prefix.at(0).isDigit()))
+        return;
+    const QStringList words = completionsFor(prefix);
+    if (!words.isEmpty())
+        showUserList(completionListId, words);
+}
+
+void KernelEditor::acceptCompletion(int id, const QString &word)
+{
+    if (id != completionListId)
+        return;
+    const QString prefix = prefixAtCursor();
+    int line = 0, column = 0;
+    getCursorPosition(&line, &column);
+    setSelection(line, column - int(prefix.size()), line, column);
+    replaceSelectedText(word);
+}
+
+void KernelEditor::updateMarginWidth()
+{
+    setMarginWidth(0, QStringLiteral("0%1").arg(lines()));
+}
+
+void KernelEditor::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (!localFiles(event->mimeData()).isEmpty()) {
+        event->acceptProposedAction();
+        return;
+    }
+    QsciScintilla::dragEnterEvent(event);
+}
+
+void KernelEditor::dragMoveEvent(QDragMoveEvent *event)
+{
+    if (!localFiles(event->mimeData()).isEmpty()) {
+        event->acceptProposedAction();
+        return;
+    }
+    QsciScintilla::dragMoveEvent(event);
+}
+
+void KernelEditor::dropEvent(QDropEvent *event)
+{
+    const QStringList paths = localFiles(event->mimeData());
+    if (!paths.isEmpty()) {
+        event->acceptProposedAction();
+        Q_EMIT filesDropped(paths);
+        return;
+    }
+    QsciScintilla::dropEvent(event);
+}

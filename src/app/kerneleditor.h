@@ -1,0 +1,45 @@
+#pragma once
+
+#include <Qsci/qsciscintilla.h>
+
+// One kernel in one tab: Python highlighting, line numbers, folding, brace matching and completion that knows
+// the NKI API. It knows its file path but does no file I/O itself (EditorTabs does, through KernelFile).
+class KernelEditor : public QsciScintilla
+{
+    Q_OBJECT
+public:
+    explicit KernelEditor(QWidget *parent = nullptr);
+
+    QString filePath() const { return m_filePath; }
+    void setFilePath(const QString &path) { m_filePath = path; }
+    QString untitledName() const { return m_untitledName; }
+    void setUntitledName(const QString &name) { m_untitledName = name; }
+    QString displayName() const;
+
+    // Words offered for completion besides the document's own (nl.load, nisa.nc_matmul, ...).
+    static const QStringList &nkiApiWords();
+    // What completion offers for a prefix: NKI API words and the document's names, sorted.
+    QStringList completionsFor(const QString &prefix) const;
+    // Pops up the completion list for the word before the cursor (Ctrl+Space calls it with 0).
+    void showCompletions(int minimumLength);
+    static constexpr int minimumPrefix = 2;
+
+Q_SIGNALS:
+    void filesDropped(const QStringList &paths);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dragMoveEvent(QDragMoveEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void updateMarginWidth();
+    QString prefixAtCursor() const;
+    void acceptCompletion(int id, const QString &word);
+
+    static constexpr int completionListId = 1;
+    static constexpr int maxScannedChars = 512 * 1024;
+
+    QString m_filePath;
+    QString m_untitledName;
+};

@@ -1,0 +1,252 @@
+#include "mainwindow.h"
+
+#include "aboutdialog.h"
+#include "applogging.h"
+#include "common/datapaths.h"
+#include "common/recentfiles.h"
+#include "editortabs.h"
+#include "kerneleditor.h"
+#include "logdock.h"
+#include "tasksdock.h"
+#include "theme.h"
+#include "userprompts.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QToolBar>
+
+namespace {
+const QString geometryKey = QStringLiteral("mainWindow/geometry");
+const QString stateKey = QStringLiteral("mainWindow/state");
+constexpr int layoutVersion =
+    1; // bump when docks are added or renamed, so an old saved state is not misapplied
+} // namespace
+
+MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
+    : QMainWindow(parent), m_prompts(prompts ? std::move(prompts) : std::make_shared<UserPrompts>())
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/accelopt.svg")));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+
+    m_editors = new EditorTabs(m_prompts.get(), this);
+    setCentralWidget(m_editors);
+
+    m_tasksDock = new TasksDock(this);
+    addDockWidget(Qt::LeftDockWidgetArea, m_tasksDock);
+    m_logDock = new LogDock(this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
+
+    m_cursorLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_cursorLabel);
+
+    createActions();
+
+    connect(m_editors, &EditorTabs::fileOpened, this, [](const QString &path) { RecentFiles::add(path); });
+    connect(m_editors, &EditorTabs::filesDropped, this, [this](const QStringList &paths) {
+        for (const QString &path : paths)
+            openFile(path);
+    });
+    connect(m_editors, &QTabWidget::currentChanged, this, &MainWindow::updateTitleAndStatus);
+    connect(m_tasksDock, &TasksDock::openKernelRequested, this, &MainWindow::openFile);
+    connect(m_tasksDock, &TasksDock::problem, this,
+            [this](const QString &message) { m_prompts->warn(this, tr("Task"), message); });
+
+    m_tasksDock->setTasksDir(DataPaths::tasksDir());
+    restoreLayout();
+    updateTitleAndStatus();
+    qCInfo(lcApp) << "workbench ready; tasks from" << m_tasksDock->tasksDir();
+}
+
+MainWindow::~MainWindow() = default;
+
+bool MainWindow::openFile(const QString &path)
+{
+    const bool ok = m_editors->openFile(path);
+    if (ok) {
+        if (auto *editor = m_editors->currentEditor())
+            connect(editor, &QsciScintilla::cursorPositionChanged, this, &MainWindow::updateTitleAndStatus,
+                    Qt::UniqueConnection);
+    }
+    updateTitleAndStatus();
+    return ok;
+}
+
+void MainWindow::createActions()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QToolBar *toolbar = addToolBar(tr("Main"));
+    toolbar->setObjectName(QStringLiteral("MainToolBar"));
+
+    QAction *newAction = file->addAction(tr("&New Kernel"), this, [this] {
+        KernelEditor *editor = m_editors->newKernel();
+        connect(editor, &QsciScintilla::cursorPositionChanged, this, &MainWindow::updateTitleAndStatus);
+    });
+    newAction->setShortcut(QKeySequence::New);
+    QAction *openAction = file->addAction(tr("&Open…"), this, [this] { m_editors->openWithDialog(); });
+    openAction->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+    file->addSeparator();
+    QAction *saveAction =
+        file->addAction(tr("&Save"), this, [this] { m_editors->save(m_editors->currentIndex()); });
+    saveAction->setShortcut(QKeySequence::Save);
+    QAction *saveAsAction =
+        file->addAction(tr("Save &As…"), this, [this] { m_editors->saveAs(m_editors->currentIndex()); });
+    saveAsAction->setShortcut(QKeySequence::SaveAs);
+    QAction *closeAction =
+        file->addAction(tr("&Close"), this, [this] { m_editors->closeEditor(m_editors->currentIndex()); });
+    closeAction->setShortcut(QKeySequence::Close);
+    file->addSeparator();
+    QAction *quitAction = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quitAction->setShortcut(QKeySequence::Quit);
+    quitAction->setMenuRole(QAction::QuitRole);
+    toolbar->addActions({newAction, openAction, saveAction});
+
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    auto forward = [this](void (QsciScintilla::*slot)()) {
+        return [this, slot] {
+            if (KernelEditor *editor = m_editors->currentEditor())
+                (editor->*slot)();
+        };
+    };
+    edit->addAction(tr("&Undo"), this, forward(&QsciScintilla::undo))->setShortcut(QKeySequence::Undo);
+    edit->addAction(tr("&Redo"), this, forward(&QsciScintilla::redo))->setShortcut(QKeySequence::Redo);
+    edit->addSeparator();
+    edit->addAction(tr("Cu&t"), this, forward(&QsciScintilla::cut))->setShortcut(QKeySequence::Cut);
+    edit->addAction(tr("&Copy"), this, forward(&QsciScintilla::copy))->setShortcut(QKeySequence::Copy);
+    edit->addAction(tr("&Paste"), this, forward(&QsciScintilla::paste))->setShortcut(QKeySequence::Paste);
+    edit->addAction(tr("Select &All"), this,
+                    [this] {
+                        if (KernelEditor *editor = m_editors->currentEditor())
+                            editor->selectAll(true);
+                    })
+        ->setShortcut(QKeySequence::SelectAll);
+    edit->addSeparator();
+    edit->addAction(tr("Complete Word"), this,
+                    [this] {
+                        if (KernelEditor *editor = m_editors->currentEditor())
+                            editor->showCompletions(0);
+                    })
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Space));
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_tasksDock->toggleViewAction());
+    view->addAction(m_logDock->toggleViewAction());
+    view->addAction(toolbar->toggleViewAction());
+    view->addSeparator();
+    QMenu *themeMenu = view->addMenu(tr("&Theme"));
+    m_themeGroup = new QActionGroup(this);
+    for (Theme::Kind kind : {Theme::Kind::Light, Theme::Kind::Dark}) {
+        QAction *action = themeMenu->addAction(kind == Theme::Kind::Dark ? tr("&Dark") : tr("&Light"));
+        action->setCheckable(true);
+        action->setChecked(Theme::current() == kind);
+        action->setData(Theme::name(kind));
+        m_themeGroup->addAction(action);
+        connect(action, &QAction::triggered, this, [this, kind] {
+            Theme::setCurrent(kind);
+            Theme::save(kind);
+            for (int i = 0; i < m_editors->count(); ++i)
+                Theme::applyToEditor(m_editors->editorAt(i), kind);
+        });
+    }
+    view->addAction(tr("Reload &Tasks"), m_tasksDock, &TasksDock::refresh);
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *about = help->addAction(tr("&About AccelOpt Workbench"), this, &MainWindow::showAbout);
+    about->setMenuRole(QAction::AboutRole);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList paths = RecentFiles::load();
+    for (int i = 0; i < paths.size(); ++i) {
+        const QString path = paths.at(i);
+        QAction *action = m_recentMenu->addAction(
+            QStringLiteral("&%1 %2").arg(i + 1).arg(QDir::toNativeSeparators(path)), this, [this, path] {
+                if (!openFile(path) && !QFileInfo::exists(path))
+                    RecentFiles::remove(path); // gone for good: stop offering it
+            });
+        action->setData(path);
+    }
+    if (paths.isEmpty())
+        m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+    else {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear List"), this, [] { RecentFiles::clear(); });
+    }
+}
+
+void MainWindow::restoreLayout()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(geometryKey).toByteArray()))
+        resize(1280, 800);
+    restoreState(settings.value(stateKey).toByteArray(), layoutVersion);
+}
+
+void MainWindow::saveLayout()
+{
+    QSettings settings;
+    settings.setValue(geometryKey, saveGeometry());
+    settings.setValue(stateKey, saveState(layoutVersion));
+    settings.sync();
+}
+
+void MainWindow::updateTitleAndStatus()
+{
+    KernelEditor *editor = m_editors->currentEditor();
+    if (!editor) {
+        setWindowTitle(tr("AccelOpt Workbench"));
+        m_cursorLabel->clear();
+        return;
+    }
+    setWindowTitle(tr("%1 — AccelOpt Workbench").arg(editor->displayName()));
+    int line = 0, column = 0;
+    editor->getCursorPosition(&line, &column);
+    m_cursorLabel->setText(tr("Ln %1, Col %2").arg(line + 1).arg(column + 1));
+}
+
+void MainWindow::showAbout()
+{
+    AboutDialog dialog(this);
+    dialog.exec();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    // Save the layout before the tabs go, so a cancelled close still leaves it saved and nothing is lost.
+    saveLayout();
+    if (!m_editors->closeAll()) {
+        event->ignore();
+        return;
+    }
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    for (const QUrl &url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            openFile(url.toLocalFile());
+    event->acceptProposedAction();
+}

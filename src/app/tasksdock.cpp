@@ -1,0 +1,81 @@
+#include "tasksdock.h"
+
+#include "model/taskcatalog.h"
+
+#include <QDir>
+#include <QHeaderView>
+#include <QLabel>
+#include <QToolButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace {
+constexpr int kernelPathRole = Qt::UserRole;
+constexpr int problemRole = Qt::UserRole + 1;
+} // namespace
+
+TasksDock::TasksDock(QWidget *parent) : QDockWidget(tr("Tasks"), parent)
+{
+    setObjectName(QStringLiteral("TasksDock"));
+    auto *body = new QWidget(this);
+    auto *layout = new QVBoxLayout(body);
+    layout->setContentsMargins(2, 2, 2, 2);
+
+    auto *header = new QHBoxLayout();
+    m_status = new QLabel(body);
+    m_status->setWordWrap(true);
+    auto *reload = new QToolButton(body);
+    reload->setText(tr("Reload"));
+    reload->setToolTip(tr("Scan the tasks folder again"));
+    connect(reload, &QToolButton::clicked, this, &TasksDock::refresh);
+    header->addWidget(m_status, 1);
+    header->addWidget(reload);
+    layout->addLayout(header);
+
+    m_tree = new QTreeWidget(body);
+    m_tree->setHeaderLabels({tr("Task"), tr("Description")});
+    m_tree->setRootIsDecorated(false);
+    m_tree->header()->setStretchLastSection(true);
+    connect(m_tree, &QTreeWidget::itemActivated, this, &TasksDock::activate);
+    layout->addWidget(m_tree, 1);
+    setWidget(body);
+}
+
+void TasksDock::setTasksDir(const QString &dir)
+{
+    m_tasksDir = dir;
+    refresh();
+}
+
+void TasksDock::refresh()
+{
+    m_tree->clear();
+    const QList<TaskCatalog::Entry> entries = TaskCatalog::scan(m_tasksDir);
+    for (const TaskCatalog::Entry &entry : entries) {
+        auto *item = new QTreeWidgetItem(
+            m_tree, {entry.name, entry.problem.isEmpty() ? entry.description : entry.problem});
+        item->setData(0, kernelPathRole, entry.kernelPath);
+        item->setData(0, problemRole, entry.problem);
+        item->setToolTip(0, entry.folder);
+        if (!entry.problem.isEmpty()) {
+            item->setForeground(1, QBrush(Qt::darkRed));
+            item->setToolTip(1, entry.problem);
+        }
+    }
+    m_status->setText(entries.isEmpty() ? tr("No tasks in %1").arg(QDir::toNativeSeparators(m_tasksDir))
+                                        : tr("%n task(s)", nullptr, int(entries.size())));
+    m_status->setToolTip(m_tasksDir);
+}
+
+void TasksDock::activate(QTreeWidgetItem *item)
+{
+    if (!item)
+        return;
+    const QString kernel = item->data(0, kernelPathRole).toString();
+    if (kernel.isEmpty()) {
+        Q_EMIT problem(
+            tr("Task %1 cannot be opened: %2").arg(item->text(0), item->data(0, problemRole).toString()));
+        return;
+    }
+    Q_EMIT openKernelRequested(kernel);
+}

@@ -1,0 +1,15 @@
+#pragma once
+
+#include <QString>
+
+// Where the shipped data (nkibench/, prompts/) lives. Searched in order: the ACCELOPT_DATA_DIR environment
+// variable, the install location relative to the executable, then the source tree the binary was built from,
+// so a fresh build runs in place and an installed .deb finds its own copy.
+class DataPaths
+{
+public:
+    static QString dataRoot();
+    static QString nkibenchDir();
+    static QString tasksDir();
+    static QString promptsDir();
+};
