@@ -1,4 +1,5 @@
 #include "clilogging.h"
+#include "commandregistry.h"
 #include "common/buildinfo.h"
 
 #include <QCommandLineParser>
@@ -8,9 +9,15 @@
 #include <cstdio>
 
 namespace {
-// Commands grow with the issues; each one lands here with its own room in src/cli.
-const char *const commandSummary = "Commands:\n"
-                                   "  (none yet: this build offers --version and --help)\n";
+QString commandSummary(const std::vector<std::unique_ptr<Command>> &commands)
+{
+    QString text = QStringLiteral("Commands (accelopt COMMAND --help for each):\n");
+    for (const auto &command : commands)
+        text += QStringLiteral("  %1  %2\n").arg(command->name().leftJustified(10), command->summary());
+    if (commands.empty())
+        text += QStringLiteral("  (none yet: this build offers --version and --help)\n");
+    return text;
+}
 
 int usageError(const QString &message)
 {
@@ -27,10 +34,22 @@ int main(int argc, char *argv[])
     QCoreApplication::setOrganizationName(QStringLiteral("AccelOpt"));
     QCoreApplication::setApplicationVersion(BuildInfo::appVersion());
 
+    const auto commands = CommandRegistry::all();
+    // The command's own options are its business: hand everything after the command name to it untouched.
+    const QStringList all = app.arguments();
+    for (qsizetype i = 1; i < all.size(); ++i) {
+        if (all.at(i).startsWith(u'-'))
+            continue;
+        for (const auto &command : commands)
+            if (command->name() == all.at(i))
+                return command->run(all.mid(i + 1));
+        break;
+    }
+
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("AccelOpt Workbench, headless: optimize AWS Trainium NKI kernels.\n\n%1")
-            .arg(QString::fromLatin1(commandSummary)));
+            .arg(commandSummary(commands)));
     const QCommandLineOption helpOption = parser.addHelpOption();
     const QCommandLineOption versionOption(
         QStringList{QStringLiteral("V"), QStringLiteral("version")},

@@ -1,0 +1,6 @@
+target_sources(accelopt_core PRIVATE
+  common/buildinfo.cpp common/buildinfo.h
+  common/datapaths.cpp common/datapaths.h
+  common/logcategories.cpp common/logcategories.h
+  common/loghub.cpp common/loghub.h
+  common/recentfiles.cpp common/recentfiles.h)
