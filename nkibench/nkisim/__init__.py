@@ -1,0 +1,13 @@
+"""nkisim: an NKI simulator. This package doubles as the classic `neuronxcc.nki` module (see importer.activate).
+
+Runner-facing entry points: run_kernel, load_kernel, RunResult, activate/deactivate, errors, Trace."""
+from . import errors, trace  # noqa: F401
+from . import language, isa, typing, compiler  # noqa: F401  (nki.language, nki.isa, nki.typing, nki.compiler)
+from .api import Kernel, baremetal, benchmark, jit, profile, simulate, simulate_kernel  # noqa: F401
+from .errors import (ArgumentError, KernelException, KernelLoadError, NkiCompileError, NkiError,  # noqa: F401
+                     NkiRuntimeError)
+from .importer import activate, deactivate, is_active  # noqa: F401
+from .run import OutputSpec, RunResult, load_kernel, run_kernel  # noqa: F401
+from .trace import Access, Instr, Loop, Trace  # noqa: F401
+
+tensor = typing.TensorSpec

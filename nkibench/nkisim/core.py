@@ -1,0 +1,466 @@
+"""Issuing instructions: operand checks, masks, the numeric computation, the trace record, and the rule that an
+instruction's result written into `dst[...] = op(...)` lands in dst directly (no extra copy), as the compiler does.
+
+Every NKI API in language.py and isa.py funnels through run_op, dma or store_into, so the trace conventions live
+here in one place.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import dtypes, errors
+from .context import current, kernel_line
+from .tensor import MaskedOperand, Tile, new_alloc
+
+EMPTY = "empty"
+
+
+def cerr(msg, code=""):
+    return errors.NkiCompileError(msg, kernel_line(), code)
+
+
+# --- operands -----------------------------------------------------------------------------------------------------
+
+def is_scalar(x):
+    return isinstance(x, (int, float, np.integer, np.floating, np.bool_)) and not isinstance(x, Tile)
+
+
+def tile_arg(x, api, name, allow=("sbuf", "psum")):
+    """Check that an operand is a tile in an on-chip buffer the engine can read."""
+    if isinstance(x, MaskedOperand):
+        raise cerr(f"operand '{name}' of '{api}' is masked with t[predicate]; operand masks are only supported for "
+                   f"matmul operands (pass mask= to other instructions)")
+    if not isinstance(x, Tile):
+        raise cerr(f"operand '{name}' of '{api}' must be a tile, got {type(x).__name__}")
+    if x.alloc.memory not in allow:
+        mem = x.alloc.memory
+        if mem == "hbm":
+            raise cerr(f"operand '{name}' of '{api}' is in HBM; compute engines only read SBUF/PSUM (nl.load it first)",
+                       "err_unsupported_memory")
+        raise cerr(f"operand '{name}' of '{api}' cannot be in {mem.upper()} (expected {'/'.join(allow).upper()})",
+                   "err_unsupported_memory")
+    return x
+
+
+def out_dtype(dtype, *operands):
+    if dtype is not None:
+        return dtypes.normalize(dtype)
+    dt = None
+    for o in operands:
+        if isinstance(o, Tile):
+            dt = o.alloc.dtype if dt is None else dtypes.promote(dt, o.alloc.dtype)
+    return dt if dt is not None else dtypes.float32
+
+
+def values(t, as_int=False):
+    """An operand's numeric value: fp32 as the engines compute, or int64 for bitvec ops."""
+    if not isinstance(t, Tile):
+        if as_int:
+            return np.int64(t)
+        return np.float32(t) if not isinstance(t, np.ndarray) else t
+    t.alloc.pending = None
+    d = t.read()
+    if as_int:
+        return d.astype(np.int64) if d.dtype.kind != "f" else np.rint(d).astype(np.int64)
+    return d if d.dtype == np.float32 else d.astype(np.float32)
+
+
+def consumed(*tiles):
+    """Reading a pending result means it can no longer be redirected into a later assignment's destination."""
+    for t in tiles:
+        if isinstance(t, Tile):
+            t.alloc.pending = None
+
+
+# --- masks --------------------------------------------------------------------------------------------------------
+
+def analyze_mask(mask, space):
+    """None (everything), EMPTY (the instruction is dropped), or (box, submask): the mask's bounding box in the
+    iteration space and, when the mask is not a rectangle, the boolean pattern inside the box."""
+    if mask is None:
+        return None
+    if isinstance(mask, (bool, np.bool_)):
+        return None if mask else EMPTY
+    if isinstance(mask, Tile):
+        raise cerr("mask= must be an affine predicate of nl.arange/loop indices, not a tile")
+    m = np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise cerr("mask= must be a boolean predicate (comparisons combined with &)")
+    if m.ndim > len(space):
+        raise cerr(f"mask of shape {m.shape} has more dimensions than the instruction's {tuple(space)}")
+    m = m.reshape((1,) * (len(space) - m.ndim) + m.shape)
+    box = []
+    sl = []
+    for ax, (k, n) in enumerate(zip(m.shape, space)):
+        if k == 1:
+            box.append((0, n))
+            sl.append(slice(None))
+            continue
+        if k != n:
+            raise cerr(f"mask of shape {m.shape} does not match the instruction's shape {tuple(space)}")
+        other = tuple(i for i in range(m.ndim) if i != ax)
+        nz = np.flatnonzero(m.any(axis=other) if other else m)
+        if nz.size == 0:
+            return EMPTY
+        lo, hi = int(nz[0]), int(nz[-1]) + 1
+        box.append((lo, hi))
+        sl.append(slice(lo, hi))
+    if not m.any():
+        return EMPTY
+    sub = m[tuple(sl)]
+    submask = None
+    if not sub.all():
+        submask = np.broadcast_to(sub, tuple(hi - lo for lo, hi in box))
+    if submask is None and all(lo == 0 and hi == n for (lo, hi), n in zip(box, space)):
+        return None
+    return tuple(box), submask
+
+
+def align_box(box, shape, space):
+    """The part of a space box that applies to an operand of `shape` (right-aligned; broadcast axes stay whole)."""
+    if box is None:
+        return None
+    off = len(space) - len(shape)
+    out = []
+    for i, n in enumerate(shape):
+        j = i + off
+        if j >= 0 and n == space[j]:
+            out.append(box[j])
+        else:
+            out.append((0, n))
+    return tuple(out)
+
+
+def restrict(t, box, space):
+    if box is None or not isinstance(t, Tile):
+        return t
+    return t.restrict(align_box(box, t.shape, space))
+
+
+def _restrict_array(a, box, space):
+    a = np.broadcast_to(a, np.broadcast_shapes(a.shape, space))
+    if box is None:
+        return a
+    return a[tuple(slice(lo, hi) for lo, hi in box)]
+
+
+def counts(box, space):
+    sizes = [hi - lo for lo, hi in box] if box is not None else list(space)
+    if not sizes:
+        return 1, 1
+    return sizes[0], math.prod(sizes[1:])
+
+
+# --- compute instructions -----------------------------------------------------------------------------------------
+
+def run_op(api, op, engine, operands, fn, out_shape, odt, *, mask=None, space=None, out_mem="sbuf", attrs=None,
+           side_writes=(), as_int=False, boxes=None, obox_fn=None, counts_override=None):
+    """Issue one compute instruction and return its (pending) result tile.
+
+    operands: tiles (already checked) and scalars, restricted by the mask box and passed to fn as numpy values;
+    fn returns the result over the (masked) output box in fp32. side_writes: extra (tile, values_fn) outputs such as
+    an accumulator register written by the same instruction. boxes: optional function(box) -> per-operand boxes for
+    instructions whose operands are not elementwise-aligned with the iteration space (matmul, transpose).
+    """
+    ctx = current()
+    line = kernel_line()
+    out_shape = tuple(out_shape)
+    space = out_shape if space is None else tuple(space)
+    mb = analyze_mask(mask, space)
+    out = new_alloc(out_shape, odt, out_mem, init=None)
+    res_tile = Tile(out)
+    if mb is EMPTY:
+        if ctx.numeric:
+            out.data = np.full(out_shape, odt.garbage(), odt.dtype)
+        return res_tile
+    box, submask = mb if mb is not None else (None, None)
+    if boxes is not None and box is not None:
+        obs = boxes(box)
+        rops = [o.restrict(b) if isinstance(o, Tile) and b is not None else o for o, b in zip(operands, obs)]
+    else:
+        rops = [restrict(o, box, space) for o in operands]
+    # Index-expression operands (iota, affine_select predicates) are restricted like tiles.
+    rops = [_restrict_array(o, box, space) if isinstance(o, np.ndarray) and o.ndim else o for o in rops]
+    reads = tuple(o.access() for o in rops if isinstance(o, Tile))
+    note_psum_reads(rops)
+    if box is None:
+        obox = None
+    elif obox_fn is not None:
+        obox = obox_fn(box)
+    else:
+        obox = align_box(box, out_shape, space)
+    if submask is not None and tuple(hi - lo for lo, hi in obox) != submask.shape:
+        submask = None  # a non-rectangular mask on a reduction: the box is what the instruction covers
+    if ctx.numeric:
+        res = fn(*[values(o, as_int) if isinstance(o, Tile) else o for o in rops])
+        out.raw = (res, obox, submask)
+    else:
+        consumed(*rops)
+    wt = res_tile.restrict(obox) if obox is not None else res_tile
+    writes = [wt.access()]
+    for st, vfn in side_writes:
+        writes.append(st.access())
+        if ctx.numeric:
+            st.write(st.alloc.dtype.cast(vfn()))
+    parts, free = counts(box, space) if counts_override is None else counts_override
+    if engine in ("vector", "scalar"):
+        check_free_size(api, engine, free, any(r.memory == "psum" for r in reads) or out_mem == "psum")
+    a = {} if attrs is None else attrs
+    if engine in ("vector", "scalar", "gpsimd") and any(r.memory == "psum" for r in reads):
+        a["psum_operand"] = True
+    ins = tuple(o.alloc.dtype.name for o in rops if isinstance(o, Tile))
+    instr = ctx.record(op, engine, parts, free, odt.name, ins, reads, tuple(writes), attrs=a, line=line)
+    out.pending = (instr, obox, submask)
+    return res_tile
+
+
+# Per-instruction free-size limits of VectorE and ScalarE: elements per partition one instruction may process when
+# it touches only SBUF, or PSUM as well (nki-facts §1.3). bn_stats has its own, smaller limit (isa.bn_stats).
+# The partition start-offset rule (65-128 partitions start at 0, 33-64 at 0 or 64, 1-32 at 0/32/64/96) is not
+# enforced: the facts attribute it to the compiler's allocator, which places whole tiles, and nkisim does not model
+# where a tile lands. Applying it to accesses inside a tile would reject kernels that are legal as written, e.g. an
+# instruction on partitions 16..47 of a 128-partition tile.
+FREE_MAX_SBUF = 64 * 1024
+FREE_MAX_PSUM = 4 * 1024
+
+
+def check_free_size(api, engine, free, psum):
+    limit = FREE_MAX_PSUM if psum else FREE_MAX_SBUF
+    if free > limit:
+        where = "with a PSUM operand" if psum else "on SBUF"
+        raise cerr(f"'{api}' processes {free} elements per partition in one {engine.capitalize()}E instruction; "
+                   f"the limit {where} is {limit} (split the free dimension into tiles)",
+                   "err_size_of_dimension_exceed_arch_limit")
+
+
+# --- DMA ----------------------------------------------------------------------------------------------------------
+
+def dma(api, src, dst=None, *, mask=None, dtype=None, attrs=None, out_shape=None, rmw=None, transform=None):
+    """One DMA. With dst=None the destination is a new SBUF tile (nl.load); the result is returned pending so that
+    `buf[...] = nl.load(...)` lands in buf."""
+    ctx = current()
+    line = kernel_line()
+    space = tuple(dst.shape if dst is not None else (out_shape or src.shape))
+    mb = analyze_mask(mask, space)
+    result = None
+    if dst is None:
+        odt = dtypes.normalize(dtype) if dtype is not None else src.alloc.dtype
+        result = Tile(new_alloc(space, odt, "sbuf", init=None))
+        if mb is EMPTY:
+            if ctx.numeric:
+                result.alloc.data = np.full(space, odt.garbage(), odt.dtype)
+            return result
+        dview = result
+    else:
+        if mb is EMPTY:
+            return None
+        dview = dst
+    box, submask = mb if mb is not None else (None, None)
+    s = src if transform is not None else restrict(src, box, space)
+    d = restrict(dview, box, space)
+    reads = [s.access()]
+    indirect = False
+    if s.key is not None:
+        for c in s.key:
+            if isinstance(c, Tile):
+                reads.append(c.access())
+                indirect = True
+    w = d.access()
+    parts, free = counts(box, space)
+    n = parts * free
+    hbm_side = s if s.alloc.memory == "hbm" else d
+    isz = hbm_side.alloc.dtype.itemsize
+    nbytes = n * isz
+    sb_side = d if d.alloc.memory != "hbm" else s
+    run = max(1, min(hbm_side.contiguous_elems(), free if sb_side.alloc.memory != "hbm" else n))
+    if transform is not None:
+        run = 1
+    desc = max(1, -(-n // run))
+    a = {"api": api, "src": s.alloc.memory, "dst": d.alloc.memory, "partitions": parts,
+         "bytes_per_partition": nbytes // max(1, parts), "descriptors": desc,
+         "runs_per_partition": max(1, -(-desc // max(1, parts))), "contiguous_bytes": run * isz, "indirect": indirect}
+    if rmw is not None:
+        a["rmw"] = rmw
+    if attrs:
+        a.update(attrs)
+    if ctx.numeric:
+        vals = s.read()
+        if transform is not None:
+            vals = transform(vals)
+            if box is not None:
+                vals = vals[tuple(slice(lo, hi) for lo, hi in box)]
+        if result is not None:
+            result.alloc.raw = (vals, box, submask)
+        else:
+            if rmw is not None:
+                vals = rmw(values(d), np.asarray(vals, dtype=np.float32))
+            vals = d.alloc.dtype.cast(vals)
+            vals = np.broadcast_to(vals, d.shape) if _bcastable(vals.shape, d.shape) else vals.reshape(d.shape)
+            d.write(vals, submask)
+    d.alloc.written = True
+    instr = ctx.record("dma", "dma", parts, free, d.alloc.dtype.name, (s.alloc.dtype.name,), tuple(reads), (w,),
+                       dma_bytes=nbytes, attrs=a, line=line)
+    if result is not None:
+        result.alloc.pending = (instr, box, submask)
+    return result
+
+
+# --- assignment: `dst[...] = value` and `dst[...] += value` ------------------------------------------------------
+
+def _fresh(value):
+    if not isinstance(value, Tile) or value.key is not None or value.inner is not None:
+        return None
+    p = value.alloc.pending
+    if p is None:
+        return None
+    tr = current().trace.instrs
+    return p if tr and p[0] is tr[-1] else None
+
+
+def store_into(view, value, api="assignment", accumulate=False):
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        raise cerr("cannot assign an index expression to a tile; use nisa.iota to materialize it")
+    if is_scalar(value) or (isinstance(value, np.ndarray) and value.ndim == 0):
+        if view.alloc.memory == "hbm":
+            raise cerr("HBM tensors can only be written by DMA (nl.store)", "err_unsupported_memory")
+        from . import isa
+        isa._memset_into(view, value)
+        return
+    if not isinstance(value, Tile):
+        raise cerr(f"cannot assign a {type(value).__name__} to a tile")
+    p = _fresh(value)
+    if p is not None and value.shape != view.shape:
+        if math.prod(value.shape) != math.prod(view.shape) or p[1] is not None:
+            raise cerr(f"shape mismatch: cannot assign a tile of shape {value.shape} to a view of shape {view.shape}",
+                       "err_num_partition_mismatch")
+    elif value.shape != view.shape:
+        try:
+            ok = np.broadcast_shapes(value.shape, view.shape) == tuple(view.shape)
+        except ValueError:
+            ok = False
+        if not ok and math.prod(value.shape) != math.prod(view.shape):
+            raise cerr(f"shape mismatch: cannot assign a tile of shape {value.shape} to a view of shape {view.shape}",
+                       "err_num_partition_mismatch")
+    if p is not None:
+        instr = p[0]
+        eng, mem = instr.engine, view.alloc.memory
+        if not ((eng == "tensor" and mem != "psum") or (eng == "gpsimd" and mem == "psum") or
+                (eng != "dma" and mem == "hbm")):
+            _redirect(view, value, p, accumulate or value.alloc.reduce_op)
+            return
+        if accumulate:
+            raise cerr("matmul results can only accumulate (+=) into PSUM", "err_unsupported_memory")
+    if view.alloc.memory == "hbm":
+        raise cerr("HBM tensors can only be written by DMA: use nl.store(dst, value)", "err_unsupported_memory")
+    if accumulate:
+        from . import language
+        store_into(view, getattr(language, accumulate)(view, value))
+        return
+    from . import isa
+    src = value
+    if value.shape != view.shape and math.prod(value.shape) == math.prod(view.shape):
+        try:
+            np.broadcast_shapes(value.shape, view.shape)
+        except ValueError:
+            src = value
+    isa._copy_into(view, src)
+
+
+def _redirect(view, value, p, accumulate):
+    ctx = current()
+    instr, obox, submask = p
+    alloc = value.alloc
+    if view.alloc.memory == "psum" and instr.engine in ("vector", "scalar"):
+        check_free_size(instr.attrs.get("api", instr.op), instr.engine, instr.free_elems, True)
+    dv = view.restrict(obox) if obox is not None else view
+    acc = dv.access()
+    if ctx.numeric:
+        raw = alloc.raw[0] if alloc.raw is not None else alloc.data
+        dt = view.alloc.dtype
+        shape = dv.shape
+        vals = np.asarray(raw, dtype=np.float32) if accumulate else raw
+        if vals.shape != tuple(shape):
+            vals = np.broadcast_to(vals, shape) if _bcastable(vals.shape, shape) else vals.reshape(shape)
+        if accumulate:
+            from .ops import BINARY
+            vals = BINARY[accumulate][0](values(dv), vals)
+        dv.write(dt.cast(vals), submask)
+    view.alloc.written = True
+    instr.writes = (acc,) + tuple(instr.writes[1:])
+    instr.dtype = view.alloc.dtype.name
+    if accumulate:
+        instr.attrs["accumulate"] = True
+        instr.reads = tuple(instr.reads) + (acc,)
+    elif alloc.reduce_op is not None:
+        instr.reads = tuple(instr.reads) + (acc,)
+    alloc.pending = None
+    alloc.raw = None
+    ctx.release(alloc)
+
+
+def _bcastable(a, b):
+    try:
+        return np.broadcast_shapes(a, b) == tuple(b)
+    except ValueError:
+        return False
+
+
+def setitem(self, key, value):
+    view = self[key]
+    if isinstance(value, Tile) and value._done == len(current().trace) and value.alloc is view.alloc:
+        value._done = -1  # the `+=` already wrote it
+        return
+    store_into(view, value)
+
+
+def inplace(op_name):
+    def method(self, other):
+        ctx = current()
+        p = _fresh(other)
+        if op_name == "add" and p is not None and p[0].engine == "tensor":
+            if self.alloc.memory != "psum":
+                raise cerr("matmul results can only accumulate (+=) into PSUM", "err_unsupported_memory")
+            _redirect(self, other, p, "add" if _continues_group(self, ctx) else None)
+        else:
+            from . import language
+            store_into(self, getattr(language, op_name)(self, other))
+        self._done = len(ctx.trace)
+        return self
+    return method
+
+
+def _continues_group(view, ctx):
+    """Whether `psum[...] += matmul` adds to the region (True) or starts a new accumulation group that overwrites it.
+
+    The compiler turns `+=` inside a loop into an accumulation group whose first matmul overwrites the PSUM bank.
+    A fresh nl.zeros per outer iteration (the standard pattern) makes this invisible, but a PSUM tile allocated
+    once and reused across iterations of an outer loop must not carry the previous iteration's sums. We start a new
+    group when the `+=` runs in a new execution of its innermost loop (a new loop_id) *and* the region has been read
+    since the last accumulation (its partial sums were consumed, e.g. copied out). Both conditions are needed: a
+    contraction split over two nested loops (`for kb: for ki: acc += ...`) re-enters the inner loop without reading
+    acc, and stays one group."""
+    a = view.alloc
+    loop_id = ctx.loops[-1][0] if ctx.loops else None
+    region = view.box()
+    groups = a.groups
+    if groups is None:
+        groups = a.groups = {}
+    last = groups.get(region)
+    groups[region] = (loop_id, a.psum_reads)
+    return last is None or last[0] == loop_id or last[1] == a.psum_reads
+
+
+def note_psum_reads(tiles):
+    """Count reads of PSUM tiles by instructions (see _continues_group)."""
+    for t in tiles:
+        if isinstance(t, Tile) and t.alloc.memory == "psum":
+            t.alloc.psum_reads += 1
+
+
+Tile.__setitem__ = setitem
+Tile.__iadd__ = inplace("add")
+Tile.__isub__ = inplace("subtract")
+Tile.__imul__ = inplace("multiply")
+Tile.__itruediv__ = inplace("divide")

@@ -1,0 +1,186 @@
+"""NKI dtypes on top of numpy, without ml_dtypes.
+
+Narrow float formats (bfloat16, tfloat32, fp8) are stored as float32 arrays whose values have been rounded to the
+narrow format (round to nearest even on the mantissa bits). fp8 rounding handles the mantissa and saturates at the
+largest finite value but ignores fp8 subnormals: close enough for a functional check, and documented as such.
+float16 is stored as real numpy float16. bool_ is stored as uint8 (0/1), as on the device.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class DType:
+    """One NKI dtype. `dtype` is the numpy storage dtype, so np.dtype(nl.bfloat16) and np.zeros(dtype=nl.float32)
+    work; itemsize is the size on the device (bytes the perf model counts), not the storage size."""
+
+    __slots__ = ("name", "dtype", "itemsize", "kind", "_drop", "_maxval")
+
+    def __init__(self, name, storage, itemsize, kind, drop_bits=0, maxval=None):
+        self.name = name
+        self.dtype = np.dtype(storage)
+        self.itemsize = itemsize
+        self.kind = kind  # "f" float, "i" signed int, "u" unsigned int, "b" bool
+        self._drop = drop_bits
+        self._maxval = maxval
+
+    @property
+    def type(self):
+        return self.dtype.type
+
+    @property
+    def is_float(self):
+        return self.kind == "f"
+
+    def __repr__(self):
+        return f"nl.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+    def __eq__(self, other):
+        if other is self:
+            return True
+        try:
+            return normalize(other) is self
+        except TypeError:
+            return False
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __call__(self, value):
+        """nl.float32(3) style scalar construction."""
+        return self.dtype.type(value)
+
+    def cast(self, a):
+        """Round an fp32 (or any) numpy array to this dtype's storage, the way an engine's output cast does."""
+        if self._drop:
+            a = np.asarray(a, dtype=np.float32)
+            return _round_mantissa(a, self._drop, self._maxval)
+        if self.kind == "f":
+            return np.asarray(a, dtype=self.dtype)
+        a = np.asarray(a)
+        if self.kind == "b":
+            return (a != 0).astype(np.uint8)
+        if a.dtype.kind == "f":
+            # Engines convert float to int by rounding to nearest and saturating.
+            info = np.iinfo(self.dtype)
+            a = np.clip(np.rint(np.nan_to_num(a)), info.min, info.max)
+        return a.astype(self.dtype)
+
+    def garbage(self):
+        """The value a never-written element reads as: NaN for floats, so a kernel that skips work cannot pass."""
+        if self.kind == "f":
+            return np.nan
+        if self.kind == "b":
+            return 0xFF
+        return np.iinfo(self.dtype).max
+
+
+def _round_mantissa(a, drop, maxval):
+    bits = a.view(np.uint32)
+    half = np.uint32((1 << (drop - 1)) - 1)
+    rounded = (bits + half + ((bits >> np.uint32(drop)) & np.uint32(1))) & np.uint32(~((1 << drop) - 1) & 0xFFFFFFFF)
+    out = rounded.view(np.float32)
+    # Rounding can carry a NaN payload into Inf; keep non-finite inputs as they were.
+    out = np.where(np.isfinite(a), out, a)
+    if maxval is not None:
+        out = np.clip(out, -maxval, maxval, out=out) if out.ndim else np.float32(np.clip(out, -maxval, maxval))
+    return out.astype(np.float32, copy=False)
+
+
+float32 = DType("float32", np.float32, 4, "f")
+float16 = DType("float16", np.float16, 2, "f")
+bfloat16 = DType("bfloat16", np.float32, 2, "f", drop_bits=16)
+tfloat32 = DType("tfloat32", np.float32, 4, "f", drop_bits=13)
+float8_e4m3 = DType("float8_e4m3", np.float32, 1, "f", drop_bits=20, maxval=240.0)
+float8_e4m3fn = DType("float8_e4m3fn", np.float32, 1, "f", drop_bits=20, maxval=448.0)
+float8_e5m2 = DType("float8_e5m2", np.float32, 1, "f", drop_bits=21, maxval=57344.0)
+float32r = DType("float32r", np.float32, 4, "f")
+int8 = DType("int8", np.int8, 1, "i")
+int16 = DType("int16", np.int16, 2, "i")
+int32 = DType("int32", np.int32, 4, "i")
+int64 = DType("int64", np.int64, 8, "i")
+uint8 = DType("uint8", np.uint8, 1, "u")
+uint16 = DType("uint16", np.uint16, 2, "u")
+uint32 = DType("uint32", np.uint32, 4, "u")
+uint64 = DType("uint64", np.uint64, 8, "u")
+bool_ = DType("bool", np.uint8, 1, "b")
+float64 = DType("float64", np.float64, 8, "f")  # host-side only; kernels rarely see it
+
+ALL = {d.name: d for d in (float32, float16, bfloat16, tfloat32, float8_e4m3, float8_e4m3fn, float8_e5m2, float32r,
+                           int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_, float64)}
+_BY_NP = {np.dtype(n): ALL[n] for n in ("float32", "float16", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                         "uint32", "uint64", "float64")}
+_BY_NP[np.dtype(np.bool_)] = bool_
+
+
+def normalize(d) -> DType:
+    """Accept nl dtypes, numpy dtypes and scalar types, strings, or Python float/int/bool."""
+    if isinstance(d, DType):
+        return d
+    if d is float:
+        return float32
+    if d is int:
+        return int32
+    if d is bool:
+        return bool_
+    if isinstance(d, str) and d in ALL:
+        return ALL[d]
+    if isinstance(d, str) and d in ("bool_", "float8e4", "float8e5", "fp8e4", "fp8e5"):
+        return {"bool_": bool_, "float8e4": float8_e4m3, "fp8e4": float8_e4m3, "float8e5": float8_e5m2,
+                "fp8e5": float8_e5m2}[d]
+    try:
+        nd = np.dtype(d)
+    except TypeError:
+        raise TypeError(f"not a dtype: {d!r}") from None
+    if nd in _BY_NP:
+        return _BY_NP[nd]
+    raise TypeError(f"unsupported dtype: {d!r}")
+
+
+def of_scalar(v) -> DType:
+    """Dtype of a Python or numpy scalar operand: untyped scalars count as int32/fp32/bool, typed ones keep theirs."""
+    if isinstance(v, np.generic):
+        return normalize(v.dtype)
+    if isinstance(v, bool):
+        return bool_
+    if isinstance(v, int):
+        return int32
+    return float32
+
+
+_FLOAT_RANK = {"float8_e4m3": 1, "float8_e4m3fn": 1, "float8_e5m2": 1, "bfloat16": 2, "float16": 2, "tfloat32": 3,
+               "float32r": 3, "float32": 4, "float64": 5}
+
+
+def promote(a: DType, b: DType) -> DType:
+    """The published NKI promotion rules (nki-facts §1.10)."""
+    if a is b:
+        return a
+    if a.kind == "f" and b.kind == "f":
+        ra, rb = _FLOAT_RANK[a.name], _FLOAT_RANK[b.name]
+        if ra == rb:
+            if ra == 1:
+                return bfloat16
+            if ra == 2:
+                return float32  # fp16 with bf16 widens
+            return a
+        return a if ra > rb else b
+    if a.kind == "f":
+        return a
+    if b.kind == "f":
+        return b
+    if a.kind == "b":
+        return b
+    if b.kind == "b":
+        return a
+    if a.kind == b.kind:
+        return a if a.itemsize >= b.itemsize else b
+    s, u = (a, b) if a.kind == "i" else (b, a)
+    if s.itemsize > u.itemsize:
+        return s
+    if u.itemsize >= 4:
+        return float32 if u.itemsize == 4 else int64
+    return {1: int16, 2: int32}[u.itemsize]

@@ -1,0 +1,754 @@
+"""nki.language (nl): buffers, dtypes, tile creation, indexing helpers, loops, and the high-level ops, each lowered
+to the ISA instruction(s) the compiler would emit."""
+from __future__ import annotations
+
+import builtins as _b
+import math
+import sys
+
+import numpy as np
+
+from . import core, dtypes, isa, ops
+from .context import active, current, kernel_line
+from .core import cerr, out_dtype, tile_arg
+from .dtypes import (bfloat16, bool_, float8_e4m3, float8_e4m3fn, float8_e5m2, float16, float32, float32r,  # noqa
+                     int8, int16, int32, int64, tfloat32, uint8, uint16, uint32, uint64)
+from .tensor import MaskedOperand, ParDim, Tile, cached_arange, new_alloc
+
+
+
+# --- buffers ------------------------------------------------------------------------------------------------------
+
+class Buffer:
+    def __init__(self, name, memory):
+        self.name = name
+        self.memory = memory
+
+    def __repr__(self):
+        return f"nl.{self.name}"
+
+    def auto_alloc(self, *args, **kwargs):
+        return self
+
+    def __call__(self, *args, **kwargs):
+        return self
+
+
+sbuf = Buffer("sbuf", "sbuf")
+psum = Buffer("psum", "psum")
+private_hbm = Buffer("private_hbm", "hbm")
+hbm = private_hbm
+shared_hbm = Buffer("shared_hbm", "hbm")
+
+
+def _buffer(buffer):
+    if buffer is None:
+        return sbuf
+    if isinstance(buffer, Buffer):
+        return buffer
+    if isinstance(buffer, str) and buffer in ("sbuf", "psum", "hbm", "private_hbm", "shared_hbm"):
+        return {"sbuf": sbuf, "psum": psum, "hbm": hbm, "private_hbm": private_hbm, "shared_hbm": shared_hbm}[buffer]
+    raise cerr(f"unsupported buffer {buffer!r}", "err_unsupported_memory")
+
+
+class _TileSize:
+    pmax = 128
+    psum_fmax = 512
+    psum_bank_fmax = 512
+    psum_num_banks = 8
+    gemm_stationary_fmax = 128
+    gemm_moving_fmax = 512
+    bn_stats_fmax = 512
+    psum_min_align = 4
+    sbuf_min_align = 4
+    sbuf_fmax = 64 * 1024
+
+    @property
+    def total_available_sbuf_size(self):
+        from .context import SBUF_BYTES, active
+        c = active()
+        return SBUF_BYTES[c.target if c else "trn1"]
+
+    sbuf_size_bytes = total_available_sbuf_size
+
+
+tile_size = _TileSize()
+
+
+class _FMin:
+    def __init__(self, v):
+        self.min = v
+
+
+fp32 = _FMin(np.float32(-3.4028235e38))
+bfp16 = _FMin(np.float32(-3.3895314e38))
+
+
+def par_dim(n):
+    return ParDim(int(n))
+
+
+# --- creation -----------------------------------------------------------------------------------------------------
+
+def ndarray(shape, dtype=float32, buffer=None, name="", **kwargs):
+    return _create(shape, dtype, buffer, name, "garbage")
+
+
+def _create(shape, dtype, buffer, name, init):
+    b = _buffer(buffer)
+    ctx = current()
+    if b is shared_hbm:
+        # SPMD instances share shared_hbm tensors: the k-th allocation of every instance is the same tensor.
+        pos = ctx.shared_hbm_pos
+        ctx.shared_hbm_pos += 1
+        if pos < len(ctx.shared_hbm):
+            return Tile(ctx.shared_hbm[pos])
+    if b.memory == "hbm" and not (isinstance(init, str) and init == "garbage"):
+        raise cerr("HBM tensors cannot have an initial value (use nl.ndarray and write them with nl.store)")
+    if b.memory == "psum" and isinstance(init, str) and init == "garbage":
+        init = "zeros"  # PSUM starts an accumulation group from zero: the first matmul overwrites on hardware
+    a = new_alloc(shape, dtype, b.memory, name=name or None, init=init, hbm_kind=b.name)
+    if b is shared_hbm:
+        ctx.shared_hbm.append(a)
+    t = Tile(a)
+    if b.memory == "sbuf" and not (isinstance(init, str) and init == "garbage"):
+        # The compiler initializes SBUF tensors with memset instructions; PSUM zeros fold into the matmul group.
+        value = 0 if isinstance(init, str) else init
+        ctx.record("memset", "vector", a.shape[a.pdim], math.prod(a.shape[a.pdim + 1:]) * _b.max(1, a.nblocks),
+                   a.dtype.name, (), (), (t.access(touch=False),), attrs={"value": float(value), "engine_auto": True})
+    return t
+
+
+def zeros(shape, dtype=float32, buffer=None, name="", **kwargs):
+    return _create(shape, dtype, buffer, name, "zeros")
+
+
+def ones(shape, dtype=float32, buffer=None, name="", **kwargs):
+    return _create(shape, dtype, buffer, name, 1)
+
+
+def full(shape, fill_value, dtype=float32, buffer=None, name="", **kwargs):
+    return _create(shape, dtype, buffer, name, fill_value)
+
+
+def empty_like(a, dtype=None, buffer=None, name="", **kwargs):
+    return ndarray(a.shape, dtype or a.dtype, buffer if buffer is not None else _like_buffer(a), name)
+
+
+def zeros_like(a, dtype=None, buffer=None, name="", **kwargs):
+    return zeros(a.shape, dtype or a.dtype, buffer if buffer is not None else _like_buffer(a), name)
+
+
+def ones_like(a, dtype=None, buffer=None, name="", **kwargs):
+    return ones(a.shape, dtype or a.dtype, buffer if buffer is not None else _like_buffer(a), name)
+
+
+def full_like(a, fill_value, dtype=None, buffer=None, name="", **kwargs):
+    return full(a.shape, fill_value, dtype or a.dtype, buffer if buffer is not None else _like_buffer(a), name)
+
+
+def _like_buffer(a):
+    if isinstance(a, Tile):
+        return {"sbuf": sbuf, "psum": psum}.get(a.alloc.memory, shared_hbm if a.alloc.hbm_kind == "shared_hbm"
+                                                else private_hbm)
+    return sbuf
+
+
+def shared_constant(constant, dtype=None, **kwargs):
+    arr = np.asarray(constant)
+    dt = dtypes.normalize(dtype) if dtype is not None else dtypes.normalize(arr.dtype)
+    ctx = current()
+    data = np.ascontiguousarray(dt.cast(arr)) if ctx.numeric else None
+    return Tile(new_alloc(arr.shape, dt, "hbm", name="shared_constant", init=None, data=data, hbm_kind="constant"))
+
+
+def shared_identity_matrix(n, dtype=uint8, **kwargs):
+    return shared_constant(np.identity(n), dtype)
+
+
+def static_cast(x, dtype):
+    return dtypes.normalize(dtype).type(x)
+
+
+# --- indexing helpers ---------------------------------------------------------------------------------------------
+
+def arange(start, stop=None, step=1, dtype=None):
+    if stop is None and step == 1 and isinstance(start, (int, np.integer)):
+        return cached_arange(int(start))
+    if stop is None:
+        start, stop = 0, start
+    return np.arange(start, stop, step, dtype=np.int64)
+
+
+class _Grid(tuple):
+    @property
+    def p(self):
+        return self[0]
+
+    @property
+    def x(self):
+        return self[1]
+
+    @property
+    def y(self):
+        return self[2]
+
+    @property
+    def z(self):
+        return self[3]
+
+
+class _MGrid:
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        n = len(key)
+        out = []
+        for i, s in enumerate(key):
+            if isinstance(s, slice):
+                v = np.arange(s.start or 0, s.stop, s.step or 1, dtype=np.int64)
+            else:
+                v = np.asarray([int(s)], dtype=np.int64)
+            out.append(v.reshape((1,) * i + (-1,) + (1,) * (n - i - 1)))
+        return _Grid(out)
+
+
+mgrid = _MGrid()
+
+
+def ds(start, size):
+    return slice(start, start + size, 1)
+
+
+def expand_dims(data, axis):
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    shape = list(data.shape)
+    for a in sorted(a + len(shape) + 1 if a < 0 else a for a in axes):
+        shape.insert(a, 1)
+    return data.reshape(tuple(shape))
+
+
+# --- loops --------------------------------------------------------------------------------------------------------
+
+class _Range:
+    """A loop statement's iterable: records the loop for the trace; also behaves like a range (len, indexing)."""
+
+    def __init__(self, kind, args):
+        self.kind = kind
+        self.range = range(*[int(a) for a in args])
+
+    def __iter__(self):
+        ctx = active()
+        if ctx is None:
+            return iter(self.range)
+        return ctx.loop(self.kind, self.range)
+
+    def __len__(self):
+        return len(self.range)
+
+    def __getitem__(self, i):
+        return self.range[i]
+
+    def __reversed__(self):
+        return reversed(self.range)
+
+    def __contains__(self, v):
+        return v in self.range
+
+    def __repr__(self):
+        return f"{self.kind}_range{self.range!r}"[0:200]
+
+
+def affine_range(*args, **kwargs):
+    return _Range("affine", args)
+
+
+def sequential_range(*args, **kwargs):
+    return _Range("sequential", args)
+
+
+def static_range(*args, **kwargs):
+    return _Range("static", args)
+
+
+def python_range(*args):
+    """What a kernel's plain `range` becomes: the compiler treats it like sequential_range."""
+    return _Range("python", args)
+
+
+def loop_reduce(x, op, loop_indices, mask=None, dtype=None, **kwargs):
+    api = "nl.loop_reduce"
+    tile_arg(x, api, "x")
+    try:
+        name = ops.binary(op)
+    except ValueError as e:
+        raise cerr(f"{api}: {e}") from None
+    res = isa.copy_op(api, x, out_dtype(dtype, x), mask, "vector", False)
+    ins = res.alloc.pending[0] if res.alloc.pending else None
+    if ins is not None:
+        ins.op = "tensor_tensor"
+        ins.attrs = {"alu_op": name, "loop_reduce": True}
+    idx = list(loop_indices) if isinstance(loop_indices, (list, tuple)) else [loop_indices]
+    if not _b.all(int(i) == 0 for i in idx):
+        res.alloc.reduce_op = name  # combine with the destination when assigned; the first iteration overwrites
+    return res
+
+
+def program_id(axis=0):
+    ctx = current()
+    if axis >= len(ctx.program):
+        return 0
+    return ctx.program[axis]
+
+
+def num_programs(axes=None):
+    ctx = current()
+    if axes is None:
+        return math.prod(ctx.grid) if ctx.grid else 1
+    if isinstance(axes, (list, tuple)):
+        return math.prod(ctx.grid[a] if a < len(ctx.grid) else 1 for a in axes)
+    return ctx.grid[axes] if axes < len(ctx.grid) else 1
+
+
+def program_ndim():
+    return len(current().grid)
+
+
+class nc:
+    """nl.nc(n): spread SPMD instances over n physical cores (trn2). Instances still run one after another here."""
+
+    def __init__(self, n):
+        self.n = int(n)
+
+    def __index__(self):
+        return self.n
+
+    def __int__(self):
+        return self.n
+
+
+def spmd_dim(*args):
+    return math.prod(int(a) for a in args)
+
+
+def device_print(prefix, x=None, **kwargs):
+    ctx = current()
+    if x is None:
+        print(f"[device_print line {kernel_line()}] {prefix}", file=sys.stderr)
+        return
+    if isinstance(x, Tile):
+        val = x.read() if ctx.numeric else f"<{x.shape} {x.dtype}: no data in timing-only mode>"
+    else:
+        val = x
+    print(f"[device_print line {kernel_line()}] {prefix} {val}", file=sys.stderr)
+
+
+# --- memory ops ---------------------------------------------------------------------------------------------------
+
+def load(src, mask=None, dtype=None, **kwargs):
+    if not isinstance(src, Tile) or src.alloc.memory != "hbm":
+        mem = src.alloc.memory if isinstance(src, Tile) else type(src).__name__
+        raise cerr(f"Expected operand 'src' of 'load' to be in address space 'hbm', but got a tile in {mem}",
+                   "err_unsupported_memory")
+    return core.dma("nl.load", src, None, mask=mask, dtype=dtype)
+
+
+def store(dst, value, mask=None, **kwargs):
+    if not isinstance(dst, Tile) or dst.alloc.memory != "hbm":
+        raise cerr("Expected operand 'dst' of 'store' to be in address space 'hbm'", "err_unsupported_memory")
+    if core.is_scalar(value):
+        value = isa.memset(dst.shape, value, dst.dtype)
+    tile_arg(value, "nl.store", "value")
+    if value.alloc.memory == "psum":
+        value = isa.copy_op("nl.store", value, value.alloc.dtype, mask)  # DMA cannot read PSUM: evict first
+    core.dma("nl.store", value, dst, mask=mask)
+
+
+def load_transpose2d(src, mask=None, dtype=None, **kwargs):
+    if not isinstance(src, Tile) or src.alloc.memory != "hbm" or len(src.shape) != 2:
+        raise cerr("load_transpose2d expects a 2-D HBM tensor", "err_unsupported_memory")
+    return core.dma("nl.load_transpose2d", src, None, mask=mask, dtype=dtype, out_shape=src.shape[::-1],
+                    transform=lambda v: v.T, attrs={"transpose": True})
+
+
+def atomic_rmw(dst, value, op, mask=None, **kwargs):
+    if ops.canon(op) != "add":
+        raise cerr("atomic_rmw supports only np.add")
+    tile_arg(value, "nl.atomic_rmw", "value")
+    core.dma("nl.atomic_rmw", value, dst, mask=mask, rmw=np.add)
+
+
+def copy(src, mask=None, dtype=None, **kwargs):
+    tile_arg(src, "nl.copy", "src")
+    return isa.copy_op("nl.copy", src, out_dtype(dtype, src), mask, "vector", True)
+
+
+def broadcast_to(src, shape, **kwargs):
+    return _broadcast_to(src, shape)
+
+
+def _broadcast_to(src, shape):
+    shape = tuple(int(s) for s in shape)
+    if tuple(src.shape) == shape:
+        return src
+    try:
+        ok = np.broadcast_shapes(src.shape, shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise cerr(f"cannot broadcast shape {src.shape} to {shape}")
+    if src.alloc.memory == "hbm" or len(src.shape) != len(shape) or src.shape[0] == shape[0]:
+        # Free-axis broadcast (and DMA broadcast from HBM) is a stride-0 access pattern: no instruction.
+        if src.inner is not None:
+            return Tile(src.alloc, src.key, shape, src.inner)
+        return Tile(src.alloc, src.key, shape, src.shape)
+    # Partition broadcast: TensorE multiplies a ones column by the row, 512 columns at a time, then evicts PSUM.
+    tile_arg(src, "broadcast_to", "src")
+    p, f = shape[0], math.prod(shape[1:])
+    out = ndarray(shape, src.dtype, buffer=sbuf)
+    flat = src.reshape((1, f)) if len(src.shape) != 2 else src
+    srcv = flat if flat.shape[1] == f else Tile(flat.alloc, flat.key, (1, f), flat.shape)
+    outv = out.reshape((p, f)) if len(shape) != 2 else out
+    for c0 in range(0, f, 512):
+        c1 = _b.min(f, c0 + 512)
+        piece = srcv[0:1, c0:c1]
+        mm = core.run_op("broadcast_to", "nc_matmul", "tensor", [piece],
+                        lambda v, p=p: np.broadcast_to(v, (p, v.shape[1])), (p, c1 - c0), dtypes.float32,
+                        out_mem="psum", counts_override=(1, c1 - c0),
+                        attrs={"k": 1, "m": p, "n": c1 - c0, "moving_dtype": src.alloc.dtype.name,
+                               "stationary_dtype": src.alloc.dtype.name, "accumulate": False,
+                               "is_stationary_onezero": True, "broadcast": True})
+        outv[0:p, c0:c1] = mm
+    return out
+
+
+# --- elementwise, math, reductions --------------------------------------------------------------------------------
+
+class _NlOp:
+    """An nl function that is also an op token (nisa.activation(op=nl.exp), tensor_reduce(nl.max, ...))."""
+
+    def __init__(self, name, impl, nki_op=None):
+        self.__name__ = name
+        self.nki_op = nki_op or name
+        self._impl = impl
+
+    def __call__(self, *args, **kwargs):
+        return self._impl(*args, **kwargs)
+
+    def __repr__(self):
+        return f"nl.{self.__name__}"
+
+
+def _activation_fn(name):
+    def f(x, dtype=None, mask=None, **kwargs):
+        if not isinstance(x, (Tile, MaskedOperand)):
+            return ops.UNARY[name](np.float32(x))
+        return isa._activation(f"nl.{name}", name, x, None, 1.0, None, None, mask, dtype)
+    return _NlOp(name, f)
+
+
+for _n in ("exp", "log", "sin", "cos", "tan", "tanh", "arctan", "sqrt", "rsqrt", "sigmoid", "relu", "gelu",
+           "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid", "silu", "silu_dx", "erf", "erf_dx", "softplus", "mish",
+           "square", "sign", "abs", "negative", "trunc", "floor", "ceil", "reciprocal"):
+    globals()[_n] = _activation_fn(_n)
+
+
+def _identity_impl(x, dtype=None, mask=None, **kwargs):
+    return copy(x, mask=mask, dtype=dtype)
+
+
+identity = _NlOp("identity", _identity_impl, "copy")
+
+
+def _vector_unary(name, fn, bool_out=False):
+    def f(x, dtype=None, mask=None, **kwargs):
+        api = f"nl.{name}"
+        tile_arg(x, api, "x")
+        odt = dtypes.normalize(dtype) if dtype is not None else (bool_ if bool_out else x.dtype)
+        return core.run_op(api, "tensor_scalar", "vector", [x], fn, x.shape, odt, mask=mask,
+                           as_int=name == "invert", attrs={"op0": name})
+    return _NlOp(name, f)
+
+
+logical_not = _vector_unary("logical_not", lambda a: (a == 0).astype(np.float32), True)
+invert = _vector_unary("invert", lambda a: np.invert(a))
+bitwise_not = invert
+
+
+def _binary_fn(name, bool_out=False):
+    def f(x, y, dtype=None, mask=None, **kwargs):
+        return elementwise(name, x, y, dtype, mask, bool_out)
+    return _NlOp(name, f)
+
+
+def elementwise(name, x, y, dtype=None, mask=None, bool_out=False):
+    api = f"nl.{name}"
+    fn, kind = ops.BINARY[name]
+    for v, nm in ((x, "x"), (y, "y")):
+        if isinstance(v, MaskedOperand):
+            tile_arg(v, api, nm)  # raises: operand masks are for matmul only
+    xt, yt = isinstance(x, Tile), isinstance(y, Tile)
+    if not xt and not yt:
+        return fn(np.float32(x), np.float32(y)) if kind != "bitvec" else fn(np.int64(x), np.int64(y))
+    for v, nm in ((x, "x"), (y, "y")):
+        if isinstance(v, Tile):
+            tile_arg(v, api, nm)
+        elif not core.is_scalar(v) and not (isinstance(v, np.ndarray) and v.ndim == 0):
+            raise cerr(f"{api}: operand '{nm}' must be a tile or a scalar, got {type(v).__name__}")
+    if dtype is not None:
+        odt = dtypes.normalize(dtype)
+    elif bool_out:
+        odt = bool_
+    else:
+        odt = None
+        for v in (x, y):
+            d = v.alloc.dtype if isinstance(v, Tile) else dtypes.of_scalar(v)
+            odt = d if odt is None else dtypes.promote(odt, d)
+    if xt and yt:
+        vec = _per_partition(x, y) or _per_partition(y, x)
+        if vec is None:
+            eng = "gpsimd" if name == "power" or (name in ("add", "subtract", "multiply") and x.dtype.kind in "iu"
+                                                   and y.dtype.kind in "iu" and _b.max(x.itemsize, y.itemsize) >= 4) \
+                else "vector"
+            return isa.binary_op(api, name, x, y, odt, mask, eng, eng == "vector")
+        data, operand = vec
+        reverse = data is y
+    elif xt:
+        data, operand, reverse = x, y, False
+    else:
+        data, operand, reverse = y, x, True
+    eng = "gpsimd" if name == "power" else "vector"
+    return isa.scalar_op(api, data, name, operand, reverse, None, None, False, odt, mask, eng, True)
+
+
+def _per_partition(a, b):
+    """(data, operand) when b is a (P, 1) vector broadcast along a's free axis: that is a tensor_scalar."""
+    if len(a.shape) >= 2 and len(b.shape) == len(a.shape) and b.shape[0] == a.shape[0] and \
+            math.prod(b.shape[1:]) == 1 and math.prod(a.shape[1:]) > 1:
+        return a, b
+    return None
+
+
+for _n in ("add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "mod", "fmod", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "left_shift", "right_shift"):
+    globals()[_n] = _binary_fn(_n)
+for _n in ("equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
+           "logical_xor"):
+    globals()[_n] = _binary_fn(_n, True)
+
+
+def _reduce_fn(name, rop):
+    def f(x, axis, dtype=None, mask=None, keepdims=False, **kwargs):
+        api = f"nl.{name}"
+        tile_arg(x, api, "x")
+        odt = out_dtype(dtype, x)
+        if name in ("all", "any") and dtype is None:
+            odt = bool_
+        return isa.reduce_op(api, rop, x, axis, odt, mask, keepdims, auto=False)
+    return _NlOp(name, f, rop)
+
+
+max = _reduce_fn("max", "maximum")  # noqa: A001 - NKI's names
+min = _reduce_fn("min", "minimum")  # noqa: A001
+sum = _reduce_fn("sum", "add")  # noqa: A001
+prod = _reduce_fn("prod", "multiply")
+all = _reduce_fn("all", "logical_and")  # noqa: A001
+any = _reduce_fn("any", "logical_or")  # noqa: A001
+
+
+def _mean(x, axis, dtype=None, mask=None, keepdims=False, **kwargs):
+    tile_arg(x, "nl.mean", "x")
+    odt = dtypes.normalize(dtype) if dtype is not None else (x.dtype if x.dtype.is_float else float32)
+    axes = isa._reduce_axes("nl.mean", x, axis)
+    n = math.prod(x.shape[a] for a in axes)
+    s = isa.reduce_op("nl.mean", "add", x, axis, float32, mask, keepdims)
+    return isa.scalar_op("nl.mean", s, "multiply", 1.0 / n, False, None, None, False, odt, None, "vector", True)
+
+
+mean = _NlOp("mean", _mean, "mean")
+
+
+def _var(x, axis, dtype=None, mask=None, **kwargs):
+    m = mean(x, axis, keepdims=True, mask=mask)
+    d = subtract(x, m, mask=mask)
+    return mean(multiply(d, d, mask=mask), axis, dtype=dtype, mask=mask)
+
+
+var = _NlOp("var", _var, "var")
+
+
+def where(condition, x, y, dtype=None, mask=None, **kwargs):
+    api = "nl.where"
+    tile_arg(condition, api, "condition")
+    operands = [condition]
+    for v, nm in ((x, "x"), (y, "y")):
+        if isinstance(v, Tile):
+            tile_arg(v, api, nm)
+            operands.append(v)
+    xt, yt = isinstance(x, Tile), isinstance(y, Tile)
+    shape = np.broadcast_shapes(*[o.shape for o in operands])
+
+    def fn(c, *rest):
+        rest = list(rest)
+        a = rest.pop(0) if xt else np.float32(x)
+        b = rest.pop(0) if yt else np.float32(y)
+        return np.where(c != 0, a, b)
+
+    odt = out_dtype(dtype, *[v for v in (x, y) if isinstance(v, Tile)]) if (xt or yt or dtype) else float32
+    return core.run_op(api, "select", "vector", operands, fn, shape, odt, mask=mask)
+
+
+def matmul(x, y, transpose_x=False, mask=None, dtype=None, **kwargs):
+    api = "nl.matmul"
+    # Operand masks (x[pred], y[pred]) are over each operand's own indices; x's follows it through the transpose.
+    xpred = ypred = None
+    if isinstance(x, MaskedOperand):
+        x, xpred = x.tile, np.asarray(x.pred)
+        if not transpose_x:
+            xpred = xpred.reshape((1,) * (2 - xpred.ndim) + xpred.shape).T
+    if isinstance(y, MaskedOperand):
+        y, ypred = y.tile, y.pred
+    tile_arg(x, api, "x")
+    tile_arg(y, api, "y")
+    if not transpose_x:
+        # x is [M, K]; TensorE wants the contraction on partitions, so the compiler transposes x first.
+        if x.alloc.memory != "sbuf":
+            x = isa.copy_op(api, x, x.alloc.dtype, None)
+        t = isa.nc_transpose(x)
+        x = isa.copy_op(api, t, x.alloc.dtype, None)
+    elif x.alloc.memory != "sbuf":
+        x = isa.copy_op(api, x, x.alloc.dtype, None)
+    if y.alloc.memory != "sbuf":
+        y = isa.copy_op(api, y, y.alloc.dtype, None)
+    if xpred is not None:
+        x = MaskedOperand(x, xpred)
+    if ypred is not None:
+        y = MaskedOperand(y, ypred)
+    return isa.nc_matmul(x, y, mask=mask, dtype=dtype)
+
+
+def transpose(x, mask=None, dtype=None, **kwargs):
+    tile_arg(x, "nl.transpose", "x")
+    if x.shape[0] > 128 or math.prod(x.shape[1:]) > 128:
+        raise cerr(f"nl.transpose handles at most 128x128, got {x.shape}", "err_size_of_dimension_exceed_arch_limit")
+    if x.alloc.memory != "sbuf":
+        x = isa.copy_op("nl.transpose", x, x.alloc.dtype, None)
+    return isa.nc_transpose(x, mask=mask, dtype=dtype)
+
+
+def softmax(x, axis, dtype=None, mask=None, **kwargs):
+    m = max(x, axis, keepdims=True, mask=mask)
+    e = exp(subtract(x, m, mask=mask), mask=mask)
+    s = sum(e, axis, keepdims=True, mask=mask)
+    r = isa.reciprocal(s, mask=mask)
+    return multiply(e, r, dtype=dtype, mask=mask)
+
+
+def rms_norm(x, w, axis, n, epsilon=1e-6, dtype=None, mask=None, **kwargs):
+    s = sum(square(x, mask=mask), axis, keepdims=True, mask=mask)
+    r = rsqrt(add(multiply(s, 1.0 / n, mask=mask), epsilon, mask=mask), mask=mask)
+    y = multiply(x, r, mask=mask)
+    return multiply(y, w, dtype=dtype, mask=mask)
+
+
+def dropout(x, rate, dtype=None, mask=None, **kwargs):
+    return isa.dropout(x, rate, mask=mask, dtype=dtype)
+
+
+def random_seed(seed, **kwargs):
+    current().rng = np.random.default_rng(int(seed) if not isinstance(seed, Tile) else 0)
+
+
+def rand(shape, dtype=float32, **kwargs):
+    ctx = current()
+    return core.run_op("nl.rand", "rng", "gpsimd", [], lambda: isa.ctx_rng(ctx).random(tuple(shape), np.float32),
+                       tuple(shape), dtypes.normalize(dtype))
+
+
+def gather_flattened(data, indices, mask=None, dtype=None, **kwargs):
+    api = "nl.gather_flattened"
+    tile_arg(data, api, "data")
+    tile_arg(indices, api, "indices")
+
+    def fn(d, i):
+        flat = d.reshape(d.shape[0], -1)
+        idx = np.clip(np.rint(i).astype(np.int64).reshape(i.shape[0], -1), 0, flat.shape[1] - 1)
+        return np.take_along_axis(flat, idx, axis=1).reshape(i.shape)
+
+    return core.run_op(api, "gather_flattened", "gpsimd", [data, indices], fn, indices.shape, out_dtype(dtype, data),
+                       mask=mask)
+
+
+def all_reduce(*args, **kwargs):
+    raise cerr("nl.all_reduce (collectives across SPMD programs) is not supported by nkisim")
+
+
+# --- tile methods and Python operators ----------------------------------------------------------------------------
+
+def _reshape(self, *shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = tuple(int(s) for s in shape)
+    if -1 in shape:
+        known = math.prod(s for s in shape if s != -1)
+        shape = tuple(self.size // known if s == -1 else s for s in shape)
+    if math.prod(shape) != self.size:
+        raise cerr(f"cannot reshape a tile of shape {self.shape} to {shape}")
+    if self.key is not None or self.inner is not None:
+        raise cerr("only whole tensors can be reshaped (reshape the tensor, then index it)")
+    a = self.alloc
+    if a.memory != "hbm" and shape[0] != a.shape[a.pdim]:
+        raise cerr(f"reshape cannot change the partition dimension ({a.shape[a.pdim]} -> {shape[0]})")
+    data = a.dense() if (a.data is not None or a.lazy is not None or a.raw is not None) else None
+    a.pending = None
+    alias = new_alloc(shape, a.dtype, a.memory, name=a.name, init=None, hbm_kind=a.hbm_kind, track=False,
+                      data=data.reshape(shape) if data is not None else None)
+    alias.tid = a.tid  # same memory, same tensor as far as the trace is concerned
+    return Tile(alias)
+
+
+Tile.reshape = _reshape
+Tile.broadcast_to = lambda self, *shape: _broadcast_to(self, shape[0] if len(shape) == 1 and isinstance(
+    shape[0], (tuple, list)) else shape)
+Tile.astype = lambda self, dtype: copy(self, dtype=dtype)
+
+
+def _op(name, reverse=False):
+    fn = globals()[name]
+    if reverse:
+        return lambda a, b: fn(b, a)
+    return lambda a, b: fn(a, b)
+
+
+for _m, _n in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"), ("pow", "power"),
+               ("mod", "mod"), ("and", "logical_and"), ("or", "logical_or"), ("xor", "logical_xor"),
+               ("lshift", "left_shift"), ("rshift", "right_shift")):
+    setattr(Tile, f"__{_m}__", _op(_n))
+    setattr(Tile, f"__r{_m}__", _op(_n, True))
+for _m, _n in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")):
+    setattr(Tile, f"__{_m}__", _op(_n))
+
+
+def _eq_op(name):
+    """`==` / `!=` are elementwise (nl.equal / nl.not_equal) against a tile or a scalar. Anything else (None, a
+    string, an index array) gets NotImplemented, so Python falls back to identity and `t == None` stays False."""
+    fn = globals()[name]
+
+    def method(a, b):
+        if isinstance(b, Tile) or core.is_scalar(b) or (isinstance(b, np.ndarray) and b.ndim == 0):
+            return fn(a, b)
+        return NotImplemented
+    return method
+
+
+Tile.__eq__ = _eq_op("equal")
+Tile.__ne__ = _eq_op("not_equal")
+# Tiles stay hashable by identity: nkisim (and kernels) keep them in dicts and sets, and Python's container lookups
+# try `is` before `==`, so an elementwise `==` never runs there.
+Tile.__hash__ = object.__hash__
+Tile.__neg__ = lambda self: isa.scalar_op("neg", self, "multiply", -1.0, False, None, None, False, self.dtype, None,
+                                          "vector", True)
+Tile.__abs__ = lambda self: abs(self)
+Tile.__invert__ = lambda self: invert(self)
+Tile.__floordiv__ = lambda a, b: floor(divide(a, b))
+Tile.__rfloordiv__ = lambda a, b: floor(divide(b, a))

@@ -1,0 +1,173 @@
+"""Cost of one traced instruction, from the published per-instruction formulas (nki-facts §2.2, §3.2-3.4).
+
+Compute instructions get a duration in ns on their engine. DMA instructions get a DmaCost: the work they put
+on the shared DMA pipe and the fixed latency that overlaps with other queues.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .constants import HwTarget
+
+DTYPE_BYTES = {
+    "float32": 4, "float32r": 4, "tfloat32": 4, "int32": 4, "uint32": 4,
+    "bfloat16": 2, "float16": 2, "int16": 2, "uint16": 2,
+    "float8_e4m3": 1, "float8_e5m2": 1, "float8_e4m3fn": 1, "float8_e3m4": 1, "int8": 1, "uint8": 1, "bool_": 1,
+    "bool": 1, "float64": 8, "int64": 8,
+}
+HALF = ("bfloat16", "float16")
+FP32_CLASS = ("float32", "float32r", "int32", "uint32", "float64")
+
+
+def dtype_bytes(name: str) -> int:
+    return DTYPE_BYTES.get(str(name), 4)
+
+
+# Cycle count per element (k in max(MIN_II, k*N)) for the Vector/Scalar/GpSimd streaming instructions of
+# §2.2. Instructions that need a special rule are handled in _stream_cycles.
+_K = {
+    "activation": 1, "tensor_scalar": 1, "tensor_copy": 1, "dropout": 1, "bn_stats": 1, "range_select": 1,
+    "nc_stream_shuffle": 1, "select_reduce": 1, "tensor_tensor_scan": 2, "reciprocal": 8, "bn_aggr": 13.0 / 3.0,
+    "max8": 1, "nc_find_index8": 1, "nc_match_replace8": 1, "copy": 1, "transpose": 1, "nc_transpose": 1,
+    "tensor_partition_reduce": 1, "iota": 1, "affine_select": 1, "local_gather": 1, "sequence_bounds": 1,
+    "exponential": 1, "tensor_scalar_cumulative": 1,
+}
+# Instructions that add a trailing MIN_II (a second, accumulator-read instruction, §2.2).
+_PLUS_MIN_II = ("activation_reduce", "tensor_scalar_reduce")
+
+
+def _all_half(instr) -> bool:
+    return str(instr.dtype) in HALF and all(str(d) in HALF for d in (instr.in_dtypes or ()))
+
+
+def _reads_psum(instr) -> bool:
+    if instr.attrs.get("psum_operand"):
+        return True
+    return any(a.memory == "psum" for a in instr.reads)
+
+
+def _writes_psum(instr) -> bool:
+    return any(a.memory == "psum" for a in instr.writes)
+
+
+def _stream_cycles(instr, hw: HwTarget) -> float:
+    """Vector / Scalar / GpSimd: one element per partition per cycle on 128 lanes (§3.3)."""
+    op = instr.op
+    n = max(int(instr.free_elems), 1)
+    attrs = instr.attrs
+    mii = hw.min_ii
+    if op == "tensor_tensor" or op == "tensor_copy_predicated":
+        # §2.2: N with a PSUM operand, or bf16-only add/mul/sub in SBUF (contiguous); otherwise 2N.
+        fast = _reads_psum(instr)
+        if not fast and op == "tensor_tensor" and _all_half(instr):
+            fast = str(attrs.get("alu_op", attrs.get("op0", "add"))) in ("add", "multiply", "subtract", "mul", "sub")
+        cyc = max(mii, (1 if fast else 2) * n)
+        if hw.vector_perf_mode and instr.engine == "vector" and op == "tensor_tensor" and _all_half(instr) \
+                and not _reads_psum(instr) and not _writes_psum(instr):
+            cyc = max(mii, cyc / 2)  # §3.3 NC-v3 perf mode: 2x for bf16/fp16 in SBUF
+        return cyc
+    if op == "scalar_tensor_tensor":
+        fast = _all_half(instr) and n % 2 == 0 and attrs.get("op0") in ("subtract", "sub") \
+            and attrs.get("op1") in ("multiply", "mul")
+        return max(mii, (1 if fast else 2) * n)
+    if op == "tensor_reduce":
+        fast = _all_half(instr) and str(attrs.get("alu_op", attrs.get("op", "add"))) in ("add", "max")
+        return max(mii, n / 2 if fast else n)
+    if op == "memset":
+        zero = attrs.get("value", 0) == 0
+        return max(mii, n / 2 if (zero and str(instr.dtype) in HALF) else n)
+    if op in ("tensor_copy_dynamic_src", "tensor_copy_dynamic_dst"):
+        return max(hw.dyn_copy_cycles, n)
+    if op in _PLUS_MIN_II:
+        return max(mii, n) + mii
+    k = _K.get(op, 1)
+    cyc = max(mii, k * n)
+    if hw.vector_perf_mode and instr.engine == "vector" and op in ("tensor_copy", "tensor_scalar", "copy"):
+        # §3.3 NC-v3 perf mode: 4x when in and out are bf16/fp16 in SBUF, 2x when one condition is missing.
+        half = _all_half(instr)
+        sbuf = not _reads_psum(instr) and not _writes_psum(instr)
+        speed = 4 if (half and sbuf) else 2 if (half or sbuf) else 1
+        cyc = max(mii, cyc / speed)
+    return cyc
+
+
+def _gpsimd_cycles(instr, hw: HwTarget) -> float:
+    # §2.2: iota / affine_select / local_gather are 150 + N; other GpSimd instructions use the general
+    # formula, plus the same start-up overhead (§2 "GpSimd start-up overhead ≈ 150 cycles").
+    n = max(int(instr.free_elems), 1)
+    if instr.op in ("iota", "affine_select", "local_gather"):
+        return hw.gpsimd_overhead + n
+    cyc = _stream_cycles(instr, hw)
+    # §3.1: a GpSimd core does 16 fp32 / 32 fp16 per cycle across its 16 partitions -> 1 / 2 per partition.
+    if _all_half(instr):
+        cyc = max(hw.min_ii, cyc / 2)
+    return hw.gpsimd_overhead + cyc
+
+
+def _tensor_cycles(instr, hw: HwTarget) -> float:
+    attrs = instr.attrs
+    dts = tuple(str(d) for d in (instr.in_dtypes or ())) + (str(attrs.get("moving_dtype", "")),)
+    fp32 = any(d in FP32_CLASS for d in dts if d)
+    if instr.op == "nc_transpose" or attrs.get("is_transpose"):
+        # §2.2 TensorE transpose: max(P, min(64, F)) back to back; a matmul against identity, so fp32 takes
+        # the 4 passes (§3.2), halved by NC-v3 transpose mode.
+        p = max(int(attrs.get("k", instr.partitions)), 1)
+        f = max(int(attrs.get("m", attrs.get("f", instr.free_elems))), 1)
+        cyc = max(p, min(hw.mm_min_ii, f))
+        if fp32:
+            cyc *= hw.mm_fp32_passes / hw.transpose_mode_fp32_speedup
+        return cyc
+    m = int(attrs.get("m", 128))
+    n = int(attrs.get("n", instr.free_elems))
+    # §2.2 / §3.2: II = max(min(64, N_stat), N_mov); fast LoadStationary (N_stat/4) hides behind it.
+    cyc = max(min(hw.mm_min_ii, m), n, m / hw.fast_ls_divisor)
+    if fp32:
+        passes = hw.mm_fp32_passes
+        if attrs.get("is_stationary_onezero") or attrs.get("is_moving_onezero"):
+            passes /= 2  # §2.2 onezero hints allow up to 2x for fp32
+        cyc *= passes
+    return cyc
+
+
+def compute_ns(instr, hw: HwTarget) -> float:
+    """Duration in ns of a non-DMA instruction on its engine."""
+    eng = instr.engine
+    if eng == "tensor":
+        cyc = _tensor_cycles(instr, hw)
+    elif eng == "gpsimd":
+        cyc = _gpsimd_cycles(instr, hw)
+    else:
+        cyc = _stream_cycles(instr, hw)
+    return cyc / hw.ghz(eng)
+
+
+@dataclass
+class DmaCost:
+    pipe_ns: float  # time the transfer takes on the shared DMA pipe (aggregate bandwidth) at its efficiency
+    own_ns: float  # time it takes with only the engines it can use (one per partition, up to 16)
+    fixed_ns: float  # latency outside the pipe (descriptors, semaphores), overlapped across queues
+
+
+def dma_efficiency(bytes_per_partition: float, hw: HwTarget) -> float:
+    b = max(float(bytes_per_partition), 1.0)
+    return hw.dma_efficiency * b / (b + hw.dma_row_knee_bytes)
+
+
+def dma_cost(instr, hw: HwTarget) -> DmaCost:
+    attrs = instr.attrs
+    total = float(instr.dma_bytes or 0)
+    parts = max(int(attrs.get("partitions", instr.partitions) or 1), 1)
+    bpp = attrs.get("bytes_per_partition")
+    if not bpp:
+        bpp = total / parts if total else 0
+    # §3.4: a contiguous run is one descriptor; a row split into several runs is as inefficient as short rows.
+    runs = max(int(attrs.get("runs_per_partition", 1) or 1), 1)
+    eff = dma_efficiency(bpp / runs, hw)
+    if attrs.get("transpose"):
+        eff *= hw.dma_transpose_efficiency
+    rate = hw.dma_aggregate_bytes_per_ns * eff
+    engines = min(parts, hw.dma_queues)
+    own_rate = min(rate, engines * hw.dma_engine_bytes_per_ns * eff)
+    pipe = total / rate if total else 0.0
+    own = total / own_rate if total else 0.0
+    return DmaCost(pipe_ns=pipe, own_ns=own, fixed_ns=hw.dma_fixed_ns)

@@ -1,0 +1,738 @@
+"""Allocations and tiles: the one tensor representation shared by the numeric and the timing-only modes.
+
+An Alloc is one allocation call (ndarray/zeros/..., an op's result, or a kernel argument) with a fresh tensor_id.
+It holds a numpy array only in numeric mode. A Tile is a view of an Alloc through an index key; it is what kernels
+hold and pass around. Keys are kept per allocation dimension as ints, normalized slices, integer index arrays
+(advanced indexing) or a Tile (indirect DMA); advanced keys that are plain aranges are turned back into slices so
+numpy takes its fast path. Bounds are checked when a view is accessed, after masks have shrunk it, because NKI
+kernels routinely build out-of-range indices that their mask removes.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import dtypes, errors
+from .context import PMAX, PSUM_BANK_BYTES, current, kernel_line
+from .trace import Access
+
+MEMORIES = ("sbuf", "psum", "hbm")
+
+
+class ParDim(int):
+    """nl.par_dim(n): marks the partition dimension inside a shape; an int so shape arithmetic keeps working."""
+
+
+def _cerr(msg, code=""):
+    return errors.NkiCompileError(msg, kernel_line(), code)
+
+
+class Alloc:
+    __slots__ = ("tid", "memory", "hbm_kind", "dtype", "shape", "pdim", "data", "name", "block_bytes", "nblocks",
+                 "footprint", "live", "epoch", "blocks", "pending", "raw", "fstrides", "ctx", "written", "reduce_op",
+                 "lazy", "fill", "groups", "psum_reads", "__weakref__")
+
+    def label(self):
+        return self.name or f"tensor#{self.tid}"
+
+    def __del__(self):
+        if self.live:
+            try:
+                self.ctx.release(self)
+            except Exception:  # interpreter shutdown or a finished run: nothing left to account
+                pass
+
+    def dense(self):
+        """The whole numpy array (numeric mode), with every block never written set to the fill value."""
+        if self.raw is not None:
+            self.materialize()
+        if self.lazy is not None:
+            unset = np.frombuffer(self.lazy, np.uint8) == 0
+            if unset.any():
+                self.data.reshape((-1,) + self.shape[self.pdim:])[unset] = self.fill
+            self.lazy = None
+        return self.data
+
+    def _first_write(self, b, covers):
+        """Block b is written for the first time; fill it first unless the write covers all of it."""
+        if not covers:
+            self.data.reshape((-1,) + self.shape[self.pdim:])[b] = self.fill
+        self.lazy[b] = 1
+
+    def materialize(self):
+        """Turn a pending op result (kept unrounded so an assignment can cast once to its destination) into data."""
+        raw, box, submask = self.raw
+        self.raw = None
+        full = box is None or all(lo == 0 and hi == n for (lo, hi), n in zip(box, self.shape))
+        if full and submask is None:
+            self.data = np.ascontiguousarray(np.broadcast_to(self.dtype.cast(raw), self.shape))
+            return
+        self.data = np.full(self.shape, self.dtype.garbage(), self.dtype.dtype)
+        sl = tuple(slice(lo, hi) for lo, hi in box)
+        region = self.data[sl]
+        vals = np.broadcast_to(self.dtype.cast(raw), region.shape)
+        if submask is None:
+            region[...] = vals
+        else:
+            np.copyto(region, vals, where=submask)
+
+
+def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_kind=None, track=True):
+    """Create an allocation. init: "garbage" (NaN for floats), "zeros", a fill value, or None with `data` given."""
+    ctx = current()
+    dt = dtypes.normalize(dtype)
+    if memory not in MEMORIES:
+        raise _cerr(f"unsupported buffer {memory!r}", "err_unsupported_memory")
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    pdim = None
+    for i, s in enumerate(shape):
+        if isinstance(s, ParDim):
+            pdim = i
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        raise _cerr(f"shape must be a tuple of ints, got {shape!r}") from None
+    if any(s < 0 for s in shape):
+        raise _cerr(f"negative dimension in shape {shape}")
+    a = Alloc()
+    a.tid = ctx.new_tid()
+    a.memory = memory
+    a.hbm_kind = hbm_kind
+    a.dtype = dt
+    a.shape = shape
+    a.name = name
+    a.ctx = ctx
+    a.live = False
+    a.pending = None
+    a.raw = None
+    a.epoch = -1
+    a.blocks = None
+    a.written = False
+    a.reduce_op = None  # loop_reduce: the op that combines this result into its destination on assignment
+    a.footprint = 0
+    a.lazy = None
+    a.fill = None
+    a.groups = None  # PSUM: region -> (loop_id, psum_reads) at its last matmul `+=` (see core._continues_group)
+    a.psum_reads = 0
+    if memory == "hbm":
+        a.pdim = None
+        a.block_bytes = 0
+        a.nblocks = 1
+        st = 1
+        strides = []
+        for s in reversed(shape):
+            strides.append(st)
+            st *= s
+        a.fstrides = tuple(reversed(strides))
+    else:
+        if pdim is None:
+            pdim = 0
+        if len(shape) - pdim < 2:
+            raise _cerr(f"Insufficient rank for a {memory.upper()} tile of shape {shape}: tiles need a partition and "
+                        f"at least one free dimension, e.g. (128, 1)", "err_insufficient_rank")
+        if shape[pdim] > PMAX:
+            raise _cerr(f"Size of partition dimension {shape[pdim]} exceeds architecture limitation of {PMAX}.",
+                        "err_num_partition_exceed_arch_limit")
+        a.pdim = pdim
+        a.block_bytes = math.prod(shape[pdim + 1:]) * dt.itemsize
+        a.nblocks = math.prod(shape[:pdim])
+        if memory == "psum" and a.block_bytes > PSUM_BANK_BYTES:
+            raise _cerr(f"PSUM tile of shape {shape} needs {a.block_bytes} bytes per partition, more than one 2 KiB "
+                        f"PSUM bank (at most 512 fp32 elements per partition)", "err_size_of_dimension_exceed_arch_limit")
+        st = 1
+        strides = [0] * len(shape)
+        for i in range(len(shape) - 1, -1, -1):
+            if i != pdim:
+                strides[i] = st
+                st *= shape[i]
+        a.fstrides = tuple(strides)
+    if not ctx.numeric:
+        a.data = None
+    elif data is not None:
+        a.data = data
+    elif init is None:
+        a.data = None
+    elif memory != "hbm":
+        # On-chip tensors are filled lazily, per block (one (P, F...) tile of the leading block dimensions): kernels
+        # declare large block-dimensioned buffers, and NaN-filling them up front cost more than the kernel's own
+        # arithmetic. np.empty leaves the memory untouched (large arrays are backed by huge pages that are faulted in
+        # on first write); `lazy` flags the blocks written so far, and reading a block never written gives the fill
+        # value (NaN for ndarray's garbage).
+        a.data = np.empty(shape, dt.dtype)
+        a.lazy = bytearray(max(1, a.nblocks))
+        if isinstance(init, str):
+            a.fill = dt.dtype.type(dt.garbage() if init == "garbage" else 0)
+        else:
+            a.fill = dt.cast(np.asarray(init, dtype=np.float32 if dt.is_float else None))[()]
+    elif isinstance(init, str) and init == "garbage":
+        a.data = np.full(shape, dt.garbage(), dt.dtype)
+    elif isinstance(init, str) and init == "zeros":
+        a.data = np.zeros(shape, dt.dtype)
+    else:
+        a.data = np.full(shape, dt.cast(np.asarray(init, dtype=np.float32 if dt.is_float else None)), dt.dtype)
+    if memory != "hbm" and track:
+        ctx.track(a)
+    return a
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# index keys
+
+_ARANGE_CACHE = {}
+
+
+def cached_arange(n):
+    a = _ARANGE_CACHE.get(n)
+    if a is None:
+        a = np.arange(n, dtype=np.int64)
+        a.setflags(write=False)
+        _ARANGE_CACHE[n] = a
+    return a
+
+
+def _slice_len(s):
+    return len(range(s.start, s.stop, s.step))
+
+
+def _norm_slice(c, n):
+    start, stop, step = c.start, c.stop, c.step
+    step = 1 if step is None else int(step)
+    if step == 0:
+        raise _cerr("slice step cannot be zero")
+    if step > 0:
+        start = 0 if start is None else int(start)
+        stop = n if stop is None else int(stop)
+    else:
+        start = n - 1 if start is None else int(start)
+        stop = -n - 1 if stop is None else int(stop)
+    if start < 0:
+        start += n
+    if stop < 0 and not (step < 0 and c.stop is None):
+        stop += n
+    return slice(start, stop, step)
+
+
+def _norm_user_key(raw, shape):
+    """Per-view-axis components from a user index; enforces NKI's indexing rules."""
+    if not isinstance(raw, tuple):
+        raw = (raw,)
+    if any(c is Ellipsis for c in raw):
+        i = next(i for i, c in enumerate(raw) if c is Ellipsis)
+        fill = len(shape) - (len(raw) - 1)
+        raw = raw[:i] + (slice(None),) * fill + raw[i + 1:]
+    if len(raw) > len(shape):
+        raise _cerr(f"too many indices ({len(raw)}) for a tensor of rank {len(shape)} (shape {shape})",
+                    "err_tensor_access_out_of_bound")
+    comps = []
+    has_slice = has_adv = False
+    for c, n in zip(raw, shape):
+        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            v = int(c)
+            comps.append(v + n if v < 0 else v)
+        elif isinstance(c, slice):
+            has_slice = True
+            comps.append(_norm_slice(c, n))
+        elif isinstance(c, np.ndarray):
+            if c.dtype == np.bool_:
+                raise _cerr("indexing a tile with a boolean predicate is not supported; pass the predicate as mask=")
+            if c.dtype.kind not in "iu":
+                raise _cerr(f"index arrays must be integer (got {c.dtype})")
+            if c.ndim == 0:
+                comps.append(int(c))
+            elif c.ndim == 1:
+                raise _cerr("a 1-D arange cannot be used as an index; use nl.arange(n)[:, None] or [None, :]",
+                            "err_1d_arange_not_supported")
+            else:
+                has_adv = True
+                comps.append(c)
+        elif isinstance(c, Tile):
+            has_adv = True
+            comps.append(c)
+        else:
+            raise _cerr(f"unsupported index {c!r} of type {type(c).__name__}")
+    missing = len(shape) - len(raw)
+    if has_slice and has_adv:
+        raise _cerr("basic indexing (slices) and advanced indexing (nl.arange/mgrid) cannot be mixed in one index",
+                    "err_unsupported_mixing_basic_advanced_tensor_indexing")
+    if missing:
+        if has_adv:
+            # Trailing dimensions left out of an advanced index follow numpy: they come after the indexed ones.
+            r = len(np.broadcast_shapes(*[c.shape for c in comps if not isinstance(c, int)]))
+            comps = [c if isinstance(c, int) else _pad_adv(c, missing) for c in comps]
+            for k in range(missing):
+                n = shape[len(raw) + k]
+                comps.append(cached_arange(n).reshape((1,) * (r + k) + (n,) + (1,) * (missing - k - 1)))
+        else:
+            comps.extend(slice(0, n, 1) for n in shape[len(raw):])
+    return comps
+
+
+def _pad_adv(c, k):
+    if isinstance(c, Tile):
+        raise _cerr("an indirect index must index every dimension")
+    return c.reshape(c.shape + (1,) * k)
+
+
+def _simplify(comps):
+    """Turn an advanced key whose arrays are plain strided aranges, one per result axis in order, into slices."""
+    arrays = [c for c in comps if isinstance(c, np.ndarray)]
+    if not arrays or any(isinstance(c, Tile) for c in comps):
+        return comps
+    r = max(a.ndim for a in arrays)
+    if len(arrays) != r:
+        return comps
+    out = []
+    k = 0
+    for c in comps:
+        if isinstance(c, int):
+            out.append(c)
+            continue
+        if c.ndim != r:
+            return comps
+        sh = c.shape
+        for ax, n in enumerate(sh):
+            if n != 1 and ax != k:
+                return comps
+        sl = _progression(c, k)
+        if sl is None:
+            return comps
+        out.append(sl)
+        k += 1
+    return out
+
+
+_PROG_CACHE = {}  # id(array) -> (array, slice or None)
+_VALUE_CACHE = {}  # (dtype, bytes) -> slice or None
+
+
+def _progression(c, k):
+    """slice equivalent to index array c (non-unit along axis k only), or None. Kernels reuse their index arrays
+    across iterations, so the answer is cached per array object (the cache keeps the array alive, so ids stay
+    unique); index arithmetic such as `k * 128 + i_p` makes a new array each time with values seen before, so
+    misses look up the values (comparing bytes is several times cheaper than testing the progression)."""
+    hit = _PROG_CACHE.get(id(c))
+    if hit is not None and hit[0] is c:
+        return hit[1]
+    v = c.reshape(-1)
+    # Only short index arrays go in the value cache, which keeps it small (at most 2048 x 32 KiB).
+    vkey = (v.dtype.char, v.tobytes()) if v.size <= 4096 else None
+    sl = _VALUE_CACHE.get(vkey, False) if vkey is not None else False
+    if sl is False:
+        n = v.shape[0]
+        v0 = int(v[0])
+        sl = None
+        if n == 1:
+            sl = slice(v0, v0 + 1, 1)
+        else:
+            d = int(v[1]) - v0
+            if d > 0 and (n == 2 or (v == v0 + d * cached_arange(n)).all()):
+                sl = slice(v0, v0 + d * (n - 1) + 1, d)
+        if vkey is not None:
+            if len(_VALUE_CACHE) > 2048:
+                _VALUE_CACHE.clear()
+            _VALUE_CACHE[vkey] = sl
+    if len(_PROG_CACHE) > 2048:
+        _PROG_CACHE.clear()
+    _PROG_CACHE[id(c)] = (c, sl)
+    return sl
+
+
+def _fast_key(raw, shape):
+    """The key for the everyday index of a whole tensor, `t[j, k * 128 + i_p, i_f]` or `t[j, 0:128, 0:512]`, or None
+    to take the general path (which also raises the errors). Indexing is the most frequent thing a kernel does, and
+    this path gives the same key as _norm_user_key + _simplify for these forms."""
+    if type(raw) is not tuple:
+        raw = (raw,)
+    if len(raw) > len(shape):
+        return None
+    arrays = 0
+    for c in raw:
+        if type(c) is np.ndarray:
+            arrays += 1
+    if arrays and (arrays < 2 or len(raw) != len(shape)):
+        return None
+    out = []
+    k = 0
+    for c, n in zip(raw, shape):
+        t = type(c)
+        if t is int:
+            out.append(c + n if c < 0 else c)
+        elif t is np.ndarray:
+            sh = c.shape
+            if len(sh) != arrays or c.dtype.kind not in "iu":
+                return None
+            for ax in range(arrays):
+                if sh[ax] != 1 and ax != k:
+                    return None
+            sl = _progression(c, k)
+            if sl is None:
+                return None
+            out.append(sl)
+            k += 1
+        elif t is slice and not arrays:
+            out.append(_norm_slice(c, n))
+        else:
+            return None
+    for n in shape[len(raw):]:
+        out.append(slice(0, n, 1))
+    return out
+
+
+def _key_shape(comps):
+    if any(isinstance(c, (np.ndarray, Tile)) for c in comps):
+        try:
+            return tuple(np.broadcast_shapes(*[c.shape for c in comps if not isinstance(c, int)]))
+        except ValueError:
+            raise _cerr("index arrays do not broadcast: " +
+                        ", ".join(str(c.shape) for c in comps if not isinstance(c, int))) from None
+    return tuple(_slice_len(c) for c in comps if isinstance(c, slice))
+
+
+def _compose(parent, comps):
+    """Apply per-view-axis components to a view, giving a key over the allocation's dimensions."""
+    if parent.key is None:
+        return comps
+    pk = parent.key
+    if not any(isinstance(c, (np.ndarray, Tile)) for c in pk):
+        out = []
+        it = iter(comps)
+        for p in pk:
+            if isinstance(p, int):
+                out.append(p)
+                continue
+            c = next(it)
+            s, st = p.start, p.step
+            if isinstance(c, int):
+                out.append(s + c * st)
+            elif isinstance(c, slice):
+                out.append(slice(s + c.start * st, s + c.stop * st, c.step * st))
+            elif isinstance(c, np.ndarray):
+                out.append(s + c * st)
+            else:
+                raise _cerr("an indirect index must be applied to a whole HBM tensor")
+        return out
+    if any(isinstance(c, Tile) for c in pk):
+        # Restricting an indirect view: shrink the index tile along with the other components.
+        vs = parent.shape
+        sub = tuple(comps)
+        out = []
+        for p in pk:
+            if isinstance(p, int):
+                out.append(p)
+            elif isinstance(p, Tile):
+                off = len(vs) - len(p.shape)
+                out.append(p[tuple(sub[off + i] if p.shape[i] == vs[off + i] else slice(0, p.shape[i], 1)
+                                   for i in range(len(p.shape)))])
+            else:
+                out.append(np.broadcast_to(p, vs)[sub])
+        return out
+    vs = parent.shape
+    sub = tuple(comps)
+    return [p if isinstance(p, int) else np.broadcast_to(p, vs)[sub] for p in pk]
+
+
+def dim_box(c, n):
+    if isinstance(c, int):
+        return c, c + 1
+    if isinstance(c, slice):
+        ln = len(range(c.start, c.stop, c.step))
+        if ln == 0:
+            return c.start, c.start
+        if c.step > 0:
+            return c.start, c.start + (ln - 1) * c.step + 1
+        return c.start + (ln - 1) * c.step, c.start + 1
+    if isinstance(c, Tile):
+        return 0, n
+    if c.size == 0:
+        return 0, 0
+    return int(c.min()), int(c.max()) + 1
+
+
+class Tile:
+    """A view of an allocation. The first dimension of an SBUF/PSUM tile view is its partition dimension."""
+
+    __slots__ = ("alloc", "key", "shape", "inner", "_box", "_done")
+    __array_ufunc__ = None  # make numpy defer to our reflected operators (arange * tile etc.)
+
+    def __init__(self, alloc, key=None, shape=None, inner=None):
+        self.alloc = alloc
+        self.key = key
+        self.shape = alloc.shape if shape is None else shape
+        self.inner = inner  # for a broadcast view: the shape actually indexed; `shape` is what it broadcasts to
+        self._box = None
+        self._done = -1
+
+    # --- properties kernels use ---------------------------------------------------------------------------
+    @property
+    def dtype(self):
+        return self.alloc.dtype
+
+    @property
+    def buffer(self):
+        return self.alloc.memory
+
+    @property
+    def memory(self):
+        return self.alloc.memory
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    @property
+    def itemsize(self):
+        return self.alloc.dtype.itemsize
+
+    @property
+    def name(self):
+        return self.alloc.name
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"Tile({self.alloc.label()}, shape={self.shape}, dtype={self.alloc.dtype}, buffer={self.alloc.memory})"
+
+    def __bool__(self):
+        raise _cerr("the value of a tile is not known at compile time; Python control flow cannot depend on it",
+                    "err_control_flow_condition_depending_on_arange")
+
+    def __iter__(self):
+        raise _cerr("tiles cannot be iterated in Python; index them with nl.arange or slices")
+
+    def __index__(self):
+        raise _cerr("a tile cannot be used as a Python integer")
+
+    # --- indexing -----------------------------------------------------------------------------------------
+    def __getitem__(self, raw):
+        if isinstance(raw, np.ndarray) and raw.dtype == np.bool_:
+            return MaskedOperand(self, raw)
+        if self.key is None and self.inner is None:
+            key = _fast_key(raw, self.shape)
+            if key is not None:
+                return Tile(self.alloc, key, tuple(_slice_len(c) for c in key if type(c) is slice))
+        if self.inner is not None:
+            return self._index_broadcast(raw)
+        comps = _norm_user_key(raw, self.shape)
+        return self._view(comps)
+
+    def _view(self, comps):
+        key = _compose(self, comps)
+        if any(isinstance(c, np.ndarray) for c in key):
+            key = _simplify(key)
+        return Tile(self.alloc, key, _key_shape(key))
+
+    def _index_broadcast(self, raw):
+        comps = _norm_user_key(raw, self.shape)
+        if any(not isinstance(c, slice) or c.step != 1 for c in comps):
+            raise _cerr("a broadcast tile can only be sliced")
+        return self.restrict(tuple(dim_box(c, n) for c, n in zip(comps, self.shape)))
+
+    def restrict(self, vbox):
+        """The sub-view covering vbox ((lo, hi) per axis of this view; axes of size 1 broadcast and stay)."""
+        shape = self.shape
+        off = len(vbox) - len(shape)
+        vbox = vbox[off:] if off > 0 else vbox
+        if all(lo == 0 and hi == n for (lo, hi), n in zip(vbox, shape)):
+            return self
+        if self.inner is not None:
+            inner = self.inner
+            io = len(shape) - len(inner)
+            sub = tuple(vbox[i] if inner[i - io] == shape[i] else (0, inner[i - io]) for i in range(io, len(shape)))
+            base = Tile(self.alloc, self.key, inner).restrict(sub)
+            nshape = tuple(hi - lo for lo, hi in vbox)
+            return Tile(base.alloc, base.key, nshape, base.shape)
+        comps = [slice(lo, hi, 1) if n != 1 else slice(0, 1, 1) for (lo, hi), n in zip(vbox, shape)]
+        key = _compose(self, comps)
+        if any(isinstance(c, np.ndarray) for c in key):
+            key = _simplify(key)
+        return Tile(self.alloc, key, _key_shape(key))
+
+    # --- data (numeric mode only) --------------------------------------------------------------------------
+    def np_key(self):
+        key = self.key
+        if not any(isinstance(c, Tile) for c in key):
+            return tuple(key)
+        out = []
+        for c, n in zip(key, self.alloc.shape):
+            if isinstance(c, Tile):
+                idx = c.read().astype(np.int64)
+                if idx.size and (idx.min() < 0 or idx.max() >= n):
+                    raise errors.NkiRuntimeError(
+                        f"indirect index out of bounds: values in [{idx.min()}, {idx.max()}] for a dimension of size "
+                        f"{n} of {self.alloc.label()}", kernel_line(), "err_tensor_access_out_of_bound")
+                out.append(idx)
+            else:
+                out.append(c)
+        return tuple(out)
+
+    def _block(self):
+        """For a lazily stored allocation: (block number, key inside the block) when this view stays in one block
+        (integer block indices, the usual `buf[j, i_p, i_f]`), else None. Dropping leading integer indices does not
+        change numpy's result: keys are all-basic or all-advanced (see _compose) and block dimensions lead."""
+        a = self.alloc
+        key = self.key
+        pd = a.pdim
+        if key is None:
+            return (0, ()) if pd == 0 else None
+        b = 0
+        for c, n in zip(key[:pd], a.shape[:pd]):
+            if not isinstance(c, int) or c < 0 or c >= n:
+                return None
+            b = b * n + c
+        return b, tuple(key[pd:])
+
+    def read(self):
+        a = self.alloc
+        if a.raw is not None:
+            a.materialize()
+        if a.lazy is not None:
+            hit = self._block()
+            if hit is None:
+                a.dense()
+            elif not a.lazy[hit[0]]:
+                d = np.full(self.shape if self.inner is None else self.inner, a.fill, a.dtype.dtype)
+                return d if self.inner is None else np.broadcast_to(d, self.shape)
+        d = a.data if self.key is None else a.data[self.np_key()]
+        if self.inner is not None:
+            d = np.broadcast_to(d, self.shape)
+        return d
+
+    def write(self, values, submask=None):
+        a = self.alloc
+        if a.raw is not None:
+            a.materialize()
+        if a.lazy is not None:
+            hit = self._block()
+            if hit is None:
+                a.dense()
+            elif not a.lazy[hit[0]]:
+                bshape = a.shape[a.pdim:]
+                k = hit[1]
+                a._first_write(hit[0], submask is None and not any(isinstance(c, np.ndarray) for c in k) and
+                               math.prod(self.shape) == math.prod(bshape) and
+                               all(lo == 0 and hi == n for (lo, hi), n in zip(self.box()[a.pdim:], bshape)))
+        if self.key is None:
+            _write(a.data, (), values, submask)
+        else:
+            _write(a.data, self.np_key(), values, submask)
+
+    # --- access records ------------------------------------------------------------------------------------
+    def box(self):
+        b = self._box
+        if b is None:
+            a = self.alloc
+            if self.key is None:
+                b = tuple((0, n) for n in a.shape)
+            else:
+                b = []
+                for c, n in zip(self.key, a.shape):
+                    t = type(c)
+                    if t is int:
+                        b.append((c, c + 1))
+                    elif t is slice and c.step == 1:  # the common case, without range() arithmetic
+                        b.append((c.start, c.stop) if c.stop > c.start else (c.start, c.start))
+                    else:
+                        b.append(dim_box(c, n))
+                b = tuple(b)
+            self._box = b
+        return b
+
+    def access(self, touch=True):
+        """The Access record for this view; checks bounds and tells the liveness tracker which blocks are used."""
+        a = self.alloc
+        box = self.box()
+        empty = False
+        f_lo = f_hi = 0
+        for (lo, hi), n, s in zip(box, a.shape, a.fstrides):
+            if hi <= lo:
+                empty = True
+            elif lo < 0 or hi > n:
+                d = next(i for i, ((l0, h0), m) in enumerate(zip(box, a.shape)) if h0 > l0 and (l0 < 0 or h0 > m))
+                lo, hi = box[d]
+                raise errors.NkiCompileError(
+                    f"index out of bounds on dimension {d} of {a.label()} (shape {a.shape}): accessed [{lo}, {hi})",
+                    kernel_line(), "err_tensor_access_out_of_bound")
+            f_lo += lo * s
+            f_hi += (hi - 1) * s
+        isz = a.dtype.itemsize
+        if empty:
+            f_lo = f_hi = 0
+        else:
+            f_hi += 1
+        pdim = a.pdim
+        if pdim is None:
+            return Access(a.tid, "hbm", 0, 1, f_lo * isz, f_hi * isz)
+        p_lo, p_hi = box[pdim]
+        if touch and pdim and a.live and not empty:
+            a.ctx.touch_blocks(a, _block_ids(box[:pdim], a.shape[:pdim]))
+        return Access(a.tid, a.memory, p_lo, p_hi, f_lo * isz, f_hi * isz)
+
+    def contiguous_elems(self):
+        """Length of the contiguous runs this view reads or writes, in elements (for DMA descriptor counts)."""
+        a = self.alloc
+        key = self.key if self.key is not None else [slice(0, n, 1) for n in a.shape]
+        if any(isinstance(c, np.ndarray) for c in key):
+            return 1
+        run = 1
+        for c, n in zip(reversed(key), reversed(a.shape)):
+            if isinstance(c, Tile):
+                break
+            if isinstance(c, int):
+                if run > 1 or n == 1:
+                    continue
+                break
+            ln = _slice_len(c)
+            if c.step != 1 and ln > 1:
+                break
+            run *= ln
+            if ln != n:
+                break
+        return run
+
+
+class MaskedOperand:
+    """`t[predicate]`: NKI's operand masking, where each matmul operand carries its own mask (e.g.
+    `nc_matmul(a[i_a_f < 64], b[i_b_f < 256])`). Only matmul accepts it (isa.unmask); the predicate is over the
+    operand's own (P, F) index space and must select a rectangle, since the compiler uses it to shrink the
+    instruction."""
+
+    __slots__ = ("tile", "pred")
+
+    def __init__(self, tile, pred):
+        self.tile = tile
+        self.pred = pred
+
+    @property
+    def shape(self):
+        return self.tile.shape
+
+    def __repr__(self):
+        return f"MaskedOperand({self.tile!r})"
+
+
+def _write(arr, k, values, submask):
+    if submask is None:
+        arr[k] = values
+    else:
+        region = arr[k]
+        np.copyto(region, np.broadcast_to(values, region.shape), where=submask)
+        arr[k] = region
+
+
+def _block_ids(box, shape):
+    if len(shape) == 1:
+        return range(box[0][0], box[0][1])
+    ids = [0]
+    for (lo, hi), n in zip(box, shape):
+        ids = [i * n + j for i in ids for j in range(lo, hi)]
+    return ids
+
+
+def whole(alloc):
+    return Tile(alloc)

@@ -1,0 +1,219 @@
+"""Loading kernels, malformed sources, argument checks, import redirection, API drop-in behaviour."""
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import nkisim
+from nkisim_helpers import HEADER, line_of, ok, out, rnd, run, src
+
+ADD = """
+@nki.jit
+def kernel(a, b):
+    o = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(o, value=nl.add(nl.load(a), nl.load(b)))
+    return o
+"""
+
+
+def test_syntax_error_reports_line():
+    r = nkisim.run_kernel(HEADER + "def kernel(a):\n    x = (1 +\n    return a\n", [rnd(2, 2)])
+    assert isinstance(r.error, nkisim.KernelLoadError)
+    assert r.status == "compile_error"
+    assert "syntax error" in str(r.error)
+    assert r.error.line in (6, 7)
+
+
+def test_missing_kernel_function():
+    r = nkisim.run_kernel(HEADER + "def not_it(a):\n    return a\n", [rnd(2, 2)])
+    assert isinstance(r.error, nkisim.KernelLoadError)
+    assert "no function named 'kernel'" in str(r.error)
+
+
+def test_optimized_kernel_name_is_accepted():
+    got = nkisim.run_kernel(src(ADD.replace("def kernel", "def optimized_kernel")), [rnd(4, 4), rnd(4, 4)])
+    assert got.error is None
+
+
+def test_wrong_argument_count():
+    r = run(ADD, rnd(4, 4))
+    assert isinstance(r.error, nkisim.ArgumentError)
+    assert "takes 2 positional argument(s), 1 given" in str(r.error)
+
+
+def test_exception_inside_kernel_names_line():
+    body = """
+    @nki.jit
+    def kernel(a):
+        x = nl.load(a)
+        y = undefined_name + 1  # BAD
+        return a
+    """
+    r = run(body, rnd(4, 4))
+    assert isinstance(r.error, nkisim.KernelException)
+    assert "NameError" in str(r.error)
+    assert r.error.line == line_of(body, "# BAD")
+
+
+def test_exception_in_helper_function_names_its_line():
+    body = """
+    def helper(t):
+        return t[0, 0, 0, 0]  # BAD
+
+    @nki.jit
+    def kernel(a):
+        x = nl.load(a)
+        helper(x)
+        return a
+    """
+    r = run(body, rnd(4, 4))
+    assert r.error.line == line_of(body, "# BAD")
+    assert "too many indices" in str(r.error)
+
+
+def test_top_level_exception_is_load_error():
+    r = nkisim.run_kernel(HEADER + "x = 1 / 0\ndef kernel(a):\n    return a\n", [rnd(2, 2)])
+    assert isinstance(r.error, nkisim.KernelLoadError)
+    assert r.error.line == 5 and "ZeroDivisionError" in str(r.error)
+
+
+def test_raise_errors_flag():
+    with pytest.raises(nkisim.ArgumentError):
+        nkisim.run_kernel(src(ADD), [rnd(2, 2)], raise_errors=True)
+
+
+def test_skipped_output_reads_nan():
+    a = rnd(256, 64)
+    got = out("""
+    @nki.jit
+    def kernel(a):
+        o = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(o[0:128, :], value=nl.load(a[0:128, :]))
+        return o
+    """, a)
+    np.testing.assert_array_equal(got[:128], a[:128])
+    assert np.isnan(got[128:]).all()
+
+
+def test_pass_by_reference_output():
+    a = rnd(128, 32)
+    res = np.full_like(a, np.nan)
+    r = ok("""
+    @nki.jit
+    def kernel(a, result):
+        nl.store(result, value=nl.multiply(nl.load(a), 3.0))
+    """, a, res)
+    assert r.style == "by_reference" and r.output_arg_indices == [1]
+    np.testing.assert_allclose(res, a * 3, rtol=1e-6)
+    assert r.outputs[0] is res
+
+
+def test_spmd_grid_program_ids():
+    a = rnd(256, 1024)
+    body = """
+    @nki.jit
+    def kernel(a):
+        o = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        i = nl.program_id(0)
+        j = nl.program_id(1)
+        assert nl.num_programs(0) == 2 and nl.num_programs(1) == 2 and nl.program_ndim() == 2
+        t = nl.load(a[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512])
+        nl.store(o[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512], value=nl.add(t, 1.0))
+        return o
+    """
+    r = ok(body, a, grid=(2, 2))
+    np.testing.assert_allclose(r.outputs[0], a + 1, rtol=1e-6)
+    assert sum(1 for i in r.trace if i.op == "dma") == 8
+
+
+def _clean_neuronxcc():
+    for k in [k for k in sys.modules if k == "neuronxcc" or k.startswith("neuronxcc.")]:
+        del sys.modules[k]
+
+
+def test_import_redirection_all_styles():
+    _clean_neuronxcc()
+    nkisim.activate()
+    try:
+        import neuronxcc.nki as nki
+        import neuronxcc.nki.language as nl
+        import neuronxcc.nki.isa as nisa
+        import neuronxcc.nki.typing as nt
+        import neuronxcc.nki.compiler as ncc
+        from neuronxcc import nki as nki2
+        from neuronxcc.nki import language, isa
+        from neuronxcc.nki.language import par_dim
+        assert nki is nkisim and nki2 is nkisim
+        assert nl is nkisim.language and language is nl and nisa is nkisim.isa and isa is nisa
+        assert nt is nkisim.typing and ncc is nkisim.compiler and par_dim is nkisim.language.par_dim
+        assert nki.language is nl and nki.isa is nisa
+    finally:
+        nkisim.deactivate()
+    assert "neuronxcc.nki" not in sys.modules
+    with pytest.raises(ImportError):
+        import neuronxcc.nki  # noqa: F401
+
+
+def test_jit_call_with_numpy_and_grid_and_modes():
+    @nkisim.jit
+    def add_kernel(a, b):
+        nl = nkisim.language
+        o = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(o, value=nl.add(nl.load(a), nl.load(b)))
+        return o
+
+    a, b = rnd(64, 64), rnd(64, 64, seed=1)
+    np.testing.assert_allclose(add_kernel(a, b), a + b)
+    np.testing.assert_allclose(nkisim.simulate_kernel(add_kernel, a, b), a + b)
+    np.testing.assert_allclose(nkisim.jit(mode="simulation")(add_kernel.func)(a, b), a + b)
+    np.testing.assert_allclose(nkisim.baremetal(add_kernel)(a, b), a + b)
+    spec = nkisim.typing.tensor[[64, 64], nkisim.language.float32]
+    placeholder = add_kernel(spec, spec)
+    assert placeholder.shape == (64, 64)
+    assert add_kernel.last_result.numeric is False
+
+
+def test_range_loops_are_recorded_as_python_loops():
+    r = ok("""
+    @nki.jit
+    def kernel(a):
+        o = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        for i in range(2):
+            for j in nl.sequential_range(2):
+                nl.store(o[i * 2 + j:i * 2 + j + 1, :], value=nl.load(a[i * 2 + j:i * 2 + j + 1, :]))
+        return o
+    """, rnd(4, 8))
+    kinds = [tuple(l.kind for l in i.loops) for i in r.trace]
+    assert kinds[0] == ("python", "sequential")
+    assert [tuple(l.index for l in i.loops) for i in r.trace][-1] == (1, 1)
+    ids = {i.loops[1].loop_id for i in r.trace}
+    assert len(ids) == 2  # the inner loop starts afresh in each outer iteration
+
+
+def test_device_print_goes_to_stderr(capsys):
+    ok("""
+    @nki.jit
+    def kernel(a):
+        t = nl.load(a)
+        nl.device_print("value:", t)
+        return a
+    """, rnd(2, 2))
+    assert "value:" in capsys.readouterr().err
+
+
+def test_fresh_tensor_ids_per_iteration():
+    r = ok("""
+    @nki.jit
+    def kernel(a):
+        o = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        for i in nl.affine_range(2):
+            t = nl.ndarray((128, 8), dtype=nl.float32)
+            t[...] = nl.load(a[i * 128:(i + 1) * 128, :])
+            nl.store(o[i * 128:(i + 1) * 128, :], value=t)
+        return o
+    """, rnd(256, 8))
+    loads = [i for i in r.trace if i.attrs.get("api") == "nl.load"]
+    assert len(loads) == 2 and loads[0].writes[0].tensor_id != loads[1].writes[0].tensor_id
+    # the load landed directly in t: no extra copy instruction
+    assert [i.op for i in r.trace] == ["dma", "dma", "dma", "dma"]

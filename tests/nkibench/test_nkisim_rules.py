@@ -1,0 +1,182 @@
+"""Compiler rules: each violation is an NkiCompileError naming the offending kernel line."""
+import numpy as np
+import pytest
+
+import nkisim
+from nkisim_helpers import line_of, rnd, run
+
+CASES = [
+    ("partition_over_128", """
+    @nki.jit
+    def kernel(a):
+        t = nl.ndarray((256, 4), dtype=nl.float32)  # BAD
+        return a
+    """, "exceeds architecture limitation of 128"),
+    ("load_partition_over_128", """
+    @nki.jit
+    def kernel(a):
+        t = nl.load(a)  # BAD
+        return a
+    """, "exceeds architecture limitation of 128"),
+    ("psum_tile_over_2k", """
+    @nki.jit
+    def kernel(a):
+        t = nl.zeros((128, 1024), dtype=nl.float32, buffer=nl.psum)  # BAD
+        return a
+    """, "2 KiB"),
+    ("insufficient_rank", """
+    @nki.jit
+    def kernel(a):
+        t = nl.ndarray((128,), dtype=nl.float32)  # BAD
+        return a
+    """, "Insufficient rank"),
+    ("stationary_over_128", """
+    @nki.jit
+    def kernel(a):
+        s = nl.ndarray((128, 256), dtype=nl.float32)
+        m = nl.ndarray((128, 256), dtype=nl.float32)
+        r = nisa.nc_matmul(s, m)  # BAD
+        return a
+    """, "stationary free size 256"),
+    ("moving_over_512", """
+    @nki.jit
+    def kernel(a):
+        s = nl.ndarray((128, 128), dtype=nl.float32)
+        m = nl.ndarray((128, 1024), dtype=nl.float32)
+        r = nisa.nc_matmul(s, m)  # BAD
+        return a
+    """, "moving free size 1024"),
+    ("contraction_mismatch", """
+    @nki.jit
+    def kernel(a):
+        s = nl.ndarray((128, 128), dtype=nl.float32)
+        m = nl.ndarray((64, 128), dtype=nl.float32)
+        r = nisa.nc_matmul(s, m)  # BAD
+        return a
+    """, "contraction"),
+    ("mixing_basic_advanced", """
+    @nki.jit
+    def kernel(a):
+        x = nl.load(a[nl.arange(128)[:, None], :])  # BAD
+        return a
+    """, "cannot be mixed"),
+    ("arange_1d", """
+    @nki.jit
+    def kernel(a):
+        x = nl.load(a[nl.arange(128)])  # BAD
+        return a
+    """, "1-D arange"),
+    ("compute_on_hbm", """
+    @nki.jit
+    def kernel(a):
+        y = nl.exp(a)  # BAD
+        return a
+    """, "HBM"),
+    ("load_from_sbuf", """
+    @nki.jit
+    def kernel(a):
+        t = nl.ndarray((128, 4), dtype=nl.float32)
+        y = nl.load(t)  # BAD
+        return a
+    """, "address space 'hbm'"),
+    ("output_in_sbuf", """
+    @nki.jit
+    def kernel(a):
+        t = nl.ndarray((128, 4), dtype=nl.float32)
+        return t  # BAD
+    """, "HBM"),
+    ("static_out_of_bounds", """
+    @nki.jit
+    def kernel(a):
+        x = nl.load(a[0:128, 0:600])  # BAD
+        return a
+    """, "out of bounds"),
+    ("sbuf_capacity", """
+    @nki.jit
+    def kernel(a):
+        big = nl.ndarray((128, 40000), dtype=nl.float32)
+        more = nl.ndarray((128, 10000), dtype=nl.float32)  # BAD
+        return a
+    """, "SBUF capacity exceeded"),
+    ("psum_capacity", """
+    @nki.jit
+    def kernel(a):
+        p0 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+        p1 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+        p2 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+        p3 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+        p4 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+        p5 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+        p6 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+        p7 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+        p8 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)  # BAD
+        return a
+    """, "PSUM capacity exceeded"),
+    ("store_to_hbm_by_assignment", """
+    @nki.jit
+    def kernel(a):
+        o = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        t = nl.load(a[0:128, :])
+        o[...] = nl.exp(t)  # BAD
+        return o
+    """, "DMA"),
+]
+
+
+@pytest.mark.parametrize("name,body,msg", CASES, ids=[c[0] for c in CASES])
+def test_rule_violation_names_line(name, body, msg):
+    a = rnd(256, 512)
+    r = run(body, a)
+    assert isinstance(r.error, nkisim.NkiCompileError), r.error
+    assert r.status == "compile_error"
+    assert msg in str(r.error)
+    assert r.error.line == line_of(body, "# BAD")
+    assert f"line {r.error.line}:" in str(r.error)
+
+
+def test_capacity_depends_on_target():
+    body = """
+    @nki.jit
+    def kernel(a):
+        t = nl.ndarray((128, 50 * 1024), dtype=nl.float32)
+        return a
+    """
+    assert run(body, rnd(2, 2), target="trn1").status == "compile_error"  # 200 KiB > 192 KiB
+    assert run(body, rnd(2, 2), target="trn2").error is None  # 200 KiB <= 224 KiB
+
+
+def test_loop_body_tiles_are_freed_each_iteration():
+    # 100 KiB per iteration, 50 iterations: fine, because each iteration's tile dies with the iteration.
+    r = run("""
+    @nki.jit
+    def kernel(a):
+        for i in nl.affine_range(50):
+            t = nl.ndarray((128, 25600), dtype=nl.float32)
+            u = nl.ndarray((128, 25600), dtype=nl.float32)
+        return a
+    """, rnd(2, 2))
+    assert r.error is not None and "SBUF capacity" in str(r.error)  # 2 x 100 KiB live in one iteration
+    r = run("""
+    @nki.jit
+    def kernel(a):
+        for i in nl.affine_range(50):
+            t = nl.ndarray((128, 25600), dtype=nl.float32)
+        return a
+    """, rnd(2, 2))
+    assert r.error is None, r.error
+    assert r.peak_sbuf_bytes == 100 * 1024
+
+
+def test_out_of_range_indirect_index_is_runtime_error():
+    idx = np.full((128, 1), 99, dtype=np.int32)
+    r = run("""
+    @nki.jit
+    def kernel(data, idx):
+        o = nl.ndarray((128, 8), dtype=data.dtype, buffer=nl.shared_hbm)
+        it = nl.load(idx)
+        rows = nl.load(data[it[nl.arange(128)[:, None], 0], nl.arange(8)[None, :]])  # BAD
+        nl.store(o, value=rows)
+        return o
+    """, rnd(10, 8), idx)
+    assert isinstance(r.error, nkisim.NkiRuntimeError)
+    assert r.status == "runtime_error"
