@@ -1,0 +1,131 @@
+"""python3 -m accelopt_runner serve|eval|probe  (see ../README.md)."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import threading
+
+from . import DEFAULT_TASKS_DIR, NKIBENCH_DIR
+
+
+def _config(a) -> dict:
+    nkb = os.path.abspath(a.nkibench) if a.nkibench else NKIBENCH_DIR
+    if nkb not in sys.path:
+        sys.path.insert(0, nkb)  # nkisim
+    if a.nkibench:
+        os.environ["PYTHONPATH"] = os.pathsep.join([nkb] + [p for p in os.environ.get("PYTHONPATH", "").split(
+            os.pathsep) if p])
+    tasks = a.tasks or (os.path.join(nkb, "tasks") if a.nkibench else DEFAULT_TASKS_DIR)
+    return {"tasks_dir": os.path.abspath(tasks), "max_message_bytes": int(a.max_message_mib * 1024 * 1024),
+            "memory_limit_mb": a.memory_limit_mb, "neuron_memory_limit_mb": a.neuron_memory_limit_mb,
+            "timeout_s": a.timeout_s, "no_sandbox": a.no_sandbox, "keep_workdirs": a.keep_workdirs,
+            "output_cap_chars": a.output_cap_kib * 1024}
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["_child"]:
+        from .child import main as child_main
+        return child_main(argv[1])
+    p = argparse.ArgumentParser(prog="python3 -m accelopt_runner",
+                                description="AccelOpt Workbench host runner (JSON-lines protocol, DESIGN.md §5)")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--nkibench", help="the nkibench/ folder holding nkisim/ and tasks/ (default: the one "
+                                           "this runner is deployed in)")
+    common.add_argument("--tasks", help="the tasks folder (default: <nkibench>/tasks)")
+    common.add_argument("--max-message-mib", type=float, default=4.0, help="largest accepted request line")
+    common.add_argument("--memory-limit-mb", type=int, default=4096, help="RLIMIT_AS per sim eval (0: none)")
+    common.add_argument("--neuron-memory-limit-mb", type=int, default=0,
+                        help="RLIMIT_AS per neuron eval (default 0: none; the runtime maps device memory)")
+    common.add_argument("--timeout-s", type=float, default=600.0, help="default eval wall-clock limit")
+    common.add_argument("--output-cap-kib", type=int, default=16, help="kernel output kept per eval")
+    common.add_argument("--no-sandbox", action="store_true", help="do not use bubblewrap even when installed")
+    common.add_argument("--keep-workdirs", action="store_true", help="keep each eval's temporary folder")
+    common.add_argument("-v", "--verbose", action="store_true")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("serve", parents=[common], help="JSON lines on stdin/stdout")
+    sub.add_parser("probe", parents=[common], help="print the hello information as JSON")
+    e = sub.add_parser("eval", parents=[common], help="run one eval and print its result line")
+    e.add_argument("--job", help="a JSON file holding an eval request ('-' for stdin)")
+    e.add_argument("--task", help="task name (under the tasks folder), or an absolute task/dataset folder")
+    e.add_argument("--problem", help="problem name when --task is an NKIBench dataset folder")
+    e.add_argument("--kernel", help="kernel source file (default: the task's baseline)")
+    e.add_argument("--backend", default=None)
+    e.add_argument("--target", default=None)
+    e.add_argument("--size", default=None, choices=["full", "small"])
+    e.add_argument("--core", type=int, default=None)
+    e.add_argument("--seeds", help="comma-separated seeds")
+    e.add_argument("--warmup", type=int)
+    e.add_argument("--iters", type=int)
+    e.add_argument("--timing-only", action="store_true")
+    e.add_argument("--timeout", type=float, dest="eval_timeout")
+    e.add_argument("--id", default="cli")
+    a = p.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO if a.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    cfg = _config(a)
+    from . import serve
+    if a.cmd == "probe":
+        print(json.dumps(serve.hello(cfg), indent=2))
+        return 0
+    if a.cmd == "serve":
+        # stdout carries protocol lines only: keep a private handle and point sys.stdout at stderr, so a stray
+        # print anywhere in this process cannot corrupt the stream.
+        out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+        sys.stdout = sys.stderr
+        return serve.Server(cfg, stdin=sys.stdin.buffer, stdout=out).serve()
+    return _eval_cmd(a, cfg, serve)
+
+
+def _eval_cmd(a, cfg, serve) -> int:
+    if a.job:
+        try:
+            text = sys.stdin.read() if a.job == "-" else open(a.job, encoding="utf-8").read()
+            req = json.loads(text)
+        except (OSError, ValueError) as e:
+            print(f"cannot read the job {a.job}: {e}", file=sys.stderr)
+            return 2
+    else:
+        req = {"id": a.id}
+    if a.task:
+        if os.path.isabs(a.task):
+            req["task"] = {"dir": a.task, **({"name": a.problem} if a.problem else {})}
+        else:
+            req["task"] = {"name": a.task}
+    for k, v in (("backend", a.backend), ("target", a.target), ("size", a.size), ("core", a.core),
+                 ("warmup", a.warmup), ("iters", a.iters), ("timeout_s", a.eval_timeout)):
+        if v is not None:
+            req[k] = v
+    if a.timing_only:
+        req["timing_only"] = True
+    if a.seeds:
+        req["seeds"] = [int(s) for s in a.seeds.split(",") if s.strip()]
+    req.setdefault("id", a.id)
+    if a.kernel:
+        try:
+            req["kernel"] = open(a.kernel, encoding="utf-8").read()
+        except OSError as e:
+            print(f"cannot read the kernel {a.kernel}: {e}", file=sys.stderr)
+            return 2
+    elif "kernel" not in req:
+        from . import taskspec
+        try:
+            spec = taskspec.resolve(req.get("task"), req.get("size") or "full", cfg["tasks_dir"])
+        except taskspec.TaskError as e:
+            print(f"bad task: {e}", file=sys.stderr)
+            return 2
+        if not spec.get("baseline_path"):
+            print("no --kernel given and the task has no baseline", file=sys.stderr)
+            return 2
+        req["kernel"] = open(spec["baseline_path"], encoding="utf-8").read()
+    res = serve.evaluate_request(req, cfg, threading.Event())
+    res["id"] = req.get("id")
+    print(json.dumps(serve._clean(res), separators=(",", ":")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

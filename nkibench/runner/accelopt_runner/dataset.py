@@ -1,0 +1,201 @@
+"""Reader for the original NKIBench dataset layout (accelopt-method §5 "Files"):
+
+    <root>/summary.json          problem -> {seed yaml, cases {id -> {values, impls [{task, kernel}]}}}
+    <root>/reference/*.py        get_inputs, forward, transform_to_nki_inputs, transform_nki_outputs
+    <root>/kernels/*.py          baseline kernels defining `kernel`
+
+The reader is tolerant, because we know summary.json only from its description: the top level may be a dict keyed
+by problem or a list of entries carrying "problem"/"name"; cases may be a dict keyed by id or a list; a case's
+parameters may be under "values", "params", "parameters" or "config"; implementations under "impls",
+"implementations" or directly as "task"/"reference" and "kernel" keys; paths may be relative to the dataset root,
+to its parent (an "NKIBench/" prefix), or bare file names under reference/ and kernels/. Without a usable
+summary.json the files are found by name: reference/<problem>_*.py and kernels/<problem>_*_0.py, with the
+parameters parsed from the file name (silu_numpy_M4096_N7168.py -> {"M": 4096, "N": 7168}).
+
+The original harness has no task metadata beyond this, so dtype is float32, rel_tol 2e-5 (3e-5 for mamba) and the
+roofline formulas are the original's table (accelopt-method §5.4), keyed by problem name.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+
+ORIGINAL_ROOFLINE = {
+    "mamba": ("10*M*C*S", "0", "4*(2*C*M + C*S + 2*S*M + C*M)"),
+    "silu": ("3*M*N", "0", "4*2*M*N"),
+    "add_rmsnorm_matmul": ("6*M*K", "2*M*N*K", "4*(2*M*K + K*N + K + M*N)"),
+    "matmul_add_rmsnorm": ("6*M*N", "2*M*N*K", "4*(M*K + N*K + 2*M*N + N)"),
+    "rmsnorm_matmul": ("4*M*K", "2*M*N*K", "4*(M*K + K*N + M*N)"),
+    "swiglu": ("5*M*N", "6*M*K*N", "4*(2*M*K + 3*K*N)"),
+    "matmul": ("0", "2*M*N*K", "4*(M*N + N*K + M*K)"),
+    "transpose_matmul": ("0", "2*M*N*K", "4*(M*N + N*K + M*K)"),
+    "gqa_full": ("5*B*QH*N*N", "4*B*QH*N*N*D", "4*(2*B*QH*N*D + 2*B*KH*N*D)"),
+    "rope": ("3*B*H*N*D", "0", "4*3*D*B*H*N"),
+    "rope_single_freq_apply": ("3*B*H*N*D", "0", "4*3*D*B*H*N"),
+    "bmm": ("0", "2*B*M*N*K", "4*(B*M*N + B*N*K + B*M*K)"),
+    "bmm_softmax": ("5*B*M*N", "2*B*M*N*K", "4*(B*M*N + B*N*K + B*M*K)"),
+    "lora": ("M*N", "2*M*N*K + 2*M*K*R + 2*M*N*R", "4*(M*K + K*N + K*R + R*N + M*N)"),
+    "adamw": ("7*M*N", "0", "4*5*M*N"),
+}
+
+
+class DatasetError(ValueError):
+    pass
+
+
+def _first(d: dict, keys):
+    for k in keys:
+        if isinstance(d, dict) and k in d and d[k] not in (None, ""):
+            return d[k]
+    return None
+
+
+def params_from_name(path: str) -> dict:
+    base = os.path.splitext(os.path.basename(path))[0]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"(?:^|_)([A-Z][A-Za-z]*)(\d+)(?=_|$)", base)}
+
+
+def _resolve(root: str, p, sub: str) -> str | None:
+    if not isinstance(p, str) or not p:
+        return None
+    cands = [p] if os.path.isabs(p) else [os.path.join(root, p), os.path.join(os.path.dirname(root), p)]
+    parts = p.replace("\\", "/").split("/")
+    if len(parts) > 1:
+        cands.append(os.path.join(root, *parts[1:]))  # "NKIBench/reference/x.py"
+    cands.append(os.path.join(root, sub, os.path.basename(p)))
+    if not p.endswith(".py"):
+        cands.append(os.path.join(root, sub, os.path.basename(p) + ".py"))
+    for c in cands:
+        if os.path.isfile(c):
+            return os.path.abspath(c)
+    return None
+
+
+def _entries(summary):
+    """(problem name, entry) pairs from a summary of any of the tolerated shapes."""
+    if isinstance(summary, dict):
+        if isinstance(summary.get("problems"), (dict, list)):
+            return _entries(summary["problems"])
+        return [(str(k), v) for k, v in summary.items()]
+    if isinstance(summary, list):
+        out = []
+        for e in summary:
+            if isinstance(e, dict):
+                name = _first(e, ("problem", "name", "task"))
+                if name is not None:
+                    out.append((str(name), e))
+        return out
+    return []
+
+
+def _cases(entry):
+    cases = _first(entry, ("cases", "case")) if isinstance(entry, dict) else None
+    if cases is None and isinstance(entry, dict):
+        # the entry itself may map case ids to cases
+        if entry and all(isinstance(v, dict) for v in entry.values()) and \
+                any(_first(v, ("values", "impls", "kernel")) is not None for v in entry.values()):
+            cases = entry
+    if isinstance(cases, dict):
+        return [(str(k), v) for k, v in cases.items() if isinstance(v, dict)]
+    if isinstance(cases, list):
+        return [(str(_first(c, ("id", "case_id")) if _first(c, ("id", "case_id")) is not None else i), c)
+                for i, c in enumerate(cases) if isinstance(c, dict)]
+    return []
+
+
+def _impls(case):
+    impls = _first(case, ("impls", "implementations", "kernels"))
+    if impls is None and _first(case, ("kernel",)) is not None:
+        impls = [case]
+    if isinstance(impls, dict):
+        impls = [impls]
+    out = []
+    for im in impls or []:
+        if isinstance(im, str):
+            out.append({"task": None, "kernel": im})
+        elif isinstance(im, dict):
+            out.append({"task": _first(im, ("task", "reference", "numpy", "ref", "base_numpy")),
+                        "kernel": _first(im, ("kernel", "impl", "program", "path"))})
+    return out
+
+
+def list_problems(root: str) -> list:
+    summ = os.path.join(root, "summary.json")
+    names = []
+    if os.path.isfile(summ):
+        try:
+            with open(summ, encoding="utf-8") as f:
+                names = [n for n, _ in _entries(json.load(f))]
+        except (OSError, ValueError):
+            names = []
+    if not names:
+        for p in sorted(glob.glob(os.path.join(root, "reference", "*.py"))):
+            names.append(re.split(r"_numpy|_[A-Z]", os.path.basename(p)[:-3])[0])
+    return sorted(set(names))
+
+
+def resolve(root: str, problem: str, case=None, impl: int = 0) -> dict:
+    """A task spec for one problem (and case) of an original NKIBench dataset. Raises DatasetError."""
+    root = os.path.abspath(root)
+    if not os.path.isdir(root):
+        raise DatasetError(f"dataset folder not found: {root}")
+    ref = kern = None
+    params: dict = {}
+    case_id = None
+    summ = os.path.join(root, "summary.json")
+    problems = []
+    if os.path.isfile(summ):
+        try:
+            with open(summ, encoding="utf-8") as f:
+                summary = json.load(f)
+        except (OSError, ValueError) as e:
+            raise DatasetError(f"cannot read {summ}: {e}") from None
+        entries = _entries(summary)
+        problems = [n for n, _ in entries]
+        entry = next((e for n, e in entries if n == problem), None)
+        if entry is not None:
+            cases = _cases(entry)
+            if case is not None:
+                chosen = [c for c in cases if c[0] == str(case)]
+                if not chosen:
+                    raise DatasetError(f"problem {problem!r} has no case {case!r} (cases: "
+                                       f"{', '.join(c[0] for c in cases) or 'none'})")
+            else:
+                chosen = cases[:1]  # default: the first case listed
+            if chosen:
+                case_id, c = chosen[0]
+                vals = _first(c, ("values", "params", "parameters", "config"))
+                if isinstance(vals, str):
+                    try:
+                        vals = json.loads(vals)
+                    except ValueError:
+                        vals = None
+                params = dict(vals) if isinstance(vals, dict) else {}
+                impls = _impls(c)
+                if impls:
+                    im = impls[min(max(int(impl), 0), len(impls) - 1)]
+                    ref = _resolve(root, im["task"], "reference")
+                    kern = _resolve(root, im["kernel"], "kernels")
+    if ref is None:
+        cands = sorted(glob.glob(os.path.join(root, "reference", f"{problem}_*.py"))) + \
+            sorted(glob.glob(os.path.join(root, "reference", f"{problem}.py")))
+        if not cands:
+            known = problems or list_problems(root)
+            raise DatasetError(f"problem {problem!r} not found in dataset {root} (problems: "
+                               f"{', '.join(known) or 'none'})")
+        ref = cands[0]
+    if kern is None:
+        cands = sorted(glob.glob(os.path.join(root, "kernels", f"{problem}_*_0.py"))) or \
+            sorted(glob.glob(os.path.join(root, "kernels", f"{problem}*.py")))
+        kern = cands[0] if cands else None
+    if not params:
+        params = params_from_name(ref) or (params_from_name(kern) if kern else {})
+    rf = ORIGINAL_ROOFLINE.get(problem)
+    return {
+        "kind": "dataset", "name": problem, "dir": root, "case": case_id,
+        "reference_path": ref, "baseline_path": kern,
+        "params": params, "dtype": "float32", "rel_tol": 3e-5 if problem == "mamba" else 2e-5,
+        "roofline": ({"vector_flops": rf[0], "matmul_flops": rf[1], "min_bytes": rf[2]} if rf else None),
+    }

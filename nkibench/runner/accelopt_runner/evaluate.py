@@ -1,0 +1,207 @@
+"""One evaluation, inside the eval's child process (started by sandbox.py): load the task, load the kernel,
+check correctness over the seeds, time it, compute the roofline. Both backends share this flow; they differ in
+how a kernel is loaded, run and timed (backend_sim.py, backend_neuron.py).
+
+Status mapping: a kernel failure carries its own status (compile_error / runtime_error / timeout); wrong
+results are "incorrect"; a broken task or harness is "infra_error".
+"""
+from __future__ import annotations
+
+import os
+import signal
+import time
+import traceback
+
+import numpy as np
+
+from . import correctness, roofline, timing
+from .taskspec import LoadedTask
+
+
+class KernelFailure(Exception):
+    def __init__(self, status: str, message: str, line: int = 0):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.line = line or 0
+
+    def text(self) -> str:
+        if self.line and not self.message.startswith("line "):
+            return f"line {self.line}: {self.message}"
+        return self.message
+
+
+class EvalTimeout(BaseException):
+    """Raised by the soft wall-clock timer, wherever the child is (BaseException so a kernel's `except Exception`
+    cannot swallow it)."""
+
+
+class InfraError(Exception):
+    pass
+
+
+PHASE = {"now": "starting"}  # what the child is doing, for timeout and crash messages
+
+
+def empty_result(job: dict) -> dict:
+    return {"op": "result", "id": job.get("id"), "status": "infra_error", "error": None, "correct": None,
+            "l2_rel_err": None, "max_abs_err": None, "latency_ms": None, "rel_spread": None, "metrics": {},
+            "roofline": None, "timeline": [], "wall_s": 0.0}
+
+
+def _copy_inputs(xs):
+    return [np.array(x, copy=True) if isinstance(x, np.ndarray) else x for x in xs]
+
+
+def _written_inputs(before, after, names):
+    bad = []
+    for i, (b, a) in enumerate(zip(before, after)):
+        if isinstance(b, np.ndarray) and isinstance(a, np.ndarray):
+            if b.shape != a.shape or not np.array_equal(b, a, equal_nan=b.dtype.kind in "fc"):
+                bad.append(f"'{names[i]}'" if i < len(names) and names[i] else f"#{i}")
+    return bad
+
+
+def run(job: dict, workdir: str, backend) -> dict:
+    """Evaluate job with backend (an object of backend_sim.SimBackend or backend_neuron.NeuronBackend)."""
+    res = empty_result(job)
+    spec = job["task_spec"]
+    res.update({"backend": job["backend"], "target": job["target"], "task": spec.get("name"),
+                "size": spec.get("size"), "params": spec.get("params"), "seeds": list(job["seeds"])})
+    phase = PHASE
+    phase["now"] = "loading the task"
+    try:
+        task = LoadedTask(spec, workdir)
+    except EvalTimeout:
+        raise
+    except BaseException as e:  # noqa: BLE001
+        raise InfraError(f"the task reference failed to load: {type(e).__name__}: {e}\n"
+                         + "".join(traceback.format_exc(limit=-3))) from None
+    rel_tol = float(job.get("rel_tol") or spec.get("rel_tol") or 2e-5)
+
+    phase["now"] = "loading the kernel"
+    backend.load(job["kernel"])
+
+    seeds = list(job["seeds"])
+    timing_only = bool(job.get("timing_only"))
+    bench_inputs = None
+    if timing_only:
+        phase["now"] = "building inputs"
+        inputs = task.get_inputs(seeds[-1])
+        bench_inputs = task.to_nki(inputs)
+        res["correct"] = None
+    else:
+        worst_rel = worst_abs = 0.0
+        prev = None  # (output digest, reference digest) of the previous seed: catches cached/constant results
+        for si, seed in enumerate(seeds):
+            phase["now"] = f"checking correctness (seed {seed})"
+            try:
+                inputs = task.get_inputs(seed)
+                ref = task.forward(_copy_inputs(inputs))
+                nki_in = task.to_nki(inputs)
+            except EvalTimeout:
+                raise
+            except BaseException as e:  # noqa: BLE001
+                raise InfraError(f"the task reference failed for seed {seed}: {type(e).__name__}: {e}") from None
+            saved = _copy_inputs(nki_in)
+            kres = backend.run(nki_in, numeric=True)  # raises KernelFailure
+            written = _written_inputs(saved, nki_in, backend.arg_names)
+            if written or backend.wrote_arguments:
+                which = ", ".join(written) or ", ".join(backend.wrote_arguments)
+                res.update(status="incorrect", correct=False,
+                           error=f"the kernel wrote to its input argument(s) {which}; a kernel must leave its inputs "
+                                 f"unchanged and return its outputs in new HBM tensors (nl.shared_hbm)")
+                return res
+            if kres is None:
+                res.update(status="incorrect", correct=False,
+                           error="the kernel returned nothing; it must return its output tensor(s)")
+                return res
+            try:
+                outs = task.from_nki(kres, ref)
+            except EvalTimeout:
+                raise
+            except BaseException as e:  # noqa: BLE001 - a wrong-shaped output breaks the reshape back
+                shapes = [tuple(np.shape(o)) for o in (kres if isinstance(kres, (tuple, list)) else [kres])]
+                res.update(status="incorrect", correct=False,
+                           error=f"the kernel's outputs (shapes {shapes}) could not be transformed to the "
+                                 f"reference's (shapes {[tuple(r.shape) for r in ref]}): {type(e).__name__}: {e}")
+                return res
+            try:
+                rel, mabs = correctness.compare(outs, ref, rel_tol)
+            except correctness.Mismatch as m:
+                msg = str(m)
+                if prev is None and si + 1 < len(seeds):
+                    # is it a constant result? one more run on the next seed's inputs tells (a clearer message)
+                    try:
+                        nxt = task.get_inputs(seeds[si + 1])
+                        nref = task.forward(_copy_inputs(nxt))
+                        nout = task.from_nki(backend.run(task.to_nki(nxt), numeric=True), nref)
+                        if correctness.digest(nout) == correctness.digest(outs) and \
+                                correctness.digest(nref) != correctness.digest(ref):
+                            msg = ("the kernel returned the same output for different inputs (a cached or "
+                                   "constant result): " + msg)
+                    except EvalTimeout:
+                        raise
+                    except BaseException:  # noqa: BLE001 - only a hint; the mismatch stands
+                        pass
+                if prev is not None:
+                    same_out = correctness.digest(outs) == prev[0]
+                    same_ref = correctness.digest(ref) == prev[1]
+                    if same_out and not same_ref:
+                        msg = ("the kernel returned the same output for different inputs (a cached or constant "
+                               "result): " + msg)
+                res.update(status="incorrect", correct=False, error=f"seed {seed} (check {si + 1} of "
+                           f"{len(seeds)}): {msg}", l2_rel_err=m.l2_rel_err, max_abs_err=m.max_abs_err)
+                return res
+            worst_rel, worst_abs = max(worst_rel, rel), max(worst_abs, mabs)
+            prev = (correctness.digest(outs), correctness.digest(ref))
+            bench_inputs = nki_in
+        res.update(correct=True, l2_rel_err=worst_rel, max_abs_err=worst_abs)
+
+    phase["now"] = "timing"
+    lat, rs, attempts = timing.benchmark(lambda w, n: backend.measure(bench_inputs, w, n),
+                                         job["warmup"], job["iters"], job["spread_tol"], job["max_attempts"],
+                                         pause_s=backend.retry_pause_s)
+    res.update(latency_ms=lat, rel_spread=rs, timing_attempts=attempts)
+    phase["now"] = "collecting metrics"
+    res["metrics"] = backend.metrics()
+    tl, trunc = backend.timeline(job["timeline_cap"])
+    res["timeline"], res["timeline_truncated"] = tl, trunc
+    try:
+        res["roofline"] = roofline.roofline_result(spec.get("roofline"), spec.get("params") or {}, job["target"],
+                                                   lat["mean"], spec.get("dtype") or "float32",
+                                                   job.get("roofline_compat") or "")
+    except roofline.ExprError as e:
+        res["roofline"] = None
+        res.setdefault("warnings", []).append(f"roofline: {e}")
+    res["status"] = "ok"
+    res["error"] = None
+    return res
+
+
+def kernel_line(tb, kernel_filenames) -> int:
+    """The deepest line of a traceback that lies in the kernel's source."""
+    line = 0
+    for fr in traceback.extract_tb(tb):
+        if fr.filename in kernel_filenames or fr.filename.startswith("<kernel"):
+            line = fr.lineno
+    return line
+
+
+def install_soft_timeout(seconds: float):
+    def _fire(signum, frame):
+        raise EvalTimeout()
+    signal.signal(signal.SIGALRM, _fire)
+    signal.setitimer(signal.ITIMER_REAL, max(0.05, seconds))
+
+
+def cancel_soft_timeout():
+    signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def now() -> float:
+    return time.monotonic()
+
+
+def seeds_default(n: int = 3) -> list:
+    return [int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF for _ in range(n)]

@@ -1,0 +1,112 @@
+"""Validating and normalising an eval request into the job the child runs, and the checks that need no child
+(task resolution, the Neuron SDK's presence, syntax and static checks)."""
+from __future__ import annotations
+
+import ast
+import os
+
+from . import checks, neuron_sdk, taskspec
+from .evaluate import empty_result, seeds_default
+
+BACKENDS = ("sim", "neuron")
+TARGETS = ("trn1", "trn2")
+
+
+class BadRequest(ValueError):
+    pass
+
+
+def _int(req, key, default, lo, hi):
+    v = req.get(key, default)
+    if v is None:
+        v = default
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or int(v) != v or not lo <= v <= hi:
+        raise BadRequest(f"'{key}' must be an integer in [{lo}, {hi}], got {v!r}")
+    return int(v)
+
+
+def _num(req, key, default, lo, hi):
+    v = req.get(key, default)
+    if v is None:
+        v = default
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+        raise BadRequest(f"'{key}' must be a number in [{lo}, {hi}], got {v!r}")
+    return float(v)
+
+
+def normalize(req: dict, cfg: dict) -> dict:
+    """The child's job from an eval request. Raises BadRequest or taskspec.TaskError."""
+    kernel = req.get("kernel")
+    if not isinstance(kernel, str) or not kernel.strip():
+        raise BadRequest("'kernel' must be the kernel's Python source text")
+    backend = req.get("backend") or "sim"
+    if backend not in BACKENDS:
+        raise BadRequest(f"'backend' must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    target = req.get("target") or "trn1"
+    if target not in TARGETS:
+        raise BadRequest(f"'target' must be one of {', '.join(TARGETS)}, got {target!r}")
+    seeds = req.get("seeds")
+    if seeds is None:
+        seeds = seeds_default(_int(req, "num_seeds", 3, 1, 64))
+    if not isinstance(seeds, list) or not seeds or len(seeds) > 64 or \
+            not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2 ** 32 for s in seeds):
+        raise BadRequest("'seeds' must be a list of 1-64 integers in [0, 2^32)")
+    timeout = _num(req, "timeout_s", cfg.get("timeout_s", 600.0), 0.5, 7 * 86400)
+    default_mem = cfg.get("memory_limit_mb", 4096) if backend == "sim" else cfg.get("neuron_memory_limit_mb", 0)
+    mem = _int(req, "memory_limit_mb", default_mem, 0, 1 << 24)
+    if 0 < mem < 256:
+        raise BadRequest("'memory_limit_mb' must be 0 (no limit) or at least 256")
+    ncpu = os.cpu_count() or 1
+    rel_tol = req.get("rel_tol")
+    if rel_tol is not None and (isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or
+                                not 0 < rel_tol < 1):
+        raise BadRequest(f"'rel_tol' must be a number in (0, 1), got {rel_tol!r}")
+    spec = taskspec.resolve(req.get("task"), req.get("size") or "full", cfg.get("tasks_dir"))
+    return {
+        "id": req.get("id"), "kernel": kernel, "backend": backend, "target": target,
+        "core": _int(req, "core", 0, 0, 4096), "seeds": seeds, "rel_tol": rel_tol,
+        "warmup": _int(req, "warmup", 2, 0, 10000), "iters": _int(req, "iters", 10, 1, 100000),
+        "spread_tol": _num(req, "spread_tol", 0.01, 0.0, 100.0),
+        "max_attempts": _int(req, "max_attempts", 3, 1, 100),
+        "timing_only": bool(req.get("timing_only", False)), "timeout_s": timeout,
+        "timeline_cap": _int(req, "timeline_cap", 2000, 0, 1000000),
+        "roofline_compat": req.get("roofline_compat") or "",
+        "task_spec": spec,
+        "limits": {"memory_limit_mb": mem,
+                   "cpu_limit_s": _int(req, "cpu_limit_s", int(timeout * max(2, ncpu)) + 30, 1, 1 << 30),
+                   "file_size_mb": cfg.get("file_size_mb", 1024 if backend == "neuron" else 256),
+                   "output_cap_chars": cfg.get("output_cap_chars", 16384), "grace_s": 5.0},
+    }
+
+
+def prechecks(job: dict):
+    """A result dict when the job fails before any child is needed, else None."""
+    res = empty_result(job)
+    res.update(backend=job["backend"], target=job["target"], task=job["task_spec"].get("name"))
+    if job["backend"] == "neuron":
+        info = neuron_sdk.detect()
+        if not info["available"]:
+            res.update(status="infra_error", error=f"Neuron SDK not found on this host: {info['reason']}")
+            return res
+    src = job["kernel"]
+    try:
+        tree = ast.parse(src)
+    except SyntaxError as e:
+        text = f": {e.text.strip()}" if e.text else ""
+        res.update(status="compile_error", line=e.lineno, error=f"line {e.lineno}: syntax error: {e.msg}{text}")
+        return res
+    except (ValueError, RecursionError, MemoryError) as e:
+        res.update(status="compile_error", error=f"the kernel source cannot be parsed: {e}")
+        return res
+    findings = checks.check_kernel(src, job["task_spec"].get("dtype"), tree=tree)
+    if findings:
+        res.update(status="rejected", line=findings[0].line or None, error=checks.format_findings(findings),
+                   findings=[{"line": f.line, "kind": f.kind, "message": f.message} for f in findings[:50]])
+        return res
+    names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    names |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    if "kernel" not in names and "optimized_kernel" not in names:
+        res.update(status="compile_error", error="the source defines no function named 'kernel' (or "
+                                                 "'optimized_kernel')")
+        return res
+    return None

@@ -1,0 +1,216 @@
+"""`serve`: the JSON-lines loop (DESIGN.md §5). One request per stdin line, one response per stdout line; logs go
+to stderr. Evals run one at a time on a worker thread, each in its own child (sandbox.py), so the reader stays
+responsive to cancel and shutdown. Details of the protocol choices are in ../README.md."""
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import platform
+import re
+import sys
+import threading
+import time
+
+from . import PROTOCOL_VERSION, RUNNER_VERSION, jobs, neuron_sdk, sandbox, taskspec
+from .evaluate import empty_result
+
+log = logging.getLogger("accelopt_runner.serve")
+
+
+def hello(cfg: dict) -> dict:
+    import numpy
+    backends = {}
+    unavailable = {}
+    try:
+        from nkisim.perf import TARGETS
+        backends["sim"] = {"targets": sorted(TARGETS)}
+    except Exception as e:  # noqa: BLE001
+        unavailable["sim"] = f"nkisim cannot be imported: {type(e).__name__}: {e}"
+    info = neuron_sdk.detect()
+    if info["available"]:
+        backends["neuron"] = {"neuronx_cc": info["neuronx_cc"], "neuron_cores": info["neuron_cores"],
+                              "targets": ["trn1", "trn2"], "neuron_profile": bool(info.get("neuron_profile"))}
+    else:
+        unavailable["neuron"] = f"Neuron SDK not found on this host: {info['reason']}"
+    sb = sandbox.bwrap_status(cfg.get("no_sandbox", False))
+    return {"op": "hello", "runner_version": RUNNER_VERSION, "protocol_version": PROTOCOL_VERSION,
+            "python": platform.python_version(), "numpy": numpy.__version__, "backends": backends,
+            "unavailable": unavailable,
+            "sandbox": {"active": sb["active"], "bwrap": sb["bwrap"], "reason": sb["reason"],
+                        "memory_limit_mb": cfg.get("memory_limit_mb", 4096), "rlimits": True},
+            "limits": {"max_message_bytes": cfg["max_message_bytes"]},
+            "tasks_dir": cfg.get("tasks_dir"), "tasks": taskspec.list_tasks(cfg.get("tasks_dir"))}
+
+
+def evaluate_request(req: dict, cfg: dict, cancel: threading.Event) -> dict:
+    """One eval request to one result dict (also used by the `eval` subcommand)."""
+    t0 = time.monotonic()
+    try:
+        job = jobs.normalize(req, cfg)
+    except (jobs.BadRequest, taskspec.TaskError) as e:
+        r = empty_result(req)
+        r.update(status="infra_error", error=f"bad eval request: {e}", wall_s=time.monotonic() - t0)
+        return r
+    pre = jobs.prechecks(job)
+    if pre is not None:
+        pre["wall_s"] = time.monotonic() - t0
+        return pre
+    sb = sandbox.bwrap_status(cfg.get("no_sandbox", False))
+    res = sandbox.run_child(job, cancel, sb, cfg.get("python"), cfg.get("keep_workdirs", False))
+    res["sandbox"] = bool(sb["active"])
+    res["wall_s"] = time.monotonic() - t0
+    return res
+
+
+_ID_RE = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})')
+
+
+class Server:
+    def __init__(self, cfg: dict, stdin=None, stdout=None):
+        self.cfg = cfg
+        self.stdin = stdin or sys.stdin.buffer
+        self.stdout = stdout or sys.stdout
+        self.out_lock = threading.Lock()
+        self.cv = threading.Condition()
+        self.queue: collections.deque = collections.deque()
+        self.running = None  # (id, cancel event)
+        self.stopping = False
+
+    def send(self, obj: dict):
+        line = json.dumps(obj, allow_nan=False, separators=(",", ":"), default=str)
+        with self.out_lock:
+            self.stdout.write(line + "\n")
+            self.stdout.flush()
+
+    def error(self, message: str, id_=None, **extra):
+        self.send({"op": "error", "id": id_, "status": "infra_error", "error": message, **extra})
+
+    def _worker(self):
+        while True:
+            with self.cv:
+                while not self.queue and not self.stopping:
+                    self.cv.wait()
+                if not self.queue:
+                    return
+                req = self.queue.popleft()
+                ev = threading.Event()
+                self.running = (req.get("id"), ev)
+            try:
+                res = evaluate_request(req, self.cfg, ev)
+            except Exception as e:  # noqa: BLE001 - the server must keep serving
+                log.exception("eval %s failed", req.get("id"))
+                res = empty_result(req)
+                res.update(status="infra_error", error=f"runner error: {type(e).__name__}: {e}")
+            res["id"] = req.get("id")
+            try:
+                self.send(_clean(res))
+            except (ValueError, TypeError) as e:
+                self.error(f"result could not be encoded: {e}", req.get("id"))
+            with self.cv:
+                self.running = None
+
+    def _read_line(self):
+        """(bytes line or None at EOF, total length); lines above the limit are consumed and returned truncated."""
+        limit = self.cfg["max_message_bytes"]
+        buf = self.stdin.readline(limit + 1)
+        if not buf:
+            return None, 0
+        if len(buf) <= limit or buf.endswith(b"\n"):
+            return buf, len(buf)
+        head, total = buf[:4096], len(buf)
+        while True:
+            chunk = self.stdin.readline(1 << 20)
+            total += len(chunk)
+            if not chunk or chunk.endswith(b"\n"):
+                break
+        return head, total
+
+    def serve(self) -> int:
+        worker = threading.Thread(target=self._worker, daemon=True, name="eval-worker")
+        worker.start()
+        limit = self.cfg["max_message_bytes"]
+        while True:
+            try:
+                line, total = self._read_line()
+            except (OSError, ValueError):
+                line, total = None, 0
+            if line is None:
+                log.info("stdin closed; shutting down")
+                self._shutdown(worker, reply=False)
+                return 0
+            if total > limit:
+                m = _ID_RE.search(line)
+                msg = f"message of {total} bytes exceeds the limit of {limit} bytes; it was ignored"
+                if m:
+                    id_ = json.loads(m.group(1))
+                    r = empty_result({"id": id_})
+                    r.update(status="infra_error", error=msg)
+                    self.send(r)
+                else:
+                    self.error(msg)
+                continue
+            text = line.strip()
+            if not text:
+                continue
+            try:
+                req = json.loads(text.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as e:
+                self.error(f"malformed JSON message: {e}")
+                continue
+            if not isinstance(req, dict):
+                self.error("a message must be a JSON object")
+                continue
+            op = req.get("op")
+            if op == "hello":
+                self.send(hello(self.cfg))
+            elif op == "eval":
+                if req.get("id") is None or isinstance(req.get("id"), (dict, list, bool)):
+                    self.error("an eval needs an 'id' (string or number)")
+                    continue
+                with self.cv:
+                    self.queue.append(req)
+                    self.cv.notify()
+            elif op == "cancel":
+                self._cancel(req.get("id"))
+            elif op == "shutdown":
+                self._shutdown(worker, reply=True)
+                return 0
+            else:
+                self.error(f"unknown op {op!r} (expected hello, eval, cancel or shutdown)", req.get("id"))
+
+    def _cancel(self, id_):
+        with self.cv:
+            if self.running and self.running[0] == id_:
+                self.running[1].set()  # the worker kills the child and sends the cancelled result
+                return
+            for req in list(self.queue):
+                if req.get("id") == id_:
+                    self.queue.remove(req)
+                    r = empty_result(req)
+                    r.update(status="infra_error", error="cancelled by the client before it started",
+                             cancelled=True)
+                    self.send(r)
+                    return
+        self.error(f"cancel: no queued or running eval with id {id_!r}", id_)
+
+    def _shutdown(self, worker, reply: bool):
+        with self.cv:
+            self.stopping = True
+            pending = list(self.queue)
+            self.queue.clear()
+            if self.running:
+                self.running[1].set()
+            self.cv.notify_all()
+        for req in pending:
+            r = empty_result(req)
+            r.update(status="infra_error", error="cancelled: the runner is shutting down", cancelled=True)
+            self.send(r)
+        worker.join(30)
+        if reply:
+            self.send({"op": "bye"})
+
+
+def _clean(o):
+    from .child import sanitize
+    return sanitize(o)

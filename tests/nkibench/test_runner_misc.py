@@ -1,0 +1,192 @@
+"""The runner's eval and probe subcommands, the original-NKIBench dataset reader, the neuron backend against the
+STAND-IN SDK (tests/fixtures/runner/fake_neuronxcc), and every real task's baseline on sim."""
+import json
+import pathlib
+import textwrap
+
+import pytest
+
+from runner_helpers import (ADD_KERNEL, FAKE_NEURON, REPO, Serve, make_add_task, run_cli, runner_env)
+
+
+def test_probe():
+    p = run_cli(["probe"])
+    assert p.returncode == 0, p.stderr
+    h = json.loads(p.stdout)
+    assert h["op"] == "hello" and "sim" in h["backends"] and "neuron" not in h["backends"]
+
+
+def test_eval_subcommand_with_job_file_and_flags(tmp_path):
+    make_add_task(tmp_path / "tasks")
+    kern = tmp_path / "k.py"
+    kern.write_text(ADD_KERNEL)
+    p = run_cli(["eval", "--tasks", str(tmp_path / "tasks"), "--task", "add", "--kernel", str(kern),
+                 "--size", "small", "--seeds", "3,4", "--target", "trn2"])
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.strip().splitlines()
+    assert len(lines) == 1
+    r = json.loads(lines[0])
+    assert r["status"] == "ok" and r["seeds"] == [3, 4] and r["target"] == "trn2" and r["size"] == "small"
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"id": "j1", "task": {"dir": str(tmp_path / "tasks" / "add")},
+                               "kernel": ADD_KERNEL, "timing_only": True}))
+    p = run_cli(["eval", "--job", str(job)])
+    r = json.loads(p.stdout)
+    assert r["id"] == "j1" and r["status"] == "ok" and r["correct"] is None
+    # no --kernel: the task's baseline
+    p = run_cli(["eval", "--tasks", str(tmp_path / "tasks"), "--task", "add", "--size", "small"])
+    assert json.loads(p.stdout)["status"] == "ok"
+
+
+def test_inline_task(tmp_path):
+    from runner_helpers import ADD_REFERENCE
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"id": "inl", "kernel": ADD_KERNEL, "task": {
+        "name": "add_inline", "reference": ADD_REFERENCE, "parameters": {"N": 128, "D": 128},
+        "roofline": {"min_bytes": "12*N*D"}}}))
+    r = json.loads(run_cli(["eval", "--job", str(job)]).stdout)
+    assert r["status"] == "ok" and r["roofline"]["bound"] == "memory" and r["params"] == {"N": 128, "D": 128}
+
+
+ORIGINAL_REFERENCE = textwrap.dedent('''\
+    import numpy as np
+    N = 256
+    D = 512
+
+    def get_inputs():
+        return [np.random.normal(0, 1, (N, D)).astype(np.float32)]
+
+    def forward(x):
+        return x / (1 + np.exp(-x))
+
+    def transform_to_nki_inputs(inputs):
+        return [np.reshape(inputs[0], (128, N // 128, D))]
+
+    def transform_nki_outputs(kernel_result, ref):
+        return np.reshape(kernel_result, ref.shape)
+    ''')
+
+# an original-style kernel without imports (the original harness prepends an import header)
+ORIGINAL_KERNEL = textwrap.dedent('''\
+    @nki.jit
+    def kernel(x):
+        out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+        for j in nl.affine_range(x.shape[1]):
+            t = nl.load(x[:, j, :])
+            nl.store(out[:, j, :], value=nl.multiply(t, nl.sigmoid(t)))
+        return out
+    ''')
+
+
+def make_dataset(root: pathlib.Path):
+    (root / "reference").mkdir(parents=True)
+    (root / "kernels").mkdir()
+    (root / "seeds").mkdir()
+    (root / "reference" / "silu_numpy_N256_D512.py").write_text(ORIGINAL_REFERENCE)
+    (root / "kernels" / "silu_N256_D512_0.py").write_text(ORIGINAL_KERNEL)
+    (root / "summary.json").write_text(json.dumps({"silu": {"seed": "seeds/silu.yaml", "cases": {"2": {
+        "values": {"M": 256, "N": 512},
+        "impls": [{"task": "NKIBench/reference/silu_numpy_N256_D512.py",
+                   "kernel": "NKIBench/kernels/silu_N256_D512_0.py"}]}}}}))
+    return root
+
+
+def test_original_dataset_reader(tmp_path):
+    import sys
+    sys.path.insert(0, str(REPO / "nkibench" / "runner"))
+    from accelopt_runner import dataset
+    root = make_dataset(tmp_path / "NKIBench")
+    spec = dataset.resolve(str(root), "silu")
+    assert spec["case"] == "2" and spec["params"] == {"M": 256, "N": 512}
+    assert spec["reference_path"].endswith("silu_numpy_N256_D512.py")
+    assert spec["baseline_path"].endswith("silu_N256_D512_0.py") and spec["roofline"]["vector_flops"] == "3*M*N"
+    with pytest.raises(dataset.DatasetError):
+        dataset.resolve(str(root), "nope")
+    with pytest.raises(dataset.DatasetError):
+        dataset.resolve(str(root), "silu", case="9")
+    # without summary.json: found by file name, parameters parsed from it
+    (root / "summary.json").unlink()
+    spec = dataset.resolve(str(root), "silu")
+    assert spec["params"] == {"N": 256, "D": 512} and spec["baseline_path"]
+    assert dataset.list_problems(str(root)) == ["silu"]
+
+
+def test_eval_from_original_dataset(tmp_path):
+    root = make_dataset(tmp_path / "NKIBench")
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"id": "ds", "task": {"dataset": str(root), "name": "silu"},
+                               "kernel": ORIGINAL_KERNEL, "seeds": [0, 21, 42, 63, 84]}))
+    r = json.loads(run_cli(["eval", "--job", str(job)]).stdout)
+    assert r["status"] == "ok", r["error"]
+    assert r["roofline"]["bound"] == "memory" and r["task"] == "silu"
+    # a broken kernel reports the kernel's own line despite the prepended header
+    bad = ORIGINAL_KERNEL.replace("t = nl.load(x[:, j, :])", "t = nl.load(x[:, j, :]) + undefined_name")
+    job.write_text(json.dumps({"id": "ds2", "task": {"dir": str(root), "name": "silu"}, "kernel": bad}))
+    r = json.loads(run_cli(["eval", "--job", str(job)]).stdout)
+    assert r["status"] != "ok" and "line 5" in r["error"] and "undefined_name" in r["error"]
+
+
+def test_neuron_absent_is_infra_error(tmp_path):
+    make_add_task(tmp_path)
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"id": "n0", "task": {"dir": str(tmp_path / "add")}, "kernel": ADD_KERNEL,
+                               "backend": "neuron"}))
+    r = json.loads(run_cli(["eval", "--job", str(job)]).stdout)
+    assert r["status"] == "infra_error" and r["error"].startswith("Neuron SDK not found on this host:")
+
+
+def test_neuron_backend_against_stand_in(tmp_path):
+    """The STAND-IN SDK records what the real one would receive: pinning, flags, artifacts, benchmark, profile."""
+    make_add_task(tmp_path)
+    log = tmp_path / "calls.jsonl"
+    env = runner_env(extra_pythonpath=[FAKE_NEURON], path_prefix=[FAKE_NEURON / "bin"])
+    env["FAKE_NEURON_LOG"] = str(log)
+    h = json.loads(run_cli(["probe"], env=env).stdout)
+    assert h["backends"]["neuron"]["neuronx_cc"] == "0.0.0+standin"
+    assert h["backends"]["neuron"]["neuron_cores"] == 2
+    s = Serve(["--tasks", str(tmp_path), "--no-sandbox"], env=env)
+    try:
+        r = s.eval("n1", {"name": "add", "size": "small"}, ADD_KERNEL, backend="neuron", core=1, target="trn1",
+                   seeds=[1, 2], warmup=3, iters=7)
+        assert r["status"] == "ok", r["error"]
+        assert r["correct"] is True and r["latency_ms"]["min"] <= r["latency_ms"]["p50"] <= r["latency_ms"]["max"]
+        assert 0 < r["rel_spread"] <= 0.01 and r["timing_attempts"] == 1
+        assert r["metrics"]["hbm_read_bytes"] > 0 and r["metrics"]["total_time"] > 0
+        assert r["roofline"]["percent_of_peak"] > 0
+        r2 = s.eval("n2", {"name": "add", "size": "small"}, "import neuronxcc.nki as nki\ndef kernel(a, b):\n"
+                    "    return undefined\n", backend="neuron", core=1)
+        assert r2["status"] in ("compile_error", "runtime_error") and "line 3" in r2["error"]
+    finally:
+        s.close()
+    calls = [json.loads(x) for x in log.read_text().splitlines()]
+    bm = [c for c in calls if c["api"] == "baremetal"]
+    assert bm[0]["save_neff_name"] == "file.neff" and bm[0]["save_trace_name"] == "profile.ntff"
+    assert all(c["additional_compile_opt"] == "--disable-dge --logical-nc-config=1" for c in bm)
+    assert all(c["env"]["NEURON_RT_VISIBLE_CORES"] == "1" for c in bm)
+    assert all("--auto-cast=none" in c["env"]["NEURON_CC_FLAGS"] for c in bm)
+    assert len(bm) >= 3  # compile + first run, then one per seed
+    bench = [c for c in calls if c["api"] == "benchmark"]
+    assert bench and bench[0]["warmup"] == 3 and bench[0]["iters"] == 7
+    prof = [c for c in calls if c["api"] == "neuron-profile"]
+    assert prof and prof[0]["argv"][:3] == ["view", "--output-format", "summary-json"]
+
+
+def test_every_task_baseline_small_on_sim():
+    tasks_dir = REPO / "nkibench" / "tasks"
+    names = sorted(p.parent.name for p in tasks_dir.glob("*/task.json")) if tasks_dir.is_dir() else []
+    names = [n for n in names if (tasks_dir / n / "baseline.py").is_file()]
+    if not names:
+        pytest.skip(f"no tasks with a baseline under {tasks_dir} yet")
+    s = Serve()
+    failures = []
+    try:
+        for n in names:
+            r = s.eval(n, {"name": n}, (tasks_dir / n / "baseline.py").read_text(), size="small", target="trn1",
+                       seeds=[0, 1], timeout_s=120, timeout=180)
+            if r["status"] != "ok":
+                failures.append(f"{n}: {r['status']}: {r['error']}")
+            else:
+                assert r["roofline"] and 0 < r["roofline"]["percent_of_peak"] <= 100.5, (n, r["roofline"])
+    finally:
+        s.close()
+    assert not failures, "\n".join(failures)
