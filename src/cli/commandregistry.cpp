@@ -1,8 +1,14 @@
 #include "commandregistry.h"
 
+#include "benchcommand.h"
+#include "hostscommand.h"
+#include "suitecommand.h"
+
 std::vector<std::unique_ptr<Command>> CommandRegistry::all()
 {
     std::vector<std::unique_ptr<Command>> commands;
-    // commands.push_back(std::make_unique<SomeCommand>());
+    commands.push_back(std::make_unique<BenchCommand>());
+    commands.push_back(std::make_unique<SuiteCommand>());
+    commands.push_back(std::make_unique<HostsCommand>());
     return commands;
 }

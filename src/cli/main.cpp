@@ -4,6 +4,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QLoggingCategory>
 #include <QTextStream>
 
 #include <cstdio>
@@ -33,6 +34,10 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationName(QStringLiteral("accelopt"));
     QCoreApplication::setOrganizationName(QStringLiteral("AccelOpt"));
     QCoreApplication::setApplicationVersion(BuildInfo::appVersion());
+    // Headless output is for people and scripts: only warnings and errors by default. QT_LOGGING_RULES or
+    // ACCELOPT_VERBOSE=1 bring the rest back.
+    if (qEnvironmentVariableIsEmpty("QT_LOGGING_RULES") && qEnvironmentVariableIsEmpty("ACCELOPT_VERBOSE"))
+        QLoggingCategory::setFilterRules(QStringLiteral("accelopt.*.debug=false\naccelopt.*.info=false"));
 
     const auto commands = CommandRegistry::all();
     // The command's own options are its business: hand everything after the command name to it untouched.

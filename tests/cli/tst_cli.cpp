@@ -1,6 +1,10 @@
 #include "common/buildinfo.h"
 
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 class TestCli : public QObject
@@ -13,11 +17,15 @@ class TestCli : public QObject
         QString out;
         QString err;
     };
-    static Run run(const QStringList &args)
+    static Run run(const QStringList &args, const QMap<QString, QString> &extraEnv = {})
     {
         QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (auto it = extraEnv.begin(); it != extraEnv.end(); ++it)
+            env.insert(it.key(), it.value());
+        process.setProcessEnvironment(env);
         process.start(QStringLiteral(ACCELOPT_CLI_PATH), args);
-        if (!process.waitForFinished(30000))
+        if (!process.waitForFinished(300000))
             return {-1, {}, QStringLiteral("timed out")};
         return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
                 QString::fromUtf8(process.readAllStandardOutput()),
@@ -51,6 +59,114 @@ private Q_SLOTS:
         r = run({QStringLiteral("--no-such-option")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QStringLiteral("no-such-option")));
+    }
+
+    void benchPrintsTheResultAsJson()
+    {
+        const Run r = run({QStringLiteral("bench"), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"),
+                           QStringLiteral("--task"), QStringLiteral("silu"), QStringLiteral("--size"), QStringLiteral("small"),
+                           QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o.value(QStringLiteral("task")).toString(), QStringLiteral("silu"));
+        QCOMPARE(o.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+        QCOMPARE(o.value(QStringLiteral("correct")).toBool(), true);
+        QVERIFY(o.value(QStringLiteral("latency_ms")).toDouble() > 0);
+        QVERIFY(o.value(QStringLiteral("percent_of_peak")).toDouble() > 0);
+        QCOMPARE(o.value(QStringLiteral("bound")).toString(), QStringLiteral("memory"));
+        QVERIFY(o.value(QStringLiteral("metrics")).toObject().contains(QStringLiteral("hbm_read_bytes")));
+        QVERIFY(o.value(QStringLiteral("l2_rel_err")).toDouble() < 2e-5);
+    }
+
+    void benchOfABrokenKernelExitsNonZeroWithTheLine()
+    {
+        QTemporaryDir dir;
+        const QString kernel = dir.filePath(QStringLiteral("broken.py"));
+        QFile f(kernel);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("import neuronxcc.nki.language as nl\n\ndef kernel(x):\n    return nl.load(x[\n");
+        f.close();
+        Run r = run({QStringLiteral("bench"), kernel, QStringLiteral("--task"), QStringLiteral("silu"), QStringLiteral("--size"),
+                     QStringLiteral("small")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.contains(QStringLiteral("compile_error")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("line")), qPrintable(r.out));
+
+        r = run({QStringLiteral("bench"), dir.filePath(QStringLiteral("missing.py")), QStringLiteral("--task"), QStringLiteral("silu")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("does not exist")));
+        r = run({QStringLiteral("bench"), kernel});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("--task is required")));
+        r = run({QStringLiteral("bench"), kernel, QStringLiteral("--task"), QStringLiteral("silu"), QStringLiteral("--target"),
+                 QStringLiteral("trn9")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("trn1 or trn2")));
+        r = run({QStringLiteral("bench"), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"),
+                 QStringLiteral("--task"), QStringLiteral("no_such_task"), QStringLiteral("--size"), QStringLiteral("small")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.contains(QStringLiteral("no_such_task")), qPrintable(r.out));
+    }
+
+    void suiteRunsChosenTasks()
+    {
+        const Run r = run({QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral("silu,adamw"), QStringLiteral("--size"),
+                           QStringLiteral("small"), QStringLiteral("--timing-only"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = r.out.split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(QJsonDocument::fromJson(lines.at(0).toUtf8()).object().value(QStringLiteral("task")).toString(),
+                 QStringLiteral("silu"));
+        QVERIFY(QJsonDocument::fromJson(lines.at(1).toUtf8()).object().value(QStringLiteral("correct")).isNull());
+        const Run bad = run({QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral("silu,nope")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains(QStringLiteral("no task 'nope'")));
+    }
+
+    void hostsAddListRemoveAndACorruptFile()
+    {
+        QTemporaryDir dir;
+        const QMap<QString, QString> env{{QStringLiteral("ACCELOPT_HOSTS_FILE"), dir.filePath(QStringLiteral("hosts.json"))}};
+        Run r = run({QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("trn"), QStringLiteral("--ssh"),
+                     QStringLiteral("trn-box"), QStringLiteral("--user"), QStringLiteral("ubuntu"), QStringLiteral("--slots"),
+                     QStringLiteral("2"), QStringLiteral("--backend"), QStringLiteral("neuron"), QStringLiteral("--venv"),
+                     QStringLiteral("/opt/aws_neuronx_venv_pytorch")},
+                    env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = run({QStringLiteral("hosts"), QStringLiteral("list")}, env);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.startsWith(QStringLiteral("local")));
+        QVERIFY(r.out.contains(QStringLiteral("ubuntu@trn-box")));
+        QVERIFY(r.out.contains(QStringLiteral("neuron/trn1 slots=2")));
+
+        r = run({QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("bad name!"), QStringLiteral("--ssh"), QStringLiteral("x")}, env);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("host name")));
+        r = run({QStringLiteral("hosts"), QStringLiteral("remove"), QStringLiteral("local")}, env);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains(QStringLiteral("built-in")));
+        r = run({QStringLiteral("hosts"), QStringLiteral("remove"), QStringLiteral("trn")}, env);
+        QCOMPARE(r.exitCode, 0);
+
+        QFile corrupt(dir.filePath(QStringLiteral("hosts.json")));
+        QVERIFY(corrupt.open(QIODevice::WriteOnly));
+        corrupt.write("{\"version\": 1, \"hosts\": [");
+        corrupt.close();
+        r = run({QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("other"), QStringLiteral("--ssh"), QStringLiteral("y")}, env);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("not valid JSON")), qPrintable(r.err));
+        QVERIFY(corrupt.open(QIODevice::ReadOnly));
+        QCOMPARE(corrupt.readAll(), QByteArray("{\"version\": 1, \"hosts\": [")); // never overwritten
+    }
+
+    void checkOfTheLocalHostSaysHello()
+    {
+        QTemporaryDir dir;
+        const Run r = run({QStringLiteral("hosts"), QStringLiteral("check"), QStringLiteral("local")},
+                          {{QStringLiteral("ACCELOPT_HOSTS_FILE"), dir.filePath(QStringLiteral("hosts.json"))}});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains(QStringLiteral("protocol 1")));
+        QVERIFY(r.out.contains(QStringLiteral("sim")));
     }
 };
 

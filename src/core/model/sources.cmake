@@ -1,3 +1,6 @@
 target_sources(accelopt_core PRIVATE
   model/kernelfile.cpp model/kernelfile.h
   model/taskcatalog.cpp model/taskcatalog.h)
+target_sources(accelopt_core PRIVATE
+  model/evalrequest.cpp model/evalrequest.h
+  model/evaluation.cpp model/evaluation.h)

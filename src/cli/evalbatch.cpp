@@ -1,0 +1,181 @@
+#include "evalbatch.h"
+
+#include "clilogging.h"
+#include "clisshprompter.h"
+#include "common/datapaths.h"
+#include "hosts/host.h"
+#include "hosts/hostfactory.h"
+#include "hosts/hostpool.h"
+#include "hosts/hostregistry.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QTextStream>
+
+void EvalBatch::addCommonOptions(QCommandLineParser &parser)
+{
+    parser.addOptions({
+        {QStringLiteral("host"), QStringLiteral("Host to run on (see 'accelopt hosts list'; default: local)."),
+         QStringLiteral("NAME"), QStringLiteral("local")},
+        {QStringLiteral("backend"), QStringLiteral("sim (nkisim) or neuron (real Trainium). Default: the host's."),
+         QStringLiteral("BACKEND")},
+        {QStringLiteral("target"), QStringLiteral("trn1 or trn2. Default: the host's."), QStringLiteral("TARGET")},
+        {QStringLiteral("timing-only"), QStringLiteral("Skip the numerics: latency and profile only.")},
+        {QStringLiteral("size"), QStringLiteral("Parameter set: full (NKIBench) or small (quick)."),
+         QStringLiteral("SIZE"), QStringLiteral("full")},
+        {QStringLiteral("timeout"), QStringLiteral("Seconds one evaluation may take (default 600)."),
+         QStringLiteral("SECONDS"), QStringLiteral("600")},
+        {QStringLiteral("jobs"), QStringLiteral("Parallel slots on a local host (default: 2)."), QStringLiteral("N")},
+        {QStringLiteral("json"), QStringLiteral("Print one JSON object per task instead of a table.")},
+    });
+}
+
+bool EvalBatch::applyOptions(const QCommandLineParser &parser, EvalRequest &request, QString &error)
+{
+    if (parser.isSet(QStringLiteral("backend")))
+        request.backend = parser.value(QStringLiteral("backend"));
+    if (parser.isSet(QStringLiteral("target")))
+        request.target = parser.value(QStringLiteral("target"));
+    if (request.backend != QStringLiteral("sim") && request.backend != QStringLiteral("neuron")) {
+        error = QStringLiteral("--backend must be sim or neuron, not '%1'").arg(request.backend);
+        return false;
+    }
+    if (request.target != QStringLiteral("trn1") && request.target != QStringLiteral("trn2")) {
+        error = QStringLiteral("--target must be trn1 or trn2, not '%1'").arg(request.target);
+        return false;
+    }
+    request.size = parser.value(QStringLiteral("size"));
+    if (request.size != QStringLiteral("full") && request.size != QStringLiteral("small")) {
+        error = QStringLiteral("--size must be full or small, not '%1'").arg(request.size);
+        return false;
+    }
+    bool ok = false;
+    request.timeoutSeconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
+    if (!ok || request.timeoutSeconds <= 0) {
+        error = QStringLiteral("--timeout must be a positive number of seconds");
+        return false;
+    }
+    request.timingOnly = parser.isSet(QStringLiteral("timing-only"));
+    return true;
+}
+
+bool EvalBatch::taskReference(const QString &task, const QString &dataset, QJsonObject &out, QString &error)
+{
+    if (task.isEmpty()) {
+        error = QStringLiteral("--task is required (a task name such as silu, or a task folder)");
+        return false;
+    }
+    if (!dataset.isEmpty()) {
+        if (!QFileInfo(dataset).isDir()) {
+            error = QStringLiteral("--dataset %1 is not a folder").arg(dataset);
+            return false;
+        }
+        out = {{QStringLiteral("dataset"), QFileInfo(dataset).absoluteFilePath()}, {QStringLiteral("name"), task}};
+        return true;
+    }
+    if (QFileInfo(task).isDir()) {
+        out = {{QStringLiteral("dir"), QFileInfo(task).absoluteFilePath()}};
+        return true;
+    }
+    out = {{QStringLiteral("name"), task}};
+    return true;
+}
+
+QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<Item> &items, QString &error)
+{
+    HostRegistry registry;
+    if (!registry.load(error))
+        return {};
+    const QString hostName = parser.value(QStringLiteral("host"));
+    HostConfig config;
+    if (!registry.find(hostName, config)) {
+        error = QStringLiteral("no host named '%1'; see 'accelopt hosts list'").arg(hostName);
+        return {};
+    }
+    if (config.kind == HostConfig::Kind::Local) {
+        const int jobs = parser.isSet(QStringLiteral("jobs")) ? parser.value(QStringLiteral("jobs")).toInt() : 2;
+        if (jobs < 1 || jobs > 64) {
+            error = QStringLiteral("--jobs must be between 1 and 64");
+            return {};
+        }
+        config.slotCount = int(qMin<qsizetype>(jobs, qMax<qsizetype>(1, items.size())));
+    }
+    HostPool pool;
+    Host *host = HostFactory::create(config, std::make_shared<CliSshPrompter>());
+    if (!host) {
+        error = QStringLiteral("host '%1' has a kind this build cannot reach").arg(hostName);
+        return {};
+    }
+    pool.addHost(host);
+    QObject::connect(&pool, &HostPool::hostStateChanged, [](Host *h, Host::State state, const QString &detail) {
+        if (state == Host::State::Lost || state == Host::State::Failed || state == Host::State::VersionMismatch)
+            QTextStream(stderr) << "accelopt: host " << h->name() << " " << Host::stateName(state) << ": " << detail
+                                << "\n";
+    });
+
+    QList<Evaluation> results(items.size());
+    QMap<quint64, int> order;
+    int remaining = int(items.size());
+    QEventLoop loop;
+    QObject::connect(&pool, &HostPool::evaluationFinished, [&](quint64 job, const Evaluation &evaluation) {
+        const int index = order.value(job, -1);
+        if (index < 0)
+            return;
+        results[index] = evaluation;
+        QTextStream(stderr) << "accelopt: " << items.at(index).label << ": " << evaluation.status << "\n";
+        if (--remaining == 0)
+            loop.quit();
+    });
+    pool.start();
+    for (int i = 0; i < items.size(); ++i) {
+        EvalRequest request = items.at(i).request;
+        if (!parser.isSet(QStringLiteral("backend")))
+            request.backend = config.backend;
+        if (!parser.isSet(QStringLiteral("target")))
+            request.target = config.target;
+        order.insert(pool.submit(request), i);
+    }
+    if (remaining > 0)
+        loop.exec();
+    pool.stop();
+    return results;
+}
+
+void EvalBatch::print(const QList<Item> &items, const QList<Evaluation> &results, bool json)
+{
+    QTextStream out(stdout);
+    if (json) {
+        for (int i = 0; i < results.size(); ++i)
+            out << QJsonDocument(results.at(i).summaryJson(items.at(i).label)).toJson(QJsonDocument::Compact) << "\n";
+        return;
+    }
+    auto cell = [](double value, int precision) {
+        return value < 0 ? QStringLiteral("-") : QString::number(value, 'f', precision);
+    };
+    out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7  %8\n")
+               .arg(QStringLiteral("task"), -24)
+               .arg(QStringLiteral("status"), -14)
+               .arg(QStringLiteral("correct"), -8)
+               .arg(QStringLiteral("l2_rel_err"), 11)
+               .arg(QStringLiteral("latency_ms"), 12)
+               .arg(QStringLiteral("%peak"), 7)
+               .arg(QStringLiteral("bound"), -7)
+               .arg(QStringLiteral("error"));
+    for (int i = 0; i < results.size(); ++i) {
+        const Evaluation &e = results.at(i);
+        const QString correct = e.correctKnown ? (e.correct ? QStringLiteral("yes") : QStringLiteral("no")) : QStringLiteral("-");
+        const QString l2 = e.l2RelErr < 0 ? QStringLiteral("-") : QString::number(e.l2RelErr, 'e', 2);
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7  %8\n")
+                   .arg(items.at(i).label, -24)
+                   .arg(e.status, -14)
+                   .arg(correct, -8)
+                   .arg(l2, 11)
+                   .arg(cell(e.latencyMeanMs, 3), 12)
+                   .arg(cell(e.percentOfPeak, 1), 7)
+                   .arg(e.bound.isEmpty() ? QStringLiteral("-") : e.bound, -7)
+                   .arg(e.error.section(u'\n', 0, 0).left(100));
+    }
+}

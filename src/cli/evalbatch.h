@@ -1,0 +1,33 @@
+#pragma once
+
+#include "model/evalrequest.h"
+#include "model/evaluation.h"
+
+#include <QList>
+#include <QString>
+
+class QCommandLineParser;
+
+// What bench and suite share: choosing the host from --host and friends, running a batch of evaluations on a
+// HostPool with a local event loop, and printing the results as JSON lines or a table.
+class EvalBatch
+{
+public:
+    struct Item
+    {
+        QString label; // the task name shown in output
+        EvalRequest request;
+    };
+
+    // Adds --host, --backend, --target, --timing-only, --size, --timeout, --json, --jobs.
+    static void addCommonOptions(QCommandLineParser &parser);
+    // Applies the common options to a request; false with `error` on a bad value.
+    static bool applyOptions(const QCommandLineParser &parser, EvalRequest &request, QString &error);
+    // Resolves a --task value: an existing folder becomes {"dir": ...}; otherwise a task name, checked against
+    // the local task folder when the host is local. --dataset DIR makes it {"dataset": DIR, "name": NAME}.
+    static bool taskReference(const QString &task, const QString &dataset, QJsonObject &out, QString &error);
+
+    // Runs every item; returns the evaluations in item order. Exit status is the caller's business.
+    static QList<Evaluation> run(const QCommandLineParser &parser, const QList<Item> &items, QString &error);
+    static void print(const QList<Item> &items, const QList<Evaluation> &results, bool json);
+};

@@ -1,0 +1,293 @@
+#include "hostscommand.h"
+
+#include "clisshprompter.h"
+#include "hosts/host.h"
+#include "hosts/hostfactory.h"
+#include "hosts/hostregistry.h"
+#include "hosts/runnerclient.h"
+#include "hosts/sshhost.h"
+
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QIODevice>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTextStream>
+#include <QTimer>
+
+namespace {
+QTextStream &err()
+{
+    static QTextStream stream(stderr);
+    return stream;
+}
+
+bool parseOrFail(QCommandLineParser &parser, const QString &command, const QStringList &arguments, int &status)
+{
+    parser.addHelpOption();
+    if (!parser.parse(QStringList{QStringLiteral("accelopt hosts ") + command} + arguments)) {
+        err() << "accelopt hosts " << command << ": " << parser.errorText() << "\n";
+        status = 2;
+        return false;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        status = 0;
+        return false;
+    }
+    return true;
+}
+
+QString address(const HostConfig &c)
+{
+    if (c.kind == HostConfig::Kind::Local)
+        return QStringLiteral("this machine");
+    return (c.user.isEmpty() ? QString() : c.user + u'@') + c.sshHost + (c.port > 0 ? QStringLiteral(":%1").arg(c.port) : QString());
+}
+} // namespace
+
+int HostsCommand::run(const QStringList &arguments)
+{
+    const QString sub = arguments.value(0);
+    const QStringList rest = arguments.mid(1);
+    if (sub == QStringLiteral("list"))
+        return list(rest);
+    if (sub == QStringLiteral("add"))
+        return add(rest);
+    if (sub == QStringLiteral("remove"))
+        return remove(rest);
+    if (sub == QStringLiteral("check"))
+        return check(rest);
+    if (sub.isEmpty() || sub == QStringLiteral("--help") || sub == QStringLiteral("-h")) {
+        QTextStream(stdout) << "Usage: accelopt hosts list|add|check|remove ...\n"
+                               "  list [--json]                 the hosts, the built-in 'local' first\n"
+                               "  add NAME --ssh HOST [options] add or replace an SSH host (see add --help)\n"
+                               "  check NAME [--accept-fingerprint SHA256:...]\n"
+                               "                                connect, verify the host key, deploy, start a runner\n"
+                               "  remove NAME                   forget a host\n"
+                               "Hosts are kept in "
+                            << HostRegistry::defaultPath() << "\n";
+        return sub.isEmpty() ? 2 : 0;
+    }
+    err() << "accelopt hosts: unknown subcommand '" << sub << "' (list, add, check, remove)\n";
+    return 2;
+}
+
+int HostsCommand::list(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.addOption({QStringLiteral("json"), QStringLiteral("One JSON object per host.")});
+    int status = 0;
+    if (!parseOrFail(parser, QStringLiteral("list"), arguments, status))
+        return status;
+    HostRegistry registry;
+    QString error;
+    if (!registry.load(error)) {
+        err() << "accelopt hosts list: " << error << "\n";
+        return 1;
+    }
+    QTextStream out(stdout);
+    for (const HostConfig &c : registry.hosts()) {
+        if (parser.isSet(QStringLiteral("json")))
+            out << QJsonDocument(c.toJson()).toJson(QJsonDocument::Compact) << "\n";
+        else
+            out << QStringLiteral("%1 %2 %3 %4/%5 slots=%6\n")
+                       .arg(c.name, -16)
+                       .arg(HostConfig::kindName(c.kind), -6)
+                       .arg(address(c), -28)
+                       .arg(c.backend, c.target)
+                       .arg(c.slotCount);
+    }
+    return 0;
+}
+
+int HostsCommand::add(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("A short name for the host."));
+    parser.addOptions({
+        {QStringLiteral("ssh"), QStringLiteral("SSH host: an alias from ~/.ssh/config or a host name."), QStringLiteral("HOST")},
+        {QStringLiteral("local"), QStringLiteral("Another configuration of this machine (other python, slots).")},
+        {QStringLiteral("user"), QStringLiteral("SSH user (default: from ssh config, else yours)."), QStringLiteral("USER")},
+        {QStringLiteral("port"), QStringLiteral("SSH port (default: from ssh config, else 22)."), QStringLiteral("PORT")},
+        {QStringLiteral("identity"), QStringLiteral("Private key file (default: agent and ssh config)."), QStringLiteral("FILE")},
+        {QStringLiteral("python"), QStringLiteral("Interpreter on the host with numpy (default python3)."), QStringLiteral("PATH")},
+        {QStringLiteral("venv"), QStringLiteral("A venv on the host to activate (Neuron hosts: under /opt)."), QStringLiteral("DIR")},
+        {QStringLiteral("env"), QStringLiteral("Environment for the runner, repeatable."), QStringLiteral("KEY=VALUE")},
+        {QStringLiteral("backend"), QStringLiteral("sim or neuron (default sim)."), QStringLiteral("BACKEND"), QStringLiteral("sim")},
+        {QStringLiteral("target"), QStringLiteral("trn1 or trn2 (default trn1)."), QStringLiteral("TARGET"), QStringLiteral("trn1")},
+        {QStringLiteral("slots"), QStringLiteral("Parallel evaluations: NeuronCores or simulator workers."), QStringLiteral("N"), QStringLiteral("1")},
+        {QStringLiteral("deploy-root"), QStringLiteral("Remote folder for deployed runners."), QStringLiteral("DIR")},
+        {QStringLiteral("known-hosts"), QStringLiteral("known_hosts file to use (default ~/.ssh/known_hosts)."), QStringLiteral("FILE")},
+        {QStringLiteral("ssh-config"), QStringLiteral("ssh config file to use (default ~/.ssh/config)."), QStringLiteral("FILE")},
+    });
+    int status = 0;
+    if (!parseOrFail(parser, QStringLiteral("add"), arguments, status))
+        return status;
+    if (parser.positionalArguments().size() != 1) {
+        err() << "accelopt hosts add: give one host name, e.g. accelopt hosts add trn1-dev --ssh trn1-dev\n";
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("ssh")) == parser.isSet(QStringLiteral("local"))) {
+        err() << "accelopt hosts add: give exactly one of --ssh HOST or --local\n";
+        return 2;
+    }
+    QJsonObject o{{QStringLiteral("name"), parser.positionalArguments().first()},
+                  {QStringLiteral("kind"), parser.isSet(QStringLiteral("ssh")) ? QStringLiteral("ssh") : QStringLiteral("local")},
+                  {QStringLiteral("ssh_host"), parser.value(QStringLiteral("ssh"))},
+                  {QStringLiteral("user"), parser.value(QStringLiteral("user"))},
+                  {QStringLiteral("identity_file"), parser.value(QStringLiteral("identity"))},
+                  {QStringLiteral("python"), parser.value(QStringLiteral("python"))},
+                  {QStringLiteral("venv"), parser.value(QStringLiteral("venv"))},
+                  {QStringLiteral("backend"), parser.value(QStringLiteral("backend"))},
+                  {QStringLiteral("target"), parser.value(QStringLiteral("target"))},
+                  {QStringLiteral("deploy_root"), parser.value(QStringLiteral("deploy-root"))},
+                  {QStringLiteral("known_hosts"), parser.value(QStringLiteral("known-hosts"))},
+                  {QStringLiteral("ssh_config"), parser.value(QStringLiteral("ssh-config"))}};
+    bool ok = true;
+    const int slots = parser.value(QStringLiteral("slots")).toInt(&ok);
+    o.insert(QStringLiteral("slots"), ok ? slots : -1);
+    if (parser.isSet(QStringLiteral("port"))) {
+        const int port = parser.value(QStringLiteral("port")).toInt(&ok);
+        o.insert(QStringLiteral("port"), ok ? port : -1);
+    }
+    QJsonObject env;
+    for (const QString &pair : parser.values(QStringLiteral("env"))) {
+        const qsizetype eq = pair.indexOf(u'=');
+        if (eq <= 0) {
+            err() << "accelopt hosts add: --env takes KEY=VALUE, not '" << pair << "'\n";
+            return 2;
+        }
+        env.insert(pair.left(eq), pair.mid(eq + 1));
+    }
+    o.insert(QStringLiteral("env"), env);
+    HostConfig config;
+    QString error;
+    HostRegistry registry;
+    if (!HostConfig::fromJson(o, config, error)) {
+        err() << "accelopt hosts add: " << error << "\n";
+        return 2;
+    }
+    if (!registry.load(error) || !registry.add(config, error) || !registry.save(error)) {
+        err() << "accelopt hosts add: " << error << "\n";
+        return 1;
+    }
+    QTextStream(stdout) << "added " << config.name << " (" << address(config) << ") to " << registry.path()
+                        << "\nCheck it with: accelopt hosts check " << config.name << "\n";
+    return 0;
+}
+
+int HostsCommand::remove(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("The host to forget."));
+    int status = 0;
+    if (!parseOrFail(parser, QStringLiteral("remove"), arguments, status))
+        return status;
+    if (parser.positionalArguments().size() != 1) {
+        err() << "accelopt hosts remove: give one host name\n";
+        return 2;
+    }
+    HostRegistry registry;
+    QString error;
+    if (!registry.load(error) || !registry.remove(parser.positionalArguments().first(), error) || !registry.save(error)) {
+        err() << "accelopt hosts remove: " << error << "\n";
+        return 1;
+    }
+    QTextStream(stdout) << "removed " << parser.positionalArguments().first() << "\n";
+    return 0;
+}
+
+int HostsCommand::check(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("The host to check."));
+    parser.addOptions({{QStringLiteral("accept-fingerprint"),
+                        QStringLiteral("Accept this SHA256 host key fingerprint if the host is not yet known."),
+                        QStringLiteral("SHA256:...")},
+                       {QStringLiteral("json"), QStringLiteral("Print the result as JSON.")}});
+    int status = 0;
+    if (!parseOrFail(parser, QStringLiteral("check"), arguments, status))
+        return status;
+    if (parser.positionalArguments().size() != 1) {
+        err() << "accelopt hosts check: give one host name\n";
+        return 2;
+    }
+    HostRegistry registry;
+    QString error;
+    HostConfig config;
+    if (!registry.load(error)) {
+        err() << "accelopt hosts check: " << error << "\n";
+        return 1;
+    }
+    if (!registry.find(parser.positionalArguments().first(), config)) {
+        err() << "accelopt hosts check: no host named '" << parser.positionalArguments().first() << "'\n";
+        return 2;
+    }
+    auto prompter = std::make_shared<CliSshPrompter>();
+    prompter->setAcceptedFingerprints(parser.values(QStringLiteral("accept-fingerprint")));
+    config.slotCount = 1;
+    std::unique_ptr<Host> host(HostFactory::create(config, prompter));
+
+    QElapsedTimer clock;
+    clock.start();
+    QEventLoop loop;
+    QJsonObject report{{QStringLiteral("host"), config.name}};
+    std::unique_ptr<RunnerClient> client;
+    int exitCode = 1;
+    QObject::connect(host.get(), &Host::slotFailed, &loop, [&](int, const QString &why) {
+        error = why;
+        loop.quit();
+    });
+    QObject::connect(host.get(), &Host::slotClosed, &loop, [&](int, const QString &why) {
+        error = QStringLiteral("the runner stopped before it answered: %1").arg(why);
+        loop.quit();
+    });
+    QObject::connect(host.get(), &Host::slotOpened, &loop, [&](int, QIODevice *stream) {
+        report.insert(QStringLiteral("connect_s"), clock.elapsed() / 1000.0);
+        client = std::make_unique<RunnerClient>(stream);
+        QObject::connect(client.get(), &RunnerClient::helloReceived, &loop, [&](const QJsonObject &hello) {
+            report.insert(QStringLiteral("hello"), hello);
+            report.insert(QStringLiteral("ready_s"), clock.elapsed() / 1000.0);
+            exitCode = hello.value(QStringLiteral("protocol_version")).toInt() == RunnerClient::protocolVersion ? 0 : 1;
+            if (exitCode != 0)
+                error = QStringLiteral("the runner speaks another protocol version");
+            client->sendShutdown();
+            loop.quit();
+        });
+        client->sendHello();
+    });
+    QTimer::singleShot(120000, &loop, [&] {
+        error = QStringLiteral("no answer within 120 s");
+        loop.quit();
+    });
+    host->openSlot(0);
+    loop.exec();
+    if (auto *ssh = qobject_cast<SshHost *>(host.get())) {
+        report.insert(QStringLiteral("fingerprint"), ssh->fingerprint());
+        report.insert(QStringLiteral("remote_dir"), ssh->remoteDir());
+        report.insert(QStringLiteral("uploaded_files"), ssh->lastUploadedFiles());
+    }
+    if (!error.isEmpty())
+        report.insert(QStringLiteral("error"), error);
+    QTextStream out(stdout);
+    if (parser.isSet(QStringLiteral("json"))) {
+        out << QJsonDocument(report).toJson(QJsonDocument::Compact) << "\n";
+    } else if (exitCode == 0) {
+        const QJsonObject hello = report.value(QStringLiteral("hello")).toObject();
+        out << config.name << ": ok in " << report.value(QStringLiteral("ready_s")).toDouble() << " s\n";
+        if (report.contains(QStringLiteral("fingerprint")))
+            out << "  host key     " << report.value(QStringLiteral("fingerprint")).toString() << "\n"
+                << "  runner in    " << report.value(QStringLiteral("remote_dir")).toString() << " ("
+                << report.value(QStringLiteral("uploaded_files")).toInt() << " files uploaded)\n";
+        out << "  runner       " << hello.value(QStringLiteral("runner_version")).toString() << ", protocol "
+            << hello.value(QStringLiteral("protocol_version")).toInt() << "\n"
+            << "  python       " << hello.value(QStringLiteral("python")).toString() << ", numpy "
+            << hello.value(QStringLiteral("numpy")).toString() << "\n"
+            << "  backends     " << hello.value(QStringLiteral("backends")).toObject().keys().join(QStringLiteral(", ")) << "\n";
+    }
+    if (exitCode != 0)
+        err() << "accelopt hosts check: " << config.name << ": " << error << "\n";
+    return exitCode;
+}

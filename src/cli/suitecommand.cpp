@@ -1,0 +1,115 @@
+#include "suitecommand.h"
+
+#include "common/datapaths.h"
+#include "evalbatch.h"
+#include "model/kernelfile.h"
+#include "model/taskcatalog.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QTextStream>
+
+namespace {
+// The kernels of a dataset in the original NKIBench layout: kernels/<problem>_<n>.py, the lowest n first.
+QMap<QString, QString> datasetKernels(const QString &dataset)
+{
+    QMap<QString, QString> byTask;
+    const QFileInfoList files =
+        QDir(QDir(dataset).filePath(QStringLiteral("kernels"))).entryInfoList({QStringLiteral("*.py")}, QDir::Files, QDir::Name);
+    for (const QFileInfo &file : files) {
+        const QString base = file.completeBaseName();
+        const qsizetype underscore = base.lastIndexOf(u'_');
+        const QString task = underscore > 0 ? base.left(underscore) : base;
+        if (!byTask.contains(task))
+            byTask.insert(task, file.absoluteFilePath());
+    }
+    return byTask;
+}
+} // namespace
+
+int SuiteCommand::run(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(summary());
+    parser.addHelpOption();
+    parser.addOptions({{QStringLiteral("dataset"), QStringLiteral("A dataset in the original NKIBench layout."), QStringLiteral("DIR")},
+                       {QStringLiteral("tasks"), QStringLiteral("Comma-separated task names (default: all)."), QStringLiteral("LIST")}});
+    EvalBatch::addCommonOptions(parser);
+    QTextStream err(stderr);
+    if (!parser.parse(QStringList{QStringLiteral("accelopt suite")} + arguments)) {
+        err << "accelopt suite: " << parser.errorText() << "\n";
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        return 0;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        err << "accelopt suite: unexpected argument '" << parser.positionalArguments().first() << "'\n";
+        return 2;
+    }
+
+    // task name -> kernel file
+    QMap<QString, QString> available;
+    const QString dataset = parser.value(QStringLiteral("dataset"));
+    if (!dataset.isEmpty()) {
+        if (!QFileInfo(dataset).isDir()) {
+            err << "accelopt suite: --dataset " << dataset << " is not a folder\n";
+            return 2;
+        }
+        available = datasetKernels(dataset);
+    } else {
+        for (const TaskCatalog::Entry &entry : TaskCatalog::scan(DataPaths::tasksDir()))
+            if (!entry.kernelPath.isEmpty())
+                available.insert(entry.name, entry.kernelPath);
+    }
+    QStringList wanted = available.keys();
+    if (parser.isSet(QStringLiteral("tasks"))) {
+        wanted = parser.value(QStringLiteral("tasks")).split(u',', Qt::SkipEmptyParts);
+        for (QString &name : wanted)
+            name = name.trimmed();
+        for (const QString &name : std::as_const(wanted))
+            if (!available.contains(name)) {
+                err << "accelopt suite: no task '" << name << "'; available: " << available.keys().join(QStringLiteral(", "))
+                    << "\n";
+                return 2;
+            }
+    }
+    if (wanted.isEmpty()) {
+        err << "accelopt suite: no tasks found" << (dataset.isEmpty() ? " under " + DataPaths::tasksDir() : " in " + dataset)
+            << "\n";
+        return 2;
+    }
+
+    QList<EvalBatch::Item> items;
+    for (const QString &name : std::as_const(wanted)) {
+        EvalBatch::Item item;
+        item.label = name;
+        QString error;
+        const KernelFile::ReadResult kernel = KernelFile::read(available.value(name));
+        if (!kernel.ok) {
+            err << "accelopt suite: " << kernel.error << "\n";
+            return 1;
+        }
+        item.request.kernelSource = kernel.text;
+        item.request.kernelName = QFileInfo(available.value(name)).fileName();
+        if (!EvalBatch::taskReference(name, dataset, item.request.task, error) ||
+            !EvalBatch::applyOptions(parser, item.request, error)) {
+            err << "accelopt suite: " << error << "\n";
+            return 2;
+        }
+        items.append(item);
+    }
+    QString error;
+    const QList<Evaluation> results = EvalBatch::run(parser, items, error);
+    if (results.isEmpty()) {
+        err << "accelopt suite: " << error << "\n";
+        return 1;
+    }
+    EvalBatch::print(items, results, parser.isSet(QStringLiteral("json")));
+    for (const Evaluation &e : results)
+        if (!e.ok())
+            return 1;
+    return 0;
+}

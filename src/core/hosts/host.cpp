@@ -1,0 +1,36 @@
+#include "hosts/host.h"
+
+#include "common/logcategories.h"
+
+Host::Host(const HostConfig &config, QObject *parent) : QObject(parent), m_config(config) {}
+
+QString Host::stateName(State state)
+{
+    switch (state) {
+    case State::Offline:
+        return QStringLiteral("offline");
+    case State::Connecting:
+        return QStringLiteral("connecting");
+    case State::Ready:
+        return QStringLiteral("ready");
+    case State::Busy:
+        return QStringLiteral("busy");
+    case State::Lost:
+        return QStringLiteral("lost");
+    case State::VersionMismatch:
+        return QStringLiteral("version mismatch");
+    case State::Failed:
+        return QStringLiteral("failed");
+    }
+    return QStringLiteral("unknown");
+}
+
+void Host::setState(State state, const QString &detail)
+{
+    if (state == m_state && detail == m_detail)
+        return;
+    m_state = state;
+    m_detail = detail;
+    qCInfo(lcHosts).noquote() << "host" << name() << "is" << stateName(state) << (detail.isEmpty() ? QString() : detail);
+    Q_EMIT stateChanged(state, detail);
+}

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "hosts/hostconfig.h"
+
+#include <QObject>
+
+class QIODevice;
+
+// A machine we can run the runner on. A host opens one runner stream per slot; HostPool drives the protocol
+// over those streams and never cares whether they are a child process or an SSH channel.
+class Host : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State { Offline, Connecting, Ready, Busy, Lost, VersionMismatch, Failed };
+    Q_ENUM(State)
+
+    explicit Host(const HostConfig &config, QObject *parent = nullptr);
+
+    const HostConfig &config() const { return m_config; }
+    QString name() const { return m_config.name; }
+    int slotCount() const { return m_config.slotCount; }
+    State state() const { return m_state; }
+    QString stateDetail() const { return m_detail; }
+    static QString stateName(State state);
+    void setState(State state, const QString &detail = {});
+
+    // Starts the runner for a slot; answers with slotOpened or slotFailed, later slotClosed when the stream ends.
+    virtual void openSlot(int slot) = 0;
+    virtual void closeSlot(int slot) = 0;
+
+Q_SIGNALS:
+    void slotOpened(int slot, QIODevice *stream);
+    void slotFailed(int slot, const QString &error);
+    void slotClosed(int slot, const QString &reason);
+    void stateChanged(Host::State state, const QString &detail);
+
+private:
+    HostConfig m_config;
+    State m_state = State::Offline;
+    QString m_detail;
+};

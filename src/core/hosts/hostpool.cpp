@@ -1,0 +1,299 @@
+#include "hosts/hostpool.h"
+
+#include "common/logcategories.h"
+#include "hosts/runnerclient.h"
+
+#include <QIODevice>
+#include <QTimer>
+
+HostPool::HostPool(QObject *parent) : QObject(parent) {}
+
+HostPool::~HostPool()
+{
+    stop();
+    qDeleteAll(m_slots);
+}
+
+void HostPool::addHost(Host *host)
+{
+    host->setParent(this);
+    m_hosts.append(host);
+    for (int i = 0; i < host->slotCount(); ++i) {
+        auto *slot = new Slot;
+        slot->host = host;
+        slot->index = i;
+        slot->watchdog = new QTimer(this);
+        slot->watchdog->setSingleShot(true);
+        // A runner enforces each eval's own timeout; the watchdog only catches a runner that stopped answering.
+        connect(slot->watchdog, &QTimer::timeout, this, [this, slot] {
+            qCWarning(lcHosts) << slot->host->name() << "slot" << slot->index << "stopped answering; restarting it";
+            slot->host->closeSlot(slot->index);
+            onSlotGone(slot->host, slot->index, QStringLiteral("the runner stopped answering"), false);
+        });
+        m_slots.append(slot);
+    }
+    connect(host, &Host::slotOpened, this,
+            [this, host](int index, QIODevice *stream) { onSlotOpened(host, index, stream); });
+    connect(host, &Host::slotFailed, this,
+            [this, host](int index, const QString &error) { onSlotGone(host, index, error, true); });
+    connect(host, &Host::slotClosed, this,
+            [this, host](int index, const QString &reason) { onSlotGone(host, index, reason, false); });
+    connect(host, &Host::stateChanged, this,
+            [this, host](Host::State state, const QString &detail) { Q_EMIT hostStateChanged(host, state, detail); });
+}
+
+void HostPool::start()
+{
+    m_stopping = false;
+    for (Slot *slot : std::as_const(m_slots)) {
+        if (slot->state != SlotState::Closed)
+            continue;
+        slot->state = SlotState::Opening;
+        slot->host->setState(Host::State::Connecting);
+        slot->host->openSlot(slot->index);
+    }
+}
+
+void HostPool::stop()
+{
+    m_stopping = true;
+    for (Slot *slot : std::as_const(m_slots)) {
+        if (slot->client)
+            slot->client->sendShutdown();
+        releaseClient(slot);
+        slot->watchdog->stop();
+        slot->host->closeSlot(slot->index);
+        slot->state = SlotState::Closed;
+    }
+    for (Host *host : std::as_const(m_hosts))
+        host->setState(Host::State::Offline);
+}
+
+quint64 HostPool::submit(const EvalRequest &request)
+{
+    const quint64 id = m_nextJob++;
+    m_jobs.insert(id, Job{request, 0});
+    m_queue.append(id);
+    // Deferred so a caller can connect to evaluationFinished after submit() even when the answer is immediate.
+    QMetaObject::invokeMethod(this, [this] {
+        dispatch();
+        failQueueIfNoSlotCanServe();
+    }, Qt::QueuedConnection);
+    return id;
+}
+
+void HostPool::cancel(quint64 job)
+{
+    if (m_queue.removeAll(job) > 0) {
+        m_jobs.remove(job);
+        return;
+    }
+    for (Slot *slot : std::as_const(m_slots))
+        if (slot->state == SlotState::Busy && slot->job == job && slot->client) {
+            slot->client->sendCancel(slot->requestId);
+            m_jobs.remove(job); // its result, when it comes, is dropped
+        }
+}
+
+void HostPool::cancelAll()
+{
+    const QList<quint64> jobs = m_jobs.keys();
+    for (quint64 job : jobs)
+        cancel(job);
+}
+
+int HostPool::runningCount() const
+{
+    int n = 0;
+    for (const Slot *slot : m_slots)
+        n += slot->state == SlotState::Busy ? 1 : 0;
+    return n;
+}
+
+int HostPool::liveSlotCount() const
+{
+    int n = 0;
+    for (const Slot *slot : m_slots)
+        n += (slot->state == SlotState::Idle || slot->state == SlotState::Busy) ? 1 : 0;
+    return n;
+}
+
+HostPool::Slot *HostPool::slotFor(Host *host, int index)
+{
+    for (Slot *slot : std::as_const(m_slots))
+        if (slot->host == host && slot->index == index)
+            return slot;
+    return nullptr;
+}
+
+void HostPool::onSlotOpened(Host *host, int index, QIODevice *stream)
+{
+    Slot *slot = slotFor(host, index);
+    if (!slot || m_stopping)
+        return;
+    releaseClient(slot);
+    slot->client = new RunnerClient(stream, this);
+    slot->state = SlotState::Greeting;
+    connect(slot->client, &RunnerClient::helloReceived, this, [this, slot](const QJsonObject &hello) { onHello(slot, hello); });
+    connect(slot->client, &RunnerClient::resultReceived, this,
+            [this, slot](const Evaluation &evaluation) { onResult(slot, evaluation); });
+    connect(slot->client, &RunnerClient::protocolNoise, this, [slot](const QString &message) {
+        qCWarning(lcHosts).noquote() << slot->host->name() << "slot" << slot->index << message;
+    });
+    slot->watchdog->start(60000);
+    slot->client->sendHello();
+}
+
+void HostPool::onHello(Slot *slot, const QJsonObject &hello)
+{
+    slot->watchdog->stop();
+    const QJsonValue version = hello.contains(QStringLiteral("protocol_version")) ? hello.value(QStringLiteral("protocol_version"))
+                                                                                  : hello.value(QStringLiteral("protocol"));
+    if (version.toInt(-1) != RunnerClient::protocolVersion) {
+        const QString detail = QStringLiteral("the runner speaks protocol %1, this build speaks %2")
+                                   .arg(version.toVariant().toString())
+                                   .arg(RunnerClient::protocolVersion);
+        slot->state = SlotState::Dead;
+        slot->lastError = detail;
+        releaseClient(slot);
+        slot->host->closeSlot(slot->index);
+        slot->host->setState(Host::State::VersionMismatch, detail);
+        failQueueIfNoSlotCanServe();
+        return;
+    }
+    slot->state = SlotState::Idle;
+    slot->restarts = 0;
+    refreshHostState(slot->host);
+    dispatch();
+}
+
+void HostPool::dispatch()
+{
+    for (Slot *slot : std::as_const(m_slots)) {
+        if (m_queue.isEmpty())
+            break;
+        if (slot->state != SlotState::Idle || !slot->client)
+            continue;
+        const quint64 job = m_queue.takeFirst();
+        Job &entry = m_jobs[job];
+        ++entry.attempts;
+        slot->job = job;
+        slot->requestId = QStringLiteral("j%1.a%2").arg(job).arg(entry.attempts);
+        slot->state = SlotState::Busy;
+        slot->watchdog->start(int((entry.request.timeoutSeconds + 120.0) * 1000.0));
+        slot->client->sendEval(entry.request.toJson(slot->requestId));
+        refreshHostState(slot->host);
+    }
+    if (m_queue.isEmpty() && runningCount() == 0)
+        Q_EMIT idle();
+}
+
+void HostPool::onResult(Slot *slot, const Evaluation &evaluation)
+{
+    if (slot->state != SlotState::Busy || evaluation.id != slot->requestId) {
+        qCDebug(lcHosts) << "dropped a stale result" << evaluation.id;
+        return;
+    }
+    slot->watchdog->stop();
+    const quint64 job = slot->job;
+    slot->state = SlotState::Idle;
+    slot->job = 0;
+    slot->requestId.clear();
+    Evaluation e = evaluation;
+    e.host = QStringLiteral("%1#%2").arg(slot->host->name()).arg(slot->index);
+    e.attempts = m_jobs.value(job).attempts;
+    finish(job, e);
+    refreshHostState(slot->host);
+    dispatch();
+}
+
+void HostPool::onSlotGone(Host *host, int index, const QString &reason, bool failedToOpen)
+{
+    Slot *slot = slotFor(host, index);
+    if (!slot || slot->state == SlotState::Dead)
+        return;
+    slot->watchdog->stop();
+    slot->lastError = reason;
+    releaseClient(slot);
+    const bool wasBusy = slot->state == SlotState::Busy;
+    const quint64 job = slot->job;
+    slot->job = 0;
+    slot->requestId.clear();
+    slot->state = SlotState::Closed;
+    if (m_stopping)
+        return;
+    if (wasBusy && m_jobs.contains(job)) {
+        if (m_jobs[job].attempts >= maxAttempts)
+            finish(job, Evaluation::failure(QString(), QStringLiteral("infra_error"),
+                                            QStringLiteral("the host was lost %1 times while evaluating: %2")
+                                                .arg(maxAttempts)
+                                                .arg(reason)));
+        else
+            m_queue.prepend(job); // first in line again: it waited longest
+    }
+    // A runner that cannot even start (wrong interpreter) will not start on the fifth try either.
+    const int limit = failedToOpen ? 1 : maxSlotRestarts;
+    if (++slot->restarts > limit) {
+        slot->state = SlotState::Dead;
+        host->setState(Host::State::Failed, reason);
+        failQueueIfNoSlotCanServe();
+        return;
+    }
+    host->setState(failedToOpen ? Host::State::Failed : Host::State::Lost, reason);
+    // Back off before reconnecting so a host that is down is not hammered.
+    const int delayMs = failedToOpen ? 500 * (1 << qMin(slot->restarts, 6)) : 200 * slot->restarts;
+    QTimer::singleShot(delayMs, this, [this, slot] {
+        if (m_stopping || slot->state != SlotState::Closed)
+            return;
+        slot->state = SlotState::Opening;
+        slot->host->setState(Host::State::Connecting);
+        slot->host->openSlot(slot->index);
+    });
+}
+
+void HostPool::finish(quint64 job, Evaluation evaluation)
+{
+    if (!m_jobs.contains(job))
+        return; // cancelled, or already reported
+    m_jobs.remove(job);
+    Q_EMIT evaluationFinished(job, evaluation);
+}
+
+void HostPool::releaseClient(Slot *slot)
+{
+    if (!slot->client)
+        return;
+    slot->client->disconnect(this);
+    slot->client->deleteLater();
+    slot->client = nullptr;
+}
+
+void HostPool::refreshHostState(Host *host)
+{
+    bool anyBusy = false, anyLive = false;
+    for (const Slot *slot : std::as_const(m_slots)) {
+        if (slot->host != host)
+            continue;
+        anyBusy |= slot->state == SlotState::Busy;
+        anyLive |= slot->state == SlotState::Idle || slot->state == SlotState::Busy;
+    }
+    if (anyLive)
+        host->setState(anyBusy ? Host::State::Busy : Host::State::Ready);
+}
+
+void HostPool::failQueueIfNoSlotCanServe()
+{
+    QString lastError;
+    for (const Slot *slot : std::as_const(m_slots)) {
+        if (slot->state != SlotState::Dead)
+            return;
+        lastError = slot->lastError;
+    }
+    if (m_slots.isEmpty())
+        lastError = QStringLiteral("no hosts are configured");
+    const QList<quint64> queued = m_queue;
+    m_queue.clear();
+    for (quint64 job : queued)
+        finish(job, Evaluation::failure(QString(), QStringLiteral("infra_error"),
+                                        QStringLiteral("no host can run evaluations: %1").arg(lastError)));
+}

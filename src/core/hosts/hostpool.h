@@ -1,0 +1,82 @@
+#pragma once
+
+#include "hosts/host.h"
+#include "model/evalrequest.h"
+#include "model/evaluation.h"
+
+#include <QList>
+#include <QMap>
+#include <QObject>
+
+class QIODevice;
+class QTimer;
+class RunnerClient;
+
+// Schedules evaluations onto free slots across hosts: one long-lived runner per slot, a queue in submission
+// order, retry of an evaluation whose slot died (a dropped connection, a crashed runner), and exactly one
+// reported result per job: a late answer from a slot that was given up on is dropped.
+class HostPool : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int maxAttempts = 3;
+    static constexpr int maxSlotRestarts = 5;
+
+    explicit HostPool(QObject *parent = nullptr);
+    ~HostPool() override;
+
+    void addHost(Host *host); // takes ownership
+    QList<Host *> hosts() const { return m_hosts; }
+    void start();
+    void stop();
+
+    quint64 submit(const EvalRequest &request);
+    void cancel(quint64 job);
+    void cancelAll();
+    int queuedCount() const { return int(m_queue.size()); }
+    int runningCount() const;
+    int liveSlotCount() const;
+
+Q_SIGNALS:
+    void evaluationFinished(quint64 job, const Evaluation &evaluation);
+    void hostStateChanged(Host *host, Host::State state, const QString &detail);
+    void idle(); // nothing queued, nothing running
+
+private:
+    enum class SlotState { Closed, Opening, Greeting, Idle, Busy, Dead };
+    struct Slot
+    {
+        Host *host = nullptr;
+        int index = 0;
+        SlotState state = SlotState::Closed;
+        RunnerClient *client = nullptr;
+        quint64 job = 0;
+        QString requestId;
+        int restarts = 0;
+        QTimer *watchdog = nullptr;
+        QString lastError;
+    };
+    struct Job
+    {
+        EvalRequest request;
+        int attempts = 0;
+    };
+
+    Slot *slotFor(Host *host, int index);
+    void onSlotOpened(Host *host, int index, QIODevice *stream);
+    void onSlotGone(Host *host, int index, const QString &reason, bool failedToOpen);
+    void onHello(Slot *slot, const QJsonObject &hello);
+    void onResult(Slot *slot, const Evaluation &evaluation);
+    void dispatch();
+    void finish(quint64 job, Evaluation evaluation);
+    void releaseClient(Slot *slot);
+    void refreshHostState(Host *host);
+    void failQueueIfNoSlotCanServe();
+
+    QList<Host *> m_hosts;
+    QList<Slot *> m_slots;
+    QMap<quint64, Job> m_jobs;
+    QList<quint64> m_queue;
+    quint64 m_nextJob = 1;
+    bool m_stopping = false;
+};

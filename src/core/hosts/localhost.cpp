@@ -1,0 +1,82 @@
+#include "hosts/localhost.h"
+
+#include "common/logcategories.h"
+
+#include <QDir>
+#include <QProcess>
+
+LocalHost::LocalHost(const HostConfig &config, const QString &nkibenchDir, QObject *parent)
+    : Host(config, parent), m_nkibenchDir(nkibenchDir)
+{
+}
+
+LocalHost::~LocalHost()
+{
+    for (QProcess *process : std::as_const(m_processes)) {
+        process->disconnect(this);
+        process->kill();
+        process->waitForFinished(2000);
+    }
+}
+
+void LocalHost::openSlot(int slot)
+{
+    closeSlot(slot);
+    auto *process = new QProcess(this);
+    m_processes.insert(slot, process);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    const QString pythonPath = QDir(m_nkibenchDir).filePath(QStringLiteral("runner")) + u':' + m_nkibenchDir;
+    env.insert(QStringLiteral("PYTHONPATH"), pythonPath);
+    env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
+    env.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
+    if (config().backend == QStringLiteral("neuron"))
+        env.insert(QStringLiteral("NEURON_RT_VISIBLE_CORES"), QString::number(slot));
+    for (auto it = config().environment.begin(); it != config().environment.end(); ++it)
+        env.insert(it.key(), it.value());
+    process->setProcessEnvironment(env);
+    process->setWorkingDirectory(m_nkibenchDir);
+    process->setProgram(config().pythonForLocal());
+    process->setArguments({QStringLiteral("-m"), QStringLiteral("accelopt_runner"), QStringLiteral("serve")});
+
+    connect(process, &QProcess::started, this, [this, slot, process] { Q_EMIT slotOpened(slot, process); });
+    connect(process, &QProcess::errorOccurred, this, [this, slot, process](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart)
+            Q_EMIT slotFailed(slot, QStringLiteral("cannot start %1: %2. Set the host's python interpreter.")
+                                        .arg(process->program(), process->errorString()));
+    });
+    connect(process, &QProcess::finished, this, [this, slot, process](int code, QProcess::ExitStatus status) {
+        if (m_processes.value(slot) != process)
+            return; // an old process of a slot that was reopened
+        m_processes.remove(slot);
+        process->deleteLater();
+        QString reason = status == QProcess::CrashExit ? QStringLiteral("the runner crashed")
+                                                       : QStringLiteral("the runner exited with status %1").arg(code);
+        // The runner's last words usually say why (a missing module, a bad interpreter): pass them on.
+        const QString lastWords = process->property("lastStderr").toString().trimmed();
+        if (!lastWords.isEmpty())
+            reason += QStringLiteral(": ") + lastWords;
+        Q_EMIT slotClosed(slot, reason);
+    });
+    connect(process, &QProcess::readyReadStandardError, this, [this, slot, process] {
+        const QList<QByteArray> lines = process->readAllStandardError().split('\n');
+        for (const QByteArray &line : lines) {
+            if (line.trimmed().isEmpty())
+                continue;
+            qCDebug(lcHosts).noquote() << name() << "slot" << slot << "runner:" << QString::fromUtf8(line);
+            process->setProperty("lastStderr", QString::fromUtf8(line.left(500)));
+        }
+    });
+    process->start();
+}
+
+void LocalHost::closeSlot(int slot)
+{
+    QProcess *process = m_processes.take(slot);
+    if (!process)
+        return;
+    process->disconnect(this);
+    process->closeWriteChannel();
+    if (!process->waitForFinished(1000))
+        process->kill();
+    process->deleteLater();
+}

@@ -1,0 +1,104 @@
+#include "hosts/sshhost.h"
+
+#include "hosts/sshchanneldevice.h"
+#include "hosts/sshconnection.h"
+#include "hosts/sshprompter.h"
+
+#include <QThread>
+
+SshHost::SshHost(const HostConfig &config, const QString &nkibenchDir, std::shared_ptr<SshPrompter> prompter,
+                 QObject *parent)
+    : Host(config, parent), m_prompter(prompter ? std::move(prompter) : std::make_shared<SshPrompter>()),
+      m_thread(new QThread(this)), m_connection(new SshConnection(config, nkibenchDir, m_prompter.get()))
+{
+    m_thread->setObjectName(QStringLiteral("ssh:%1").arg(config.name));
+    m_connection->moveToThread(m_thread);
+    connect(m_thread, &QThread::finished, m_connection, &QObject::deleteLater);
+    connect(m_connection, &SshConnection::connected, this, &SshHost::onConnected);
+    connect(m_connection, &SshConnection::connectFailed, this, &SshHost::onConnectFailed);
+    connect(m_connection, &SshConnection::connectionLost, this, &SshHost::onLost);
+    connect(m_connection, &SshConnection::channelOpened, this, [this](int slot) {
+        auto *device = new SshChannelDevice(slot, this);
+        connect(device, &SshChannelDevice::writeRequested, m_connection, &SshConnection::write);
+        delete m_devices.take(slot);
+        m_devices.insert(slot, device);
+        Q_EMIT slotOpened(slot, device);
+    });
+    connect(m_connection, &SshConnection::channelFailed, this,
+            [this](int slot, const QString &error) { Q_EMIT slotFailed(slot, error); });
+    connect(m_connection, &SshConnection::channelData, this, [this](int slot, const QByteArray &data) {
+        if (SshChannelDevice *device = m_devices.value(slot))
+            device->appendData(data);
+    });
+    connect(m_connection, &SshConnection::channelClosed, this, [this](int slot, const QString &reason) {
+        if (SshChannelDevice *device = m_devices.take(slot)) {
+            device->deleteLater();
+            Q_EMIT slotClosed(slot, reason);
+        }
+    });
+    m_thread->start();
+}
+
+SshHost::~SshHost()
+{
+    QMetaObject::invokeMethod(m_connection, &SshConnection::shutdown, Qt::BlockingQueuedConnection);
+    m_thread->quit();
+    m_thread->wait();
+}
+
+void SshHost::openSlot(int slot)
+{
+    if (m_link == Link::Up) {
+        QMetaObject::invokeMethod(m_connection, [this, slot] { m_connection->openChannel(slot); }, Qt::QueuedConnection);
+        return;
+    }
+    if (!m_waiting.contains(slot))
+        m_waiting.append(slot);
+    if (m_link == Link::Down) {
+        m_link = Link::Connecting;
+        setState(State::Connecting, QStringLiteral("connecting to %1").arg(config().sshHost));
+        QMetaObject::invokeMethod(m_connection, &SshConnection::connectAndDeploy, Qt::QueuedConnection);
+    }
+}
+
+void SshHost::closeSlot(int slot)
+{
+    m_waiting.removeAll(slot);
+    if (SshChannelDevice *device = m_devices.take(slot))
+        device->deleteLater();
+    QMetaObject::invokeMethod(m_connection, [this, slot] { m_connection->closeChannel(slot); }, Qt::QueuedConnection);
+}
+
+void SshHost::onConnected(const QString &fingerprint, const QString &remoteDir, int uploaded)
+{
+    m_link = Link::Up;
+    if (!fingerprint.isEmpty())
+        m_fingerprint = fingerprint;
+    m_remoteDir = remoteDir;
+    m_lastUploaded = uploaded;
+    Q_EMIT deployed(remoteDir, uploaded);
+    const QList<int> waiting = m_waiting;
+    m_waiting.clear();
+    for (int slot : waiting)
+        QMetaObject::invokeMethod(m_connection, [this, slot] { m_connection->openChannel(slot); }, Qt::QueuedConnection);
+}
+
+void SshHost::onConnectFailed(const QString &error)
+{
+    m_link = Link::Down;
+    const QList<int> waiting = m_waiting;
+    m_waiting.clear();
+    setState(State::Failed, error);
+    for (int slot : waiting)
+        Q_EMIT slotFailed(slot, error);
+}
+
+void SshHost::onLost(const QString &reason)
+{
+    m_link = Link::Down;
+    const QList<int> open = m_devices.keys();
+    for (int slot : open) {
+        m_devices.take(slot)->deleteLater();
+        Q_EMIT slotClosed(slot, reason);
+    }
+}

@@ -1,0 +1,29 @@
+#include "model/evalrequest.h"
+
+#include <QJsonArray>
+
+QJsonObject EvalRequest::toJson(const QString &id) const
+{
+    QJsonObject o{{QStringLiteral("op"), QStringLiteral("eval")},
+                  {QStringLiteral("id"), id},
+                  {QStringLiteral("task"), task},
+                  {QStringLiteral("kernel"), kernelSource},
+                  {QStringLiteral("backend"), backend},
+                  {QStringLiteral("target"), target},
+                  {QStringLiteral("size"), size},
+                  {QStringLiteral("timeout_s"), timeoutSeconds},
+                  {QStringLiteral("timing_only"), timingOnly}};
+    if (!seeds.isEmpty()) {
+        QJsonArray array;
+        for (int seed : seeds)
+            array.append(seed);
+        o.insert(QStringLiteral("seeds"), array);
+    }
+    if (relTol > 0)
+        o.insert(QStringLiteral("rel_tol"), relTol);
+    if (warmup >= 0)
+        o.insert(QStringLiteral("warmup"), warmup);
+    if (iters >= 0)
+        o.insert(QStringLiteral("iters"), iters);
+    return o;
+}

@@ -1,0 +1,187 @@
+#include "hosts/hostpool.h"
+#include "hosts/localhost.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <csignal>
+#include <unistd.h>
+
+// HostPool on the local host with the real runner: scheduling, retries after a runner dies, refusal of a runner
+// that speaks another protocol, an interpreter that cannot start, cancellation.
+class TestHostPool : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    static HostConfig local(int slotCount, const QString &python = QStringLiteral("/usr/bin/python3"))
+    {
+        HostConfig c;
+        c.name = QStringLiteral("here");
+        c.slotCount = slotCount;
+        c.python = python;
+        return c;
+    }
+
+    static EvalRequest baseline(const QString &task, bool timingOnly = false)
+    {
+        EvalRequest request;
+        request.task = {{QStringLiteral("name"), task}};
+        QFile f(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/") + task + QStringLiteral("/baseline.py"));
+        if (f.open(QIODevice::ReadOnly))
+            request.kernelSource = QString::fromUtf8(f.readAll());
+        request.size = QStringLiteral("small");
+        request.timingOnly = timingOnly;
+        request.timeoutSeconds = 120;
+        return request;
+    }
+
+    QString script(const QString &name, const QByteArray &body)
+    {
+        const QString path = m_dir.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(path));
+        f.write(body);
+        f.close();
+        f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        return path;
+    }
+
+    // The runner processes this test started (children of this process).
+    static QList<pid_t> childRunners()
+    {
+        QList<pid_t> pids;
+        const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
+        for (const QString &entry : entries) {
+            bool numeric = false;
+            const int pid = entry.toInt(&numeric);
+            if (!numeric)
+                continue;
+            QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+            if (!stat.open(QIODevice::ReadOnly))
+                continue;
+            const QByteArray text = stat.readAll();
+            const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
+            if (fields.size() > 1 && fields.at(1).toInt() == ::getpid())
+                pids << pid;
+        }
+        return pids;
+    }
+
+    static HostPool *pool(const HostConfig &config, QList<Evaluation> &results, QObject *owner)
+    {
+        auto *p = new HostPool(owner);
+        p->addHost(new LocalHost(config, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
+        QObject::connect(p, &HostPool::evaluationFinished, owner, [&results](quint64, const Evaluation &e) { results << e; });
+        p->start();
+        return p;
+    }
+
+private Q_SLOTS:
+    void runsJobsOnEverySlot()
+    {
+        QList<Evaluation> results;
+        HostPool *p = pool(local(2), results, this);
+        for (const QString &task : {QStringLiteral("silu"), QStringLiteral("adamw"), QStringLiteral("rmsnorm_matmul")})
+            p->submit(baseline(task));
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 3, 120000);
+        QSet<QString> used;
+        for (const Evaluation &e : std::as_const(results)) {
+            QVERIFY2(e.ok(), qPrintable(e.error));
+            QVERIFY(e.correctKnown && e.correct);
+            QVERIFY(e.latencyMeanMs > 0);
+            QVERIFY(e.percentOfPeak > 0 && e.percentOfPeak <= 100);
+            used << e.host;
+        }
+        QCOMPARE(used.size(), 2);
+        delete p;
+    }
+
+    void deadRunnerIsRestartedAndTheJobReportedOnce()
+    {
+        QList<Evaluation> results;
+        HostPool *p = pool(local(1), results, this);
+        EvalRequest slow = baseline(QStringLiteral("gqa_full"));
+        slow.seeds = {1, 2, 3, 4, 5, 6, 7, 8};
+        p->submit(slow);
+        QTRY_COMPARE_WITH_TIMEOUT(p->runningCount(), 1, 60000);
+        QTest::qWait(500);
+        const QList<pid_t> runners = childRunners();
+        QCOMPARE(runners.size(), 1);
+        ::kill(runners.first(), SIGKILL);
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 120000);
+        QVERIFY2(results.first().ok(), qPrintable(results.first().error));
+        QCOMPARE(results.first().attempts, 2);
+        QTest::qWait(500);
+        QCOMPARE(results.size(), 1);
+        delete p;
+    }
+
+    void runnerOfAnotherProtocolIsRefused()
+    {
+        const QString fake = script(QStringLiteral("old-python"),
+                                    "#!/bin/sh\nexec /usr/bin/python3 " ACCELOPT_TEST_FIXTURES "/hosts/old_runner.py\n");
+        QList<Evaluation> results;
+        HostPool *p = pool(local(1, fake), results, this);
+        QList<Host::State> states;
+        connect(p, &HostPool::hostStateChanged, this, [&](Host *, Host::State s, const QString &) { states << s; });
+        p->submit(baseline(QStringLiteral("silu")));
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 30000);
+        QCOMPARE(results.first().status, QStringLiteral("infra_error"));
+        QVERIFY2(results.first().error.contains(QStringLiteral("protocol 99")), qPrintable(results.first().error));
+        QVERIFY(states.contains(Host::State::VersionMismatch));
+        delete p;
+    }
+
+    void interpreterThatCannotStartFailsTheQueue()
+    {
+        QList<Evaluation> results;
+        HostPool *p = pool(local(1, QStringLiteral("/nonexistent/python3")), results, this);
+        p->submit(baseline(QStringLiteral("silu")));
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 30000);
+        QCOMPARE(results.first().status, QStringLiteral("infra_error"));
+        QVERIFY2(results.first().error.contains(QStringLiteral("/nonexistent/python3")), qPrintable(results.first().error));
+        delete p;
+    }
+
+    void runnerThatExitsAtOnceSaysWhy()
+    {
+        const QString broken = script(QStringLiteral("broken-python"),
+                                      "#!/bin/sh\necho 'No module named numpy' >&2\nexit 1\n");
+        QList<Evaluation> results;
+        HostPool *p = pool(local(1, broken), results, this);
+        p->submit(baseline(QStringLiteral("silu")));
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 60000);
+        QCOMPARE(results.first().status, QStringLiteral("infra_error"));
+        QVERIFY2(results.first().error.contains(QStringLiteral("No module named numpy")), qPrintable(results.first().error));
+        delete p;
+    }
+
+    void cancelledJobsAreNeverReported()
+    {
+        QList<Evaluation> results;
+        HostPool *p = pool(local(1), results, this);
+        EvalRequest slow = baseline(QStringLiteral("gqa_full"));
+        slow.seeds = {1, 2, 3, 4, 5, 6, 7, 8};
+        const quint64 running = p->submit(slow);
+        const quint64 queued = p->submit(baseline(QStringLiteral("silu")));
+        QTRY_COMPARE_WITH_TIMEOUT(p->runningCount(), 1, 60000);
+        p->cancel(queued);
+        p->cancel(running);
+        const quint64 after = p->submit(baseline(QStringLiteral("adamw"), true));
+        quint64 finishedJob = 0;
+        connect(p, &HostPool::evaluationFinished, this, [&](quint64 job, const Evaluation &) { finishedJob = job; });
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 60000);
+        QCOMPARE(finishedJob, after);
+        QVERIFY(results.first().ok());
+        delete p;
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHostPool)
+#include "tst_hostpool.moc"

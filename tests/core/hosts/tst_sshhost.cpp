@@ -1,0 +1,278 @@
+#include "hosts/hostpool.h"
+#include "hosts/runnerclient.h"
+#include "hosts/sshhost.h"
+#include "hosts/sshprompter.h"
+#include "sshdfixture.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTcpServer>
+#include <QTimer>
+
+// SshHost and HostPool against a real OpenSSH server on 127.0.0.1 (see SshdFixture).
+class TestSshHost : public QObject
+{
+    Q_OBJECT
+    SshdFixture m_sshd;
+
+    HostConfig config(int slotCount = 1) const
+    {
+        HostConfig c;
+        c.name = QStringLiteral("loopback");
+        c.kind = HostConfig::Kind::Ssh;
+        c.sshHost = QStringLiteral("127.0.0.1");
+        c.port = m_sshd.port();
+        c.user = SshdFixture::userName();
+        c.identityFile = m_sshd.clientKey();
+        c.knownHostsFile = m_sshd.knownHosts();
+        c.sshConfigFile = m_sshd.path(QStringLiteral("no_ssh_config")); // never the user's own
+        c.deployRoot = m_sshd.path(QStringLiteral("remote"));
+        c.python = QStringLiteral("/usr/bin/python3");
+        c.slotCount = slotCount;
+        return c;
+    }
+
+    struct Attempt
+    {
+        bool ok = false;
+        QString error;
+        QJsonObject hello;
+        int uploaded = -1;
+        QString remoteDir;
+    };
+
+    // Opens one slot and says hello through it.
+    static Attempt attempt(const HostConfig &c, std::shared_ptr<SshPrompter> prompter)
+    {
+        Attempt result;
+        SshHost host(c, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), prompter);
+        QEventLoop loop;
+        std::unique_ptr<RunnerClient> client;
+        connect(&host, &Host::slotFailed, &loop, [&](int, const QString &error) {
+            result.error = error;
+            loop.quit();
+        });
+        connect(&host, &Host::slotOpened, &loop, [&](int, QIODevice *stream) {
+            client = std::make_unique<RunnerClient>(stream);
+            connect(client.get(), &RunnerClient::helloReceived, &loop, [&](const QJsonObject &hello) {
+                result.hello = hello;
+                result.ok = true;
+                loop.quit();
+            });
+            client->sendHello();
+        });
+        QTimer::singleShot(60000, &loop, [&] {
+            result.error = QStringLiteral("timed out");
+            loop.quit();
+        });
+        host.openSlot(0);
+        loop.exec();
+        result.uploaded = host.lastUploadedFiles();
+        result.remoteDir = host.remoteDir();
+        if (client)
+            client->sendShutdown();
+        return result;
+    }
+
+    std::shared_ptr<SshPrompter> accepting() const
+    {
+        auto prompter = std::make_shared<SshPrompter>();
+        prompter->setAcceptedFingerprints({m_sshd.hostKeyFingerprint()});
+        return prompter;
+    }
+
+    static QString readFile(const QString &path)
+    {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    }
+
+    static EvalRequest quickEval(const QString &task, const QString &size, bool timingOnly)
+    {
+        EvalRequest request;
+        request.task = {{QStringLiteral("name"), task}};
+        QFile baseline(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/") + task + QStringLiteral("/baseline.py"));
+        if (baseline.open(QIODevice::ReadOnly))
+            request.kernelSource = QString::fromUtf8(baseline.readAll());
+        request.size = size;
+        request.timingOnly = timingOnly;
+        request.timeoutSeconds = 120;
+        return request;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString error;
+        if (!m_sshd.start(error))
+            QSKIP(qPrintable(error));
+    }
+
+    void unknownKeyIsRefusedUnlessConfirmed()
+    {
+        auto refusing = std::make_shared<SshPrompter>();
+        const Attempt refused = attempt(config(), refusing);
+        QVERIFY(!refused.ok);
+        QVERIFY2(refused.error.contains(QStringLiteral("not known")), qPrintable(refused.error));
+        // The fingerprint shown is the server's real one, as ssh-keygen computes it.
+        QCOMPARE(refusing->askedFingerprints(), QStringList{m_sshd.hostKeyFingerprint()});
+        QVERIFY(refused.error.contains(m_sshd.hostKeyFingerprint()));
+        QVERIFY(!readFile(m_sshd.knownHosts()).contains(QString::number(m_sshd.port())));
+    }
+
+    void confirmedKeyIsRememberedThenKnown()
+    {
+        const Attempt first = attempt(config(), accepting());
+        QVERIFY2(first.ok, qPrintable(first.error));
+        QCOMPARE(first.hello.value(QStringLiteral("protocol_version")).toInt(), RunnerClient::protocolVersion);
+        QVERIFY(readFile(m_sshd.knownHosts()).contains(QStringLiteral("[127.0.0.1]:%1").arg(m_sshd.port())));
+
+        auto refusing = std::make_shared<SshPrompter>();
+        const Attempt second = attempt(config(), refusing);
+        QVERIFY2(second.ok, qPrintable(second.error));
+        QVERIFY(refusing->askedFingerprints().isEmpty()); // known now: nobody was asked
+    }
+
+    void deploysOnceThenUploadsNothing()
+    {
+        QDir(m_sshd.path(QStringLiteral("remote"))).removeRecursively();
+        const Attempt first = attempt(config(), accepting());
+        QVERIFY2(first.ok, qPrintable(first.error));
+        QVERIFY2(first.uploaded > 10, qPrintable(QString::number(first.uploaded)));
+        QVERIFY(QFile::exists(first.remoteDir + QStringLiteral("/.complete")));
+        const Attempt second = attempt(config(), accepting());
+        QVERIFY2(second.ok, qPrintable(second.error));
+        QCOMPARE(second.uploaded, 0);
+        QCOMPARE(second.remoteDir, first.remoteDir);
+    }
+
+    void wrongKeyFileUserPortAndServerDownFailClearly()
+    {
+        HostConfig missingKey = config();
+        missingKey.identityFile = m_sshd.path(QStringLiteral("no_such_key"));
+        Attempt a = attempt(missingKey, accepting());
+        QVERIFY(!a.ok);
+        QVERIFY2(a.error.contains(QStringLiteral("cannot load the key file")), qPrintable(a.error));
+
+        QProcess::execute(QStringLiteral("ssh-keygen"), {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
+                                                         QStringLiteral("-N"), QString(), QStringLiteral("-f"),
+                                                         m_sshd.path(QStringLiteral("stranger_key"))});
+        HostConfig strangerKey = config();
+        strangerKey.identityFile = m_sshd.path(QStringLiteral("stranger_key"));
+        a = attempt(strangerKey, accepting());
+        QVERIFY(!a.ok);
+        QVERIFY2(a.error.contains(QStringLiteral("authentication")), qPrintable(a.error));
+
+        HostConfig wrongUser = config();
+        wrongUser.user = QStringLiteral("no-such-user-accelopt");
+        a = attempt(wrongUser, accepting());
+        QVERIFY(!a.ok);
+        QVERIFY2(a.error.contains(QStringLiteral("no-such-user-accelopt")), qPrintable(a.error));
+
+        HostConfig wrongPort = config();
+        {
+            QTcpServer probe;
+            probe.listen(QHostAddress::LocalHost, 0);
+            wrongPort.port = probe.serverPort();
+        } // closed again: nothing listens there
+        a = attempt(wrongPort, accepting());
+        QVERIFY(!a.ok);
+        QVERIFY2(a.error.contains(QStringLiteral("cannot connect")), qPrintable(a.error));
+
+        m_sshd.stop();
+        a = attempt(config(), accepting());
+        QVERIFY(!a.ok);
+        QVERIFY2(a.error.contains(QStringLiteral("cannot connect")), qPrintable(a.error));
+        QString error;
+        QVERIFY2(m_sshd.start(error), qPrintable(error));
+    }
+
+    void evaluatesInParallelOnTwoSlots()
+    {
+        HostPool pool;
+        auto *host = new SshHost(config(2), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting());
+        pool.addHost(host);
+        QSet<QString> slotsUsed;
+        int finished = 0, maxRunning = 0;
+        QList<Evaluation> results;
+        connect(&pool, &HostPool::evaluationFinished, this, [&](quint64, const Evaluation &e) {
+            results << e;
+            slotsUsed << e.host;
+            ++finished;
+        });
+        QTimer sampler;
+        connect(&sampler, &QTimer::timeout, this, [&] { maxRunning = qMax(maxRunning, pool.runningCount()); });
+        sampler.start(5);
+        pool.start();
+        for (int i = 0; i < 4; ++i)
+            pool.submit(quickEval(QStringLiteral("silu"), QStringLiteral("small"), false));
+        QTRY_COMPARE_WITH_TIMEOUT(finished, 4, 120000);
+        for (const Evaluation &e : std::as_const(results)) {
+            QVERIFY2(e.ok(), qPrintable(e.status + QStringLiteral(": ") + e.error));
+            QVERIFY(e.correct);
+        }
+        QCOMPARE(slotsUsed, (QSet<QString>{QStringLiteral("loopback#0"), QStringLiteral("loopback#1")}));
+        QCOMPARE(maxRunning, 2);
+    }
+
+    void serverKilledMidEvaluationIsRetriedAndReportedOnce()
+    {
+        HostPool pool;
+        pool.addHost(new SshHost(config(1), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting()));
+        QList<Evaluation> results;
+        connect(&pool, &HostPool::evaluationFinished, this, [&](quint64, const Evaluation &e) { results << e; });
+        pool.start();
+        EvalRequest slow = quickEval(QStringLiteral("gqa_full"), QStringLiteral("small"), false);
+        slow.seeds = {1, 2, 3, 4, 5, 6, 7, 8}; // several seconds of work, so the kill lands mid-evaluation
+        pool.submit(slow);
+        QTRY_COMPARE_WITH_TIMEOUT(pool.runningCount(), 1, 60000);
+        QTest::qWait(500);
+        QVERIFY(results.isEmpty()); // still running when the server dies
+        m_sshd.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(pool.runningCount(), 0, 20000);
+        QString error;
+        QVERIFY2(m_sshd.start(error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 120000);
+        QVERIFY2(results.first().ok(), qPrintable(results.first().error));
+        QCOMPARE(results.first().attempts, 2);
+        QTest::qWait(1000);
+        QCOMPARE(results.size(), 1); // never twice
+    }
+
+    void garbageOnStdoutIsSkipped()
+    {
+        // A login script or wrapper that prints to stdout before the runner starts, as real hosts do.
+        const QString wrapper = m_sshd.path(QStringLiteral("noisy-python"));
+        QFile f(wrapper);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("#!/bin/sh\necho 'Welcome to the cluster!'\necho '{not json'\necho '[1,2,3]'\nexec /usr/bin/python3 \"$@\"\n");
+        f.close();
+        QFile::setPermissions(wrapper, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        HostConfig noisy = config();
+        noisy.python = wrapper;
+        HostPool pool;
+        pool.addHost(new SshHost(noisy, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting()));
+        QList<Evaluation> results;
+        connect(&pool, &HostPool::evaluationFinished, this, [&](quint64, const Evaluation &e) { results << e; });
+        pool.start();
+        pool.submit(quickEval(QStringLiteral("silu"), QStringLiteral("small"), true));
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 60000);
+        QVERIFY2(results.first().ok(), qPrintable(results.first().error));
+    }
+
+    void changedHostKeyIsRefused()
+    {
+        QString error;
+        QVERIFY2(m_sshd.regenerateHostKey(error), qPrintable(error));
+        QVERIFY2(m_sshd.restart(error), qPrintable(error));
+        const Attempt a = attempt(config(), accepting());
+        QVERIFY(!a.ok);
+        QVERIFY2(a.error.contains(QStringLiteral("CHANGED")), qPrintable(a.error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSshHost)
+#include "tst_sshhost.moc"
