@@ -232,8 +232,8 @@ def test_trn2_is_a_target_and_unknown_is_refused():
         estimate(tr, "trn9")
 
 
-def test_large_trace_is_fast():
-    import time
+def test_large_trace_is_scheduled_whole():
+    # How fast this runs is a benchmark's business (tests/bench); here: a 60k-instruction trace is handled whole.
     tr = Trace()
     lp = new_id()
     src = new_id()
@@ -243,6 +243,9 @@ def test_large_trace_is_fast():
         dma_load(tr, src, x, 128, 2048, lo=i * 128 * 2048, loops=loops)
         vec(tr, "tensor_tensor", [sb(x), sb(x)], [sb(y)], loops=loops)
         vec(tr, "activation", [sb(y)], [sb(new_id())], engine="scalar", loops=loops)
-    t0 = time.perf_counter()
-    estimate(tr)
-    assert time.perf_counter() - t0 < 5.0
+    est = estimate(tr)
+    assert est.instruction_count == 60000
+    total = 20000 * 128 * 2048
+    assert est.metrics["hbm_read_bytes"] == total
+    # No schedule moves 5 GiB faster than a NeuronCore's HBM share allows (well under 500 bytes per ns).
+    assert est.latency_ns >= total / 500.0

@@ -155,7 +155,6 @@ def test_baseline_correct_small(name, target):
             assert np.all(np.isfinite(o))
             err = l2_rel(o, e)
             assert err < meta["rel_tol"], f"{name} seed {seed}: L2 rel err {err:.3g} >= {meta['rel_tol']}"
-        assert wall < 2.0, f"{name}: {wall:.2f} s at small size"
 
 
 def test_baseline_sources_are_plain_nki():
