@@ -88,6 +88,27 @@ def analyze_mask(mask, space):
     m = np.asarray(mask)
     if m.dtype != np.bool_:
         raise cerr("mask= must be a boolean predicate (comparisons combined with &)")
+    if m.size > _MASK_CACHE_MAX_ELEMS:
+        return _analyze_mask(m, space)
+    # Kernels pass the same small predicate (e.g. `rows < M`) to every instruction of a tile; the analysis costs
+    # more than the rest of a timing-only instruction, so it is cached by value (the key holds the mask's bytes).
+    key = (m.shape, tuple(space), m.tobytes())
+    hit = _MASK_CACHE.get(key, _MISS)
+    if hit is _MISS:
+        hit = _analyze_mask(m, space)
+        if len(_MASK_CACHE) >= _MASK_CACHE_ENTRIES:
+            _MASK_CACHE.clear()
+        _MASK_CACHE[key] = hit
+    return hit
+
+
+_MASK_CACHE = {}
+_MASK_CACHE_ENTRIES = 512
+_MASK_CACHE_MAX_ELEMS = 4096
+_MISS = object()
+
+
+def _analyze_mask(m, space):
     if m.ndim > len(space):
         raise cerr(f"mask of shape {m.shape} has more dimensions than the instruction's {tuple(space)}")
     m = m.reshape((1,) * (len(space) - m.ndim) + m.shape)
@@ -112,7 +133,8 @@ def analyze_mask(mask, space):
     sub = m[tuple(sl)]
     submask = None
     if not sub.all():
-        submask = np.broadcast_to(sub, tuple(hi - lo for lo, hi in box))
+        # a copy: the result may be cached, and must not alias an array the kernel could modify later
+        submask = np.broadcast_to(sub.copy(), tuple(hi - lo for lo, hi in box))
     if submask is None and all(lo == 0 and hi == n for (lo, hi), n in zip(box, space)):
         return None
     return tuple(box), submask
