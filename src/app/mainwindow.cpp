@@ -5,6 +5,9 @@
 #include "common/datapaths.h"
 #include "common/recentfiles.h"
 #include "editortabs.h"
+#include "hosts/hostregistry.h"
+#include "hostsdialog.h"
+#include "hoststatuswidget.h"
 #include "kerneleditor.h"
 #include "logdock.h"
 #include "tasksdock.h"
@@ -48,7 +51,10 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
 
     m_cursorLabel = new QLabel(this);
+    m_hostStatus = new HostStatusWidget(this);
+    statusBar()->addPermanentWidget(m_hostStatus);
     statusBar()->addPermanentWidget(m_cursorLabel);
+    refreshHostNames();
 
     createActions();
 
@@ -163,6 +169,9 @@ void MainWindow::createActions()
     }
     view->addAction(tr("Reload &Tasks"), m_tasksDock, &TasksDock::refresh);
 
+    m_toolsMenu = menuBar()->addMenu(tr("&Tools"));
+    m_toolsMenu->addAction(tr("&Hosts…"), this, &MainWindow::showHosts);
+
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *about = help->addAction(tr("&About AccelOpt Workbench"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
@@ -218,6 +227,26 @@ void MainWindow::updateTitleAndStatus()
     int line = 0, column = 0;
     editor->getCursorPosition(&line, &column);
     m_cursorLabel->setText(tr("Ln %1, Col %2").arg(line + 1).arg(column + 1));
+}
+
+void MainWindow::showHosts()
+{
+    HostsDialog dialog({}, this);
+    connect(&dialog, &HostsDialog::hostTracked, m_hostStatus, &HostStatusWidget::track);
+    connect(&dialog, &HostsDialog::hostsSaved, this, &MainWindow::refreshHostNames);
+    dialog.exec();
+}
+
+void MainWindow::refreshHostNames()
+{
+    HostRegistry registry;
+    QString error;
+    if (!registry.load(error))
+        qCWarning(lcApp).noquote() << error;
+    QStringList names;
+    for (const HostConfig &config : registry.hosts())
+        names << config.name;
+    m_hostStatus->setHostNames(names);
 }
 
 void MainWindow::showAbout()

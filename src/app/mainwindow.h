@@ -4,6 +4,7 @@
 #include <memory>
 
 class EditorTabs;
+class HostStatusWidget;
 class LogDock;
 class QActionGroup;
 class QLabel;
@@ -23,6 +24,8 @@ public:
     TasksDock *tasksDock() const { return m_tasksDock; }
     LogDock *logDock() const { return m_logDock; }
     QMenu *recentMenu() const { return m_recentMenu; }
+    QMenu *toolsMenu() const { return m_toolsMenu; }
+    HostStatusWidget *hostStatus() const { return m_hostStatus; }
     bool openFile(const QString &path);
 
 protected:
@@ -37,12 +40,16 @@ private:
     void saveLayout();
     void updateTitleAndStatus();
     void showAbout();
+    void showHosts();
+    void refreshHostNames();
 
     std::shared_ptr<UserPrompts> m_prompts;
     EditorTabs *m_editors;
     TasksDock *m_tasksDock;
     LogDock *m_logDock;
     QMenu *m_recentMenu = nullptr;
+    QMenu *m_toolsMenu = nullptr;
+    HostStatusWidget *m_hostStatus;
     QActionGroup *m_themeGroup = nullptr;
     QLabel *m_cursorLabel;
 };

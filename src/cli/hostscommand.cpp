@@ -2,19 +2,14 @@
 
 #include "clisshprompter.h"
 #include "hosts/host.h"
-#include "hosts/hostfactory.h"
+#include "hosts/hostprobe.h"
 #include "hosts/hostregistry.h"
-#include "hosts/runnerclient.h"
-#include "hosts/sshhost.h"
 
 #include <QCommandLineParser>
-#include <QElapsedTimer>
 #include <QEventLoop>
-#include <QIODevice>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTextStream>
-#include <QTimer>
 
 namespace {
 QTextStream &err()
@@ -227,67 +222,32 @@ int HostsCommand::check(const QStringList &arguments)
     }
     auto prompter = std::make_shared<CliSshPrompter>();
     prompter->setAcceptedFingerprints(parser.values(QStringLiteral("accept-fingerprint")));
-    config.slotCount = 1;
-    std::unique_ptr<Host> host(HostFactory::create(config, prompter));
-
-    QElapsedTimer clock;
-    clock.start();
+    HostProbe probe;
+    HostProbe::Result result;
     QEventLoop loop;
-    QJsonObject report{{QStringLiteral("host"), config.name}};
-    std::unique_ptr<RunnerClient> client;
-    int exitCode = 1;
-    QObject::connect(host.get(), &Host::slotFailed, &loop, [&](int, const QString &why) {
-        error = why;
+    QObject::connect(&probe, &HostProbe::finished, &loop, [&](const HostProbe::Result &r) {
+        result = r;
         loop.quit();
     });
-    QObject::connect(host.get(), &Host::slotClosed, &loop, [&](int, const QString &why) {
-        error = QStringLiteral("the runner stopped before it answered: %1").arg(why);
-        loop.quit();
-    });
-    QObject::connect(host.get(), &Host::slotOpened, &loop, [&](int, QIODevice *stream) {
-        report.insert(QStringLiteral("connect_s"), clock.elapsed() / 1000.0);
-        client = std::make_unique<RunnerClient>(stream);
-        QObject::connect(client.get(), &RunnerClient::helloReceived, &loop, [&](const QJsonObject &hello) {
-            report.insert(QStringLiteral("hello"), hello);
-            report.insert(QStringLiteral("ready_s"), clock.elapsed() / 1000.0);
-            exitCode = hello.value(QStringLiteral("protocol_version")).toInt() == RunnerClient::protocolVersion ? 0 : 1;
-            if (exitCode != 0)
-                error = QStringLiteral("the runner speaks another protocol version");
-            client->sendShutdown();
-            loop.quit();
-        });
-        client->sendHello();
-    });
-    QTimer::singleShot(120000, &loop, [&] {
-        error = QStringLiteral("no answer within 120 s");
-        loop.quit();
-    });
-    host->openSlot(0);
+    probe.start(config, prompter);
     loop.exec();
-    if (auto *ssh = qobject_cast<SshHost *>(host.get())) {
-        report.insert(QStringLiteral("fingerprint"), ssh->fingerprint());
-        report.insert(QStringLiteral("remote_dir"), ssh->remoteDir());
-        report.insert(QStringLiteral("uploaded_files"), ssh->lastUploadedFiles());
-    }
-    if (!error.isEmpty())
-        report.insert(QStringLiteral("error"), error);
+
     QTextStream out(stdout);
     if (parser.isSet(QStringLiteral("json"))) {
-        out << QJsonDocument(report).toJson(QJsonDocument::Compact) << "\n";
-    } else if (exitCode == 0) {
-        const QJsonObject hello = report.value(QStringLiteral("hello")).toObject();
-        out << config.name << ": ok in " << report.value(QStringLiteral("ready_s")).toDouble() << " s\n";
-        if (report.contains(QStringLiteral("fingerprint")))
-            out << "  host key     " << report.value(QStringLiteral("fingerprint")).toString() << "\n"
-                << "  runner in    " << report.value(QStringLiteral("remote_dir")).toString() << " ("
-                << report.value(QStringLiteral("uploaded_files")).toInt() << " files uploaded)\n";
+        out << QJsonDocument(result.toJson(config.name)).toJson(QJsonDocument::Compact) << "\n";
+    } else if (result.ok) {
+        const QJsonObject &hello = result.hello;
+        out << config.name << ": ok in " << result.seconds << " s\n";
+        if (!result.fingerprint.isEmpty())
+            out << "  host key     " << result.fingerprint << "\n"
+                << "  runner in    " << result.remoteDir << " (" << result.uploadedFiles << " files uploaded)\n";
         out << "  runner       " << hello.value(QStringLiteral("runner_version")).toString() << ", protocol "
             << hello.value(QStringLiteral("protocol_version")).toInt() << "\n"
             << "  python       " << hello.value(QStringLiteral("python")).toString() << ", numpy "
             << hello.value(QStringLiteral("numpy")).toString() << "\n"
             << "  backends     " << hello.value(QStringLiteral("backends")).toObject().keys().join(QStringLiteral(", ")) << "\n";
     }
-    if (exitCode != 0)
-        err() << "accelopt hosts check: " << config.name << ": " << error << "\n";
-    return exitCode;
+    if (!result.ok)
+        err() << "accelopt hosts check: " << config.name << ": " << result.error << "\n";
+    return result.ok ? 0 : 1;
 }

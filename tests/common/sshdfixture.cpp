@@ -13,7 +13,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-SshdFixture::SshdFixture()
+// sshd_config cannot quote paths with spaces, and a test's app name (the default template) may have some.
+SshdFixture::SshdFixture() : m_dir(QDir::tempPath() + QStringLiteral("/accelopt-sshd-XXXXXX"))
 {
     // sshd refuses keys and configs in folders others can write to.
     QFile::setPermissions(m_dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);

@@ -3,6 +3,7 @@ target_sources(accelopt_core PRIVATE
   hosts/hostconfig.cpp hosts/hostconfig.h
   hosts/hostfactory.cpp hosts/hostfactory.h
   hosts/hostpool.cpp hosts/hostpool.h
+  hosts/hostprobe.cpp hosts/hostprobe.h
   hosts/hostregistry.cpp hosts/hostregistry.h
   hosts/localhost.cpp hosts/localhost.h
   hosts/runnerclient.cpp hosts/runnerclient.h)

@@ -1,0 +1,60 @@
+#include "hoststatuswidget.h"
+
+namespace {
+QString colour(Host::State state)
+{
+    switch (state) {
+    case Host::State::Ready:
+        return QStringLiteral("#2e7d32");
+    case Host::State::Busy:
+        return QStringLiteral("#1565c0");
+    case Host::State::Connecting:
+        return QStringLiteral("#ef6c00");
+    case Host::State::Lost:
+    case Host::State::Failed:
+    case Host::State::VersionMismatch:
+        return QStringLiteral("#c62828");
+    case Host::State::Offline:
+        break;
+    }
+    return QStringLiteral("#757575");
+}
+} // namespace
+
+HostStatusWidget::HostStatusWidget(QWidget *parent) : QLabel(parent)
+{
+    setTextFormat(Qt::RichText);
+}
+
+void HostStatusWidget::setHostNames(const QStringList &names)
+{
+    m_names = names;
+    refresh();
+}
+
+void HostStatusWidget::track(Host *host)
+{
+    if (!m_names.contains(host->name()))
+        m_names.append(host->name());
+    connect(host, &Host::stateChanged, this, [this, name = host->name()](Host::State state, const QString &detail) {
+        m_states.insert(name, state);
+        m_details.insert(name, detail);
+        refresh();
+    });
+    m_states.insert(host->name(), host->state());
+    refresh();
+}
+
+void HostStatusWidget::refresh()
+{
+    QStringList parts, tips;
+    for (const QString &name : std::as_const(m_names)) {
+        const Host::State state = m_states.value(name, Host::State::Offline);
+        parts << QStringLiteral("%1 <span style='color:%2'>%3</span>")
+                     .arg(name.toHtmlEscaped(), colour(state), Host::stateName(state));
+        const QString detail = m_details.value(name);
+        tips << name + QStringLiteral(": ") + Host::stateName(state) + (detail.isEmpty() ? QString() : QStringLiteral(" — ") + detail);
+    }
+    setText(tr("Hosts: %1").arg(parts.join(QStringLiteral(" · "))));
+    setToolTip(tips.join(u'\n'));
+}

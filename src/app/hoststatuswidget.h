@@ -1,0 +1,26 @@
+#pragma once
+
+#include "hosts/host.h"
+
+#include <QLabel>
+#include <QMap>
+
+// The hosts' states in the status bar: one coloured word per host, updated from whichever Host objects the
+// workbench creates (a connection test, a benchmark, a search).
+class HostStatusWidget : public QLabel
+{
+    Q_OBJECT
+public:
+    explicit HostStatusWidget(QWidget *parent = nullptr);
+
+    void setHostNames(const QStringList &names); // everything starts offline
+    void track(Host *host);
+    Host::State stateOf(const QString &name) const { return m_states.value(name, Host::State::Offline); }
+
+private:
+    void refresh();
+
+    QStringList m_names;
+    QMap<QString, Host::State> m_states;
+    QMap<QString, QString> m_details;
+};

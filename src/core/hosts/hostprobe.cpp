@@ -1,0 +1,96 @@
+#include "hosts/hostprobe.h"
+
+#include "hosts/host.h"
+#include "hosts/hostfactory.h"
+#include "hosts/runnerclient.h"
+#include "hosts/sshhost.h"
+
+#include <QTimer>
+
+QJsonObject HostProbe::Result::toJson(const QString &hostName) const
+{
+    QJsonObject o{{QStringLiteral("host"), hostName}, {QStringLiteral("ok"), ok}, {QStringLiteral("seconds"), seconds},
+                  {QStringLiteral("hello"), hello}};
+    if (!error.isEmpty())
+        o.insert(QStringLiteral("error"), error);
+    if (!fingerprint.isEmpty()) {
+        o.insert(QStringLiteral("fingerprint"), fingerprint);
+        o.insert(QStringLiteral("remote_dir"), remoteDir);
+        o.insert(QStringLiteral("uploaded_files"), uploadedFiles);
+    }
+    return o;
+}
+
+HostProbe::HostProbe(QObject *parent) : QObject(parent) {}
+
+HostProbe::~HostProbe() = default;
+
+void HostProbe::start(const HostConfig &config, std::shared_ptr<SshPrompter> prompter, int timeoutMs)
+{
+    m_result = Result();
+    m_done = false;
+    m_clock.start();
+    HostConfig one = config;
+    one.slotCount = 1;
+    m_client.reset();
+    m_host.reset(HostFactory::create(one, std::move(prompter)));
+    if (!m_host) {
+        finish(false, QStringLiteral("this build cannot reach a host of kind %1").arg(HostConfig::kindName(config.kind)));
+        return;
+    }
+    Q_EMIT hostCreated(m_host.get());
+    connect(m_host.get(), &Host::slotFailed, this, [this](int, const QString &why) { finish(false, why); });
+    connect(m_host.get(), &Host::slotClosed, this, [this](int, const QString &why) {
+        finish(false, QStringLiteral("the runner stopped before it answered: %1").arg(why));
+    });
+    connect(m_host.get(), &Host::slotOpened, this, [this](int, QIODevice *stream) {
+        m_client = std::make_unique<RunnerClient>(stream);
+        connect(m_client.get(), &RunnerClient::helloReceived, this, [this](const QJsonObject &hello) {
+            m_result.hello = hello;
+            const int version = hello.value(QStringLiteral("protocol_version")).toInt(-1);
+            if (version != RunnerClient::protocolVersion) {
+                m_host->setState(Host::State::VersionMismatch);
+                finish(false, QStringLiteral("the runner speaks protocol %1, this build speaks %2")
+                                  .arg(version)
+                                  .arg(RunnerClient::protocolVersion));
+                return;
+            }
+            m_host->setState(Host::State::Ready);
+            finish(true, {});
+        });
+        m_client->sendHello();
+    });
+    QTimer::singleShot(timeoutMs, this, [this, timeoutMs] {
+        finish(false, QStringLiteral("no answer within %1 s").arg(timeoutMs / 1000));
+    });
+    m_host->setState(Host::State::Connecting);
+    m_host->openSlot(0);
+}
+
+void HostProbe::finish(bool ok, const QString &error)
+{
+    if (m_done)
+        return;
+    m_done = true;
+    m_result.ok = ok;
+    m_result.error = error;
+    m_result.seconds = m_clock.elapsed() / 1000.0;
+    if (auto *ssh = qobject_cast<SshHost *>(m_host.get())) {
+        m_result.fingerprint = ssh->fingerprint();
+        m_result.remoteDir = ssh->remoteDir();
+        m_result.uploadedFiles = ssh->lastUploadedFiles();
+    }
+    if (!ok && m_host)
+        m_host->setState(m_host->state() == Host::State::VersionMismatch ? Host::State::VersionMismatch
+                                                                         : Host::State::Failed,
+                         error);
+    if (m_client)
+        m_client->sendShutdown();
+    const Result result = m_result;
+    // Let the host go after this event: its own signal may be what brought us here.
+    QMetaObject::invokeMethod(this, [this] {
+        m_client.reset();
+        m_host.reset();
+    }, Qt::QueuedConnection);
+    Q_EMIT finished(result);
+}

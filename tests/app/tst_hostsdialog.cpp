@@ -1,0 +1,135 @@
+#include "hosts/hostregistry.h"
+#include "hosts/sshprompter.h"
+#include "hostsdialog.h"
+#include "hoststatuswidget.h"
+#include "isolatedsettings.h"
+#include "sshdfixture.h"
+#include "ui_hostsdialog.h"
+
+#include <QDir>
+#include <QFile>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TestHostsDialog : public QObject
+{
+    Q_OBJECT
+    IsolatedSettings m_settings;
+    QTemporaryDir m_dir;
+
+    QString hostsFile() const { return m_dir.filePath(QStringLiteral("hosts.json")); }
+
+private Q_SLOTS:
+    void addEditSaveAndReload()
+    {
+        HostsDialog dialog(std::make_shared<SshPrompter>(), nullptr, hostsFile());
+        auto *ui = dialog.ui();
+        QCOMPARE(ui->hostList->count(), 1); // the built-in local host
+        QVERIFY(!ui->removeButton->isEnabled());
+        ui->addButton->click();
+        QCOMPARE(ui->hostList->count(), 2);
+        ui->nameEdit->setText(QStringLiteral("trn-box"));
+        ui->sshHostEdit->setText(QStringLiteral("trn-box.example"));
+        ui->userEdit->setText(QStringLiteral("ubuntu"));
+        ui->slotsSpin->setValue(2);
+        ui->backendCombo->setCurrentIndex(ui->backendCombo->findData(QStringLiteral("neuron")));
+        ui->envEdit->setPlainText(QStringLiteral("NEURON_RT_LOG_LEVEL=ERROR"));
+        QVERIFY(dialog.save());
+
+        HostRegistry registry(hostsFile());
+        QString error;
+        QVERIFY2(registry.load(error), qPrintable(error));
+        HostConfig saved;
+        QVERIFY(registry.find(QStringLiteral("trn-box"), saved));
+        QCOMPARE(saved.user, QStringLiteral("ubuntu"));
+        QCOMPARE(saved.slotCount, 2);
+        QCOMPARE(saved.backend, QStringLiteral("neuron"));
+        QCOMPARE(saved.environment.value(QStringLiteral("NEURON_RT_LOG_LEVEL")), QStringLiteral("ERROR"));
+
+        HostsDialog again(std::make_shared<SshPrompter>(), nullptr, hostsFile());
+        QCOMPARE(again.ui()->hostList->count(), 2);
+        again.ui()->hostList->setCurrentRow(1);
+        QCOMPARE(again.ui()->sshHostEdit->text(), QStringLiteral("trn-box.example"));
+        again.ui()->removeButton->click();
+        QVERIFY(again.save());
+        QVERIFY(registry.load(error));
+        QVERIFY(!registry.find(QStringLiteral("trn-box"), saved));
+    }
+
+    void badInputIsExplainedAndNotSaved()
+    {
+        HostsDialog dialog(std::make_shared<SshPrompter>(), nullptr, hostsFile());
+        dialog.ui()->addButton->click();
+        dialog.ui()->nameEdit->setText(QStringLiteral("bad name!"));
+        dialog.ui()->sshHostEdit->setText(QStringLiteral("x"));
+        QVERIFY(!dialog.save());
+        QVERIFY2(dialog.statusText().contains(QStringLiteral("host name")), qPrintable(dialog.statusText()));
+        dialog.ui()->nameEdit->setText(QStringLiteral("ok-name"));
+        dialog.ui()->envEdit->setPlainText(QStringLiteral("NOEQUALS"));
+        QVERIFY(!dialog.save());
+        QVERIFY2(dialog.statusText().contains(QStringLiteral("KEY=VALUE")), qPrintable(dialog.statusText()));
+    }
+
+    void corruptHostsFileIsNeverOverwritten()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("corrupt.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{ oops");
+        f.close();
+        HostsDialog dialog(std::make_shared<SshPrompter>(), nullptr, path);
+        QVERIFY(dialog.statusText().contains(QStringLiteral("not valid JSON")));
+        QVERIFY(!dialog.save());
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("{ oops"));
+    }
+
+    void testConnectionOnTheLocalHost()
+    {
+        HostsDialog dialog(std::make_shared<SshPrompter>(), nullptr, hostsFile());
+        HostStatusWidget status;
+        status.setHostNames({QStringLiteral("local")});
+        connect(&dialog, &HostsDialog::hostTracked, &status, &HostStatusWidget::track);
+        dialog.ui()->hostList->setCurrentRow(0);
+        dialog.testConnection();
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.testRunning(), 60000);
+        QVERIFY2(dialog.statusText().contains(QStringLiteral("Connected")), qPrintable(dialog.statusText()));
+        QVERIFY(dialog.statusText().contains(QStringLiteral("protocol 1")));
+        QCOMPARE(status.stateOf(QStringLiteral("local")), Host::State::Ready);
+        QVERIFY(status.text().contains(QStringLiteral("ready")));
+    }
+
+    void testConnectionOverSshShowsTheFingerprint()
+    {
+        SshdFixture sshd;
+        QString error;
+        if (!sshd.start(error))
+            QSKIP(qPrintable(error));
+        // Known hosts and ssh config of the test's own, never the user's: written into the hosts file directly.
+        QFile f(hostsFile());
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QStringLiteral(R"({"version":1,"hosts":[{"name":"loop","kind":"ssh","ssh_host":"127.0.0.1","port":%1,)"
+                               R"("user":"%2","identity_file":"%3","known_hosts":"%4","ssh_config":"%5","deploy_root":"%6",)"
+                               R"("python":"/usr/bin/python3"}]})")
+                    .arg(sshd.port())
+                    .arg(SshdFixture::userName(), sshd.clientKey(), sshd.knownHosts(), sshd.path(QStringLiteral("none")),
+                         sshd.path(QStringLiteral("remote")))
+                    .toUtf8());
+        f.close();
+        auto prompter = std::make_shared<SshPrompter>();
+        prompter->setAcceptedFingerprints({sshd.hostKeyFingerprint()});
+        HostsDialog dialog(prompter, nullptr, hostsFile());
+        dialog.resize(820, 560);
+        dialog.show();
+        dialog.ui()->hostList->setCurrentRow(1);
+        dialog.testConnection();
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.testRunning(), 60000);
+        QVERIFY2(dialog.statusText().contains(sshd.hostKeyFingerprint()), qPrintable(dialog.statusText()));
+        QVERIFY(dialog.statusText().contains(QStringLiteral("files uploaded")));
+        dialog.grab().save(QDir(QStringLiteral(ACCELOPT_TEST_ARTIFACTS)).filePath(QStringLiteral("hosts-dialog.png")));
+    }
+};
+
+QTEST_MAIN(TestHostsDialog)
+#include "tst_hostsdialog.moc"

@@ -1,0 +1,188 @@
+// Benchmark (CTest label bench): per-evaluation overhead of a warm SSH slot over the local host, against a fresh
+// `ssh` process per evaluation, and throughput with 1, 2 and 4 slots. Prints its figures; asserts nothing.
+#include "hosts/hostpool.h"
+#include "hosts/localhost.h"
+#include "hosts/sshhost.h"
+#include "hosts/sshprompter.h"
+#include "sshdfixture.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTextStream>
+#include <QThread>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace {
+const QString nkibench = QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench");
+
+EvalRequest trivialEval()
+{
+    EvalRequest r;
+    r.task = {{QStringLiteral("name"), QStringLiteral("silu")}};
+    QFile f(nkibench + QStringLiteral("/tasks/silu/baseline.py"));
+    f.open(QIODevice::ReadOnly);
+    r.kernelSource = QString::fromUtf8(f.readAll());
+    r.size = QStringLiteral("small");
+    r.timingOnly = true;
+    r.timeoutSeconds = 60;
+    return r;
+}
+
+double median(QList<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.isEmpty() ? 0 : v.at(v.size() / 2);
+}
+
+// Wall time of each evaluation submitted one after another on a started pool (its slots already warm).
+QList<double> sequential(HostPool &pool, int count)
+{
+    QList<double> times;
+    for (int i = 0; i < count + 1; ++i) { // the first one warms the slot and is dropped
+        QEventLoop loop;
+        QElapsedTimer clock;
+        Evaluation result;
+        auto c = QObject::connect(&pool, &HostPool::evaluationFinished, &loop, [&](quint64, const Evaluation &e) {
+            result = e;
+            loop.quit();
+        });
+        clock.start();
+        pool.submit(trivialEval());
+        loop.exec();
+        QObject::disconnect(c);
+        if (!result.ok())
+            qFatal("evaluation failed: %s", qPrintable(result.error));
+        if (i > 0)
+            times << clock.nsecsElapsed() / 1e6;
+    }
+    return times;
+}
+
+double throughput(HostPool &pool, int count)
+{
+    QEventLoop loop;
+    int done = 0;
+    auto c = QObject::connect(&pool, &HostPool::evaluationFinished, &loop, [&](quint64, const Evaluation &) {
+        if (++done == count)
+            loop.quit();
+    });
+    QElapsedTimer clock;
+    clock.start();
+    for (int i = 0; i < count; ++i)
+        pool.submit(trivialEval());
+    loop.exec();
+    QObject::disconnect(c);
+    return count / (clock.nsecsElapsed() / 1e9);
+}
+
+HostConfig sshConfig(const SshdFixture &sshd, int slotCount)
+{
+    HostConfig c;
+    c.name = QStringLiteral("loopback");
+    c.kind = HostConfig::Kind::Ssh;
+    c.sshHost = QStringLiteral("127.0.0.1");
+    c.port = sshd.port();
+    c.user = SshdFixture::userName();
+    c.identityFile = sshd.clientKey();
+    c.knownHostsFile = sshd.knownHosts();
+    c.sshConfigFile = sshd.path(QStringLiteral("none"));
+    c.deployRoot = sshd.path(QStringLiteral("remote"));
+    c.python = QStringLiteral("/usr/bin/python3");
+    c.slotCount = slotCount;
+    return c;
+}
+
+void startAndWarm(HostPool &pool, int slotCount)
+{
+    pool.start();
+    QEventLoop loop;
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+        if (pool.liveSlotCount() == slotCount)
+            loop.quit();
+    });
+    poll.start(20);
+    loop.exec();
+}
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    const int n = argc > 1 ? QString::fromLatin1(argv[1]).toInt() : 50;
+    QTextStream out(stdout);
+    SshdFixture sshd;
+    QString error;
+    if (!sshd.start(error)) {
+        out << "bench_hosts: skipped: " << error << "\n";
+        return 0;
+    }
+    auto prompter = std::make_shared<SshPrompter>();
+    prompter->setAcceptedFingerprints({sshd.hostKeyFingerprint()});
+
+    HostConfig local;
+    local.name = QStringLiteral("local");
+    local.python = QStringLiteral("/usr/bin/python3");
+    HostPool localPool;
+    localPool.addHost(new LocalHost(local, nkibench));
+    startAndWarm(localPool, 1);
+    const QList<double> localTimes = sequential(localPool, n);
+
+    HostPool sshPool;
+    auto *ssh = new SshHost(sshConfig(sshd, 1), nkibench, prompter);
+    sshPool.addHost(ssh);
+    startAndWarm(sshPool, 1);
+    const QList<double> sshTimes = sequential(sshPool, n);
+    const QString remote = ssh->remoteDir();
+
+    // A fresh ssh process per evaluation: what a script without a warm slot would do.
+    QFile job(sshd.path(QStringLiteral("job.json")));
+    job.open(QIODevice::WriteOnly);
+    job.write(QJsonDocument(trivialEval().toJson(QStringLiteral("b"))).toJson(QJsonDocument::Compact));
+    job.close();
+    QList<double> freshTimes;
+    for (int i = 0; i < n; ++i) {
+        QProcess p;
+        QElapsedTimer clock;
+        clock.start();
+        p.start(QStringLiteral("ssh"),
+                {QStringLiteral("-q"), QStringLiteral("-i"), sshd.clientKey(), QStringLiteral("-p"), QString::number(sshd.port()),
+                 QStringLiteral("-o"), QStringLiteral("UserKnownHostsFile=") + sshd.knownHosts(), QStringLiteral("-o"),
+                 QStringLiteral("BatchMode=yes"), QStringLiteral("-F"), QStringLiteral("/dev/null"),
+                 SshdFixture::userName() + QStringLiteral("@127.0.0.1"),
+                 QStringLiteral("cd %1 && PYTHONPATH=%1/runner:%1 /usr/bin/python3 -m accelopt_runner eval --job %2")
+                     .arg(remote, job.fileName())});
+        p.waitForFinished(60000);
+        const QJsonObject result = QJsonDocument::fromJson(p.readAllStandardOutput().trimmed()).object();
+        if (p.exitCode() != 0 || result.value(QStringLiteral("status")).toString() != QStringLiteral("ok"))
+            qFatal("fresh ssh eval failed: %s", p.readAllStandardError().constData());
+        freshTimes << clock.nsecsElapsed() / 1e6;
+    }
+
+    const double mLocal = median(localTimes), mSsh = median(sshTimes), mFresh = median(freshTimes);
+    out << "Per-evaluation wall time, trivial kernel (silu small, timing-only), median of " << n << ":\n";
+    out << QStringLiteral("  local host, warm slot       %1 ms\n").arg(mLocal, 8, 'f', 1);
+    out << QStringLiteral("  ssh loopback, warm slot     %1 ms   overhead over local %2 ms (target <= 30)\n")
+               .arg(mSsh, 8, 'f', 1)
+               .arg(mSsh - mLocal, 0, 'f', 1);
+    out << QStringLiteral("  fresh ssh process per eval  %1 ms   overhead over local %2 ms\n")
+               .arg(mFresh, 8, 'f', 1)
+               .arg(mFresh - mLocal, 0, 'f', 1);
+
+    out << "Throughput over ssh loopback (" << 4 * n / 5 << " evaluations per row, this machine has "
+        << QThread::idealThreadCount() << " cores):\n";
+    for (int slotCount : {1, 2, 4}) {
+        HostPool pool;
+        pool.addHost(new SshHost(sshConfig(sshd, slotCount), nkibench, prompter));
+        startAndWarm(pool, slotCount);
+        const double rate = throughput(pool, 4 * n / 5);
+        out << QStringLiteral("  %1 slot(s): %2 evaluations/s\n").arg(slotCount).arg(rate, 0, 'f', 2);
+    }
+    return 0;
+}
