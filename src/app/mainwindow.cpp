@@ -10,6 +10,7 @@
 #include "hoststatuswidget.h"
 #include "kerneleditor.h"
 #include "logdock.h"
+#include "modelsdialog.h"
 #include "tasksdock.h"
 #include "theme.h"
 #include "userprompts.h"
@@ -171,6 +172,7 @@ void MainWindow::createActions()
 
     m_toolsMenu = menuBar()->addMenu(tr("&Tools"));
     m_toolsMenu->addAction(tr("&Hosts…"), this, &MainWindow::showHosts);
+    m_toolsMenu->addAction(tr("&Models…"), this, [this] { ModelsDialog(LlmConfig::defaultPath(), this).exec(); });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *about = help->addAction(tr("&About AccelOpt Workbench"), this, &MainWindow::showAbout);

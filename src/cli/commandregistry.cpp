@@ -2,6 +2,7 @@
 
 #include "benchcommand.h"
 #include "hostscommand.h"
+#include "modelscommand.h"
 #include "suitecommand.h"
 
 std::vector<std::unique_ptr<Command>> CommandRegistry::all()
@@ -10,5 +11,6 @@ std::vector<std::unique_ptr<Command>> CommandRegistry::all()
     commands.push_back(std::make_unique<BenchCommand>());
     commands.push_back(std::make_unique<SuiteCommand>());
     commands.push_back(std::make_unique<HostsCommand>());
+    commands.push_back(std::make_unique<ModelsCommand>());
     return commands;
 }

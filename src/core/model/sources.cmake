@@ -4,3 +4,6 @@ target_sources(accelopt_core PRIVATE
 target_sources(accelopt_core PRIVATE
   model/evalrequest.cpp model/evalrequest.h
   model/evaluation.cpp model/evaluation.h)
+target_sources(accelopt_core PRIVATE
+  model/experience.h
+  model/plan.h)

@@ -1,0 +1,353 @@
+#include "modelsdialog.h"
+
+#include "applogging.h"
+#include "llm/apikeystore.h"
+#include "llm/chatclient.h"
+#include "llm/endpointpresets.h"
+#include "ui_modelsdialog.h"
+
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QMenu>
+#include <QPushButton>
+
+namespace {
+const double unsetTemperature = -0.05; // the spin box's minimum, shown as "server default"
+}
+
+ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
+    : QDialog(parent), m_ui(std::make_unique<Ui::ModelsDialog>()), m_path(configPath),
+      m_keys(new ApiKeyStore(this))
+{
+    m_ui->setupUi(this);
+    m_ui->keySourceCombo->addItem(tr("None"), Endpoint::keySourceName(Endpoint::KeySource::None));
+    m_ui->keySourceCombo->addItem(tr("Environment variable"),
+                                  Endpoint::keySourceName(Endpoint::KeySource::Environment));
+    m_ui->keySourceCombo->addItem(tr("Keychain, else variable"),
+                                  Endpoint::keySourceName(Endpoint::KeySource::Keychain));
+    m_ui->authCombo->addItem(tr("Authorization: Bearer"));
+    m_ui->authCombo->addItem(tr("Custom header"));
+    m_ui->reasoningCombo->addItems(
+        {QString(), QStringLiteral("low"), QStringLiteral("medium"), QStringLiteral("high")});
+    m_ui->reasoningCombo->setItemText(0, tr("not sent"));
+
+    auto *presetMenu = new QMenu(this);
+    for (const EndpointPreset &p : EndpointPresets::all())
+        presetMenu->addAction(p.label, this, [this, id = p.id] { addEndpoint(id); });
+    m_ui->addButton->setMenu(presetMenu);
+
+    QString error;
+    if (auto loaded = LlmConfig::load(m_path, &error))
+        m_config = *loaded;
+    else
+        setProblem(tr("%1\nSaving will replace it.").arg(error));
+
+    m_ui->rolesTable->setColumnCount(1);
+    m_ui->rolesTable->setHorizontalHeaderLabels({tr("Endpoints (name:weight, …)")});
+    m_ui->rolesTable->horizontalHeader()->setStretchLastSection(true);
+    m_ui->pricesTable->setColumnCount(3);
+    m_ui->pricesTable->setHorizontalHeaderLabels({tr("Model"), tr("Input $/Mtok"), tr("Output $/Mtok")});
+    m_ui->pricesTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    loadRolesAndPrices();
+    refreshList();
+
+    connect(m_ui->endpointList, &QListWidget::currentRowChanged, this, [this](int row) {
+        storeEndpoint(m_current);
+        showEndpoint(row);
+    });
+    connect(m_ui->removeButton, &QPushButton::clicked, this, [this] {
+        const int row = m_ui->endpointList->currentRow();
+        if (row < 0)
+            return;
+        m_config.endpoints.removeAt(row);
+        m_current = -1;
+        refreshList();
+    });
+    connect(m_ui->nameEdit, &QLineEdit::editingFinished, this, [this] {
+        storeEndpoint(m_current);
+        if (auto *item = m_ui->endpointList->item(m_current))
+            item->setText(m_ui->nameEdit->text());
+    });
+    connect(m_ui->storeKeyButton, &QPushButton::clicked, this, &ModelsDialog::storeKeyInKeychain);
+    connect(m_ui->testButton, &QPushButton::clicked, this, &ModelsDialog::testCurrentEndpoint);
+    connect(m_ui->addPriceButton, &QPushButton::clicked, this, [this] {
+        const int row = m_ui->pricesTable->rowCount();
+        m_ui->pricesTable->insertRow(row);
+        const Endpoint *e =
+            m_config.endpoints.value(m_current).name.isEmpty() ? nullptr : &m_config.endpoints[m_current];
+        m_ui->pricesTable->setItem(row, 0, new QTableWidgetItem(e ? e->model : QString()));
+        m_ui->pricesTable->setItem(row, 1, new QTableWidgetItem(QStringLiteral("0")));
+        m_ui->pricesTable->setItem(row, 2, new QTableWidgetItem(QStringLiteral("0")));
+    });
+    connect(m_ui->removePriceButton, &QPushButton::clicked, this, [this] {
+        if (m_ui->pricesTable->currentRow() >= 0)
+            m_ui->pricesTable->removeRow(m_ui->pricesTable->currentRow());
+    });
+    connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, [this] {
+        if (save())
+            accept();
+    });
+    connect(m_ui->keySourceCombo, &QComboBox::currentIndexChanged, this, [this] {
+        m_ui->storeKeyButton->setEnabled(m_ui->keySourceCombo->currentData().toString() ==
+                                         QStringLiteral("keychain"));
+    });
+    connect(m_ui->authCombo, &QComboBox::currentIndexChanged, this,
+            [this](int index) { m_ui->authHeaderEdit->setEnabled(index == 1); });
+    showEndpoint(m_ui->endpointList->currentRow()); // the list filled before the signal was connected
+}
+
+ModelsDialog::~ModelsDialog() = default;
+
+void ModelsDialog::refreshList()
+{
+    m_loading = true;
+    m_ui->endpointList->clear();
+    for (const Endpoint &e : std::as_const(m_config.endpoints))
+        m_ui->endpointList->addItem(e.name);
+    m_loading = false;
+    m_current = -1;
+    m_ui->endpointList->setCurrentRow(m_config.endpoints.isEmpty() ? -1 : 0);
+    if (m_config.endpoints.isEmpty())
+        showEndpoint(-1);
+}
+
+void ModelsDialog::addEndpoint(const QString &presetId)
+{
+    storeEndpoint(m_current);
+    const EndpointPreset *preset = EndpointPresets::find(presetId);
+    Endpoint e = preset ? preset->endpoint : Endpoint{};
+    QString name = preset ? preset->id : QStringLiteral("endpoint");
+    for (int n = 2; m_config.endpoint(name); ++n)
+        name = QStringLiteral("%1-%2").arg(preset ? preset->id : QStringLiteral("endpoint")).arg(n);
+    e.name = name;
+    m_config.endpoints.append(e);
+    m_ui->endpointList->addItem(name);
+    m_ui->endpointList->setCurrentRow(int(m_config.endpoints.size()) - 1);
+}
+
+void ModelsDialog::showEndpoint(int row)
+{
+    m_current = row;
+    const bool valid = row >= 0 && row < m_config.endpoints.size();
+    m_ui->tabs->widget(0)->findChild<QWidget *>(QStringLiteral("nameEdit"))->setEnabled(valid);
+    for (QWidget *w : {static_cast<QWidget *>(m_ui->baseUrlEdit), static_cast<QWidget *>(m_ui->modelEdit),
+                       static_cast<QWidget *>(m_ui->keySourceCombo), static_cast<QWidget *>(m_ui->keyEnvEdit),
+                       static_cast<QWidget *>(m_ui->testButton), static_cast<QWidget *>(m_ui->removeButton)})
+        w->setEnabled(valid);
+    const Endpoint e = valid ? m_config.endpoints.at(row) : Endpoint{};
+    m_loading = true;
+    m_ui->nameEdit->setText(e.name);
+    m_ui->baseUrlEdit->setText(e.baseUrl);
+    m_ui->modelEdit->setText(e.model);
+    m_ui->keySourceCombo->setCurrentIndex(
+        m_ui->keySourceCombo->findData(Endpoint::keySourceName(e.keySource)));
+    m_ui->keyEnvEdit->setText(e.keyEnvVar);
+    m_ui->storeKeyButton->setEnabled(valid && e.keySource == Endpoint::KeySource::Keychain);
+    m_ui->authCombo->setCurrentIndex(e.authStyle == Endpoint::AuthStyle::Bearer ? 0 : 1);
+    m_ui->authHeaderEdit->setText(e.authHeader);
+    m_ui->authHeaderEdit->setEnabled(e.authStyle == Endpoint::AuthStyle::ApiKeyHeader);
+    QStringList headers;
+    for (const auto &[name, value] : e.extraHeaders)
+        headers << name + QStringLiteral(": ") + value;
+    m_ui->headersEdit->setPlainText(headers.join(u'\n'));
+    m_ui->temperatureSpin->setValue(e.temperature.value_or(unsetTemperature));
+    m_ui->topPSpin->setValue(e.topP.value_or(0.0));
+    m_ui->maxTokensSpin->setValue(e.maxTokens.value_or(0));
+    m_ui->reasoningCombo->setCurrentIndex(std::max(0, m_ui->reasoningCombo->findText(e.reasoningEffort)));
+    m_ui->timeoutSpin->setValue(std::max(1, e.timeoutMs / 1000));
+    m_ui->concurrencySpin->setValue(e.concurrency);
+    const EndpointPreset *preset = EndpointPresets::find(e.preset);
+    m_ui->presetNoteLabel->setText(preset ? preset->note : QString());
+    m_ui->testResultLabel->clear();
+    m_loading = false;
+}
+
+void ModelsDialog::storeEndpoint(int row)
+{
+    if (m_loading || row < 0 || row >= m_config.endpoints.size())
+        return;
+    Endpoint &e = m_config.endpoints[row];
+    e.name = m_ui->nameEdit->text().trimmed();
+    e.baseUrl = m_ui->baseUrlEdit->text().trimmed();
+    e.model = m_ui->modelEdit->text().trimmed();
+    e.keySource = Endpoint::keySourceFromName(m_ui->keySourceCombo->currentData().toString());
+    e.keyEnvVar = m_ui->keyEnvEdit->text().trimmed();
+    e.authStyle = m_ui->authCombo->currentIndex() == 0 ? Endpoint::AuthStyle::Bearer
+                                                       : Endpoint::AuthStyle::ApiKeyHeader;
+    e.authHeader = m_ui->authHeaderEdit->text().trimmed();
+    e.extraHeaders.clear();
+    for (const QString &line : m_ui->headersEdit->toPlainText().split(u'\n', Qt::SkipEmptyParts)) {
+        const qsizetype colon = line.indexOf(u':');
+        if (colon > 0)
+            e.extraHeaders.append({line.left(colon).trimmed(), line.mid(colon + 1).trimmed()});
+    }
+    const double t = m_ui->temperatureSpin->value();
+    e.temperature = t <= unsetTemperature + 1e-9 ? std::nullopt : std::optional<double>(t);
+    e.topP = m_ui->topPSpin->value() <= 0 ? std::nullopt : std::optional<double>(m_ui->topPSpin->value());
+    e.maxTokens =
+        m_ui->maxTokensSpin->value() <= 0 ? std::nullopt : std::optional<int>(m_ui->maxTokensSpin->value());
+    e.reasoningEffort =
+        m_ui->reasoningCombo->currentIndex() == 0 ? QString() : m_ui->reasoningCombo->currentText();
+    e.timeoutMs = m_ui->timeoutSpin->value() * 1000;
+    e.concurrency = m_ui->concurrencySpin->value();
+}
+
+void ModelsDialog::loadRolesAndPrices()
+{
+    const QList<AgentRole> roles = AgentRoles::all();
+    m_ui->rolesTable->setRowCount(int(roles.size()));
+    QStringList labels;
+    for (int i = 0; i < roles.size(); ++i) {
+        labels << AgentRoles::name(roles.at(i));
+        m_ui->rolesTable->setItem(
+            i, 0, new QTableWidgetItem(ModelRoster::format(m_config.roster.members(roles.at(i)))));
+    }
+    m_ui->rolesTable->setVerticalHeaderLabels(labels);
+    const QStringList models = m_config.prices.models();
+    m_ui->pricesTable->setRowCount(int(models.size()));
+    for (int i = 0; i < models.size(); ++i) {
+        const auto p = m_config.prices.price(models.at(i));
+        m_ui->pricesTable->setItem(i, 0, new QTableWidgetItem(models.at(i)));
+        m_ui->pricesTable->setItem(i, 1, new QTableWidgetItem(QString::number(p->inputPerMillion)));
+        m_ui->pricesTable->setItem(i, 2, new QTableWidgetItem(QString::number(p->outputPerMillion)));
+    }
+}
+
+bool ModelsDialog::collectRolesAndPrices(QString *error)
+{
+    const QList<AgentRole> roles = AgentRoles::all();
+    for (int i = 0; i < roles.size(); ++i) {
+        const QTableWidgetItem *item = m_ui->rolesTable->item(i, 0);
+        QString parseError;
+        const auto members = ModelRoster::parse(item ? item->text() : QString(), &parseError);
+        if (!members) {
+            *error = tr("%1: %2").arg(AgentRoles::name(roles.at(i)), parseError);
+            return false;
+        }
+        m_config.roster.assign(roles.at(i), *members);
+    }
+    PriceTable prices;
+    for (int row = 0; row < m_ui->pricesTable->rowCount(); ++row) {
+        auto text = [&](int column) {
+            const QTableWidgetItem *item = m_ui->pricesTable->item(row, column);
+            return item ? item->text().trimmed() : QString();
+        };
+        if (text(0).isEmpty())
+            continue;
+        bool okIn = false, okOut = false;
+        const double in = text(1).toDouble(&okIn), out = text(2).toDouble(&okOut);
+        if (!okIn || !okOut || in < 0 || out < 0) {
+            *error = tr("the price of %1 must be two numbers ≥ 0").arg(text(0));
+            return false;
+        }
+        prices.set(text(0), {in, out});
+    }
+    m_config.prices = prices;
+    return true;
+}
+
+bool ModelsDialog::save()
+{
+    storeEndpoint(m_current);
+    QString error;
+    if (!collectRolesAndPrices(&error)) {
+        setProblem(error);
+        return false;
+    }
+    QStringList names;
+    for (const Endpoint &e : std::as_const(m_config.endpoints)) {
+        if (e.name.isEmpty() || names.contains(e.name)) {
+            setProblem(tr("every endpoint needs a name of its own ('%1')").arg(e.name));
+            return false;
+        }
+        names << e.name;
+    }
+    if (!m_config.save(m_path, &error)) {
+        setProblem(error);
+        return false;
+    }
+    // Saved; what is still incomplete (an unassigned role, say) is worth knowing but not worth refusing.
+    const QStringList problems = m_config.problems();
+    setProblem(problems.isEmpty() ? QString()
+                                  : tr("Saved. Still to do: %1").arg(problems.join(QStringLiteral("; "))));
+    qCInfo(lcApp) << "LLM settings saved to" << m_path;
+    return true;
+}
+
+void ModelsDialog::setProblem(const QString &text)
+{
+    m_ui->problemLabel->setText(text);
+}
+
+void ModelsDialog::storeKeyInKeychain()
+{
+    storeEndpoint(m_current);
+    if (m_current < 0)
+        return;
+    const Endpoint e = m_config.endpoints.at(m_current);
+    bool ok = false;
+    const QString key = QInputDialog::getText(this, tr("API Key"), tr("API key for %1:").arg(e.name),
+                                              QLineEdit::Password, QString(), &ok);
+    if (!ok || key.trimmed().isEmpty())
+        return;
+    m_ui->testResultLabel->setText(tr("Storing the key…"));
+    m_keys->store(e, key.trimmed(), [this](bool stored, const QString &message) {
+        m_ui->testResultLabel->setText(stored ? message : tr("Not stored: %1").arg(message));
+    });
+}
+
+void ModelsDialog::testCurrentEndpoint()
+{
+    storeEndpoint(m_current);
+    if (m_current < 0)
+        return;
+    const Endpoint e = m_config.endpoints.at(m_current);
+    const quint64 job = ++m_testJob;
+    delete m_testClient; // cancels a test still running
+    m_testClient = nullptr;
+    m_ui->testResultLabel->setText(tr("Testing %1…").arg(e.name));
+    m_keys->lookup(e, [this, e, job](const ApiKeyStore::Lookup &key) {
+        if (job != m_testJob)
+            return;
+        if (!key.ok) {
+            m_ui->testResultLabel->setText(tr("Failed: %1").arg(key.message));
+            Q_EMIT testFinished(false);
+            return;
+        }
+        m_testClient = new ChatClient(e, this);
+        m_testClient->setApiKey(key.key);
+        RetryPolicy policy = m_config.retry;
+        policy.maxAttempts = 2;
+        m_testClient->setRetryPolicy(policy);
+        const QString note = key.message;
+        connect(m_testClient, &ChatClient::finished, this, [this, job, note](quint64, const ChatReply &r) {
+            if (job != m_testJob)
+                return;
+            if (!r.ok()) {
+                m_ui->testResultLabel->setText(
+                    tr("Failed after %1 ms: %2").arg(r.latencyMs).arg(r.errorText));
+            } else {
+                const QString tokens =
+                    r.usage ? tr("%1 in / %2 out").arg(r.usage->inputTokens).arg(r.usage->outputTokens)
+                            : tr("unknown");
+                m_ui->testResultLabel->setText(
+                    tr("OK in %1 ms, tokens %2. Reply: %3%4")
+                        .arg(r.latencyMs)
+                        .arg(tokens, r.content.trimmed().section(u'\n', 0, 0).left(120),
+                             note.isEmpty() ? QString() : QStringLiteral("\n") + note));
+            }
+            Q_EMIT testFinished(r.ok());
+        });
+        ChatRequest request;
+        request.tag = QStringLiteral("models dialog test");
+        request.messages = {
+            ChatMessage::system(QStringLiteral("You are a connectivity check. Answer in one short line.")),
+            ChatMessage::user(QStringLiteral("Reply with the word: ready"))};
+        m_testClient->send(request);
+    });
+}
+
+QString ModelsDialog::testResult() const
+{
+    return m_ui->testResultLabel->text();
+}

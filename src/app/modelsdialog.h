@@ -1,0 +1,51 @@
+#pragma once
+
+#include "llm/llmconfig.h"
+
+#include <QDialog>
+#include <memory>
+
+namespace Ui {
+class ModelsDialog;
+}
+class ApiKeyStore;
+class ChatClient;
+
+// Tools > Models…: the LLM endpoints (add from a preset, edit, remove, test with a real tiny call), which
+// endpoint serves each agent role, and the price table. Edits the same llm.json as `accelopt models`; API
+// keys go to the system keychain through ApiKeyStore, never into that file.
+class ModelsDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit ModelsDialog(const QString &configPath = LlmConfig::defaultPath(), QWidget *parent = nullptr);
+    ~ModelsDialog() override;
+
+    const LlmConfig &config() const { return m_config; }
+    // Collects the form into the config and writes it; false (with the reason shown) when something is wrong.
+    bool save();
+    void addEndpoint(const QString &presetId);
+    void testCurrentEndpoint();
+    QString testResult() const;
+
+Q_SIGNALS:
+    void testFinished(bool ok);
+
+private:
+    void showEndpoint(int row);
+    void storeEndpoint(int row); // form -> m_config.endpoints[row]
+    void refreshList();
+    void loadRolesAndPrices();
+    bool collectRolesAndPrices(QString *error);
+    void storeKeyInKeychain();
+    void setProblem(const QString &text);
+
+    std::unique_ptr<Ui::ModelsDialog> m_ui;
+    QString m_path;
+    LlmConfig m_config;
+    int m_current = -1;
+    bool m_loading = false;
+    ApiKeyStore *m_keys;
+    ChatClient *m_testClient = nullptr;
+    quint64 m_testJob = 0; // a newer test makes an older one's answer stale
+};

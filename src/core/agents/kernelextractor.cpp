@@ -1,0 +1,49 @@
+#include "agents/kernelextractor.h"
+
+#include "agents/fencedblocks.h"
+
+#include <QRegularExpression>
+
+bool KernelExtractor::definesKernel(const QString &code)
+{
+    static const QRegularExpression re(QStringLiteral("^def\\s+kernel\\s*\\("),
+                                       QRegularExpression::MultilineOption);
+    return re.match(code).hasMatch();
+}
+
+ParseResult<KernelProposal> KernelExtractor::extract(const QString &reply)
+{
+    using Kind = AgentParseError::Kind;
+    if (reply.trimmed().isEmpty())
+        return AgentParseError{Kind::Empty, QStringLiteral("the reply is empty")};
+    const QList<FencedBlock> blocks = FencedBlocks::scan(reply);
+    if (blocks.isEmpty())
+        return AgentParseError{Kind::NoCode,
+                               QStringLiteral("the reply has no fenced code block; the kernel must "
+                                              "come in a ```python block")};
+    QList<FencedBlock> candidates;
+    for (const FencedBlock &b : blocks)
+        if (b.closed && FencedBlocks::isPython(b) && definesKernel(b.code))
+            candidates.append(b);
+    if (candidates.isEmpty()) {
+        const FencedBlock &last = blocks.last();
+        if (!last.closed)
+            return AgentParseError{
+                Kind::Truncated,
+                QStringLiteral("the reply ends inside the code block opened at line %1: it was "
+                               "cut off (raise max_tokens, or the model ran out of room)")
+                    .arg(last.line)};
+        return AgentParseError{Kind::NoKernel,
+                               QStringLiteral("none of the %1 code block(s) in the reply defines a top-level "
+                                              "function named kernel")
+                                   .arg(blocks.size())};
+    }
+    KernelProposal p;
+    p.source = candidates.first().code.trimmed() + u'\n';
+    p.candidates = int(candidates.size());
+    if (candidates.size() > 1)
+        p.notes << QStringLiteral("%1 code blocks define kernel; the first (line %2) was taken")
+                       .arg(candidates.size())
+                       .arg(candidates.first().line);
+    return p;
+}

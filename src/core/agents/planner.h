@@ -1,0 +1,32 @@
+#pragma once
+
+#include "agents/parseresult.h"
+#include "llm/chatmessage.h"
+#include "model/experience.h"
+#include "model/plan.h"
+
+#include <QJsonObject>
+
+#include <optional>
+
+class PromptLibrary;
+
+// The planner: sees the task's reference, the kernel, its profile (with a glossary) and the experiences
+// retrieved from memory, and proposes one optimization step. Pure functions: no I/O, no state.
+class Planner
+{
+public:
+    struct Input
+    {
+        QString reference; // the task's numpy reference source
+        QString kernel;    // the kernel to improve
+        std::optional<double> latencyMs;
+        QJsonObject metrics;           // DESIGN.md §5 names
+        QList<Experience> experiences; // positive and negative (speedup < 1)
+    };
+
+    static ChatMessages messages(const PromptLibrary &prompts, const Input &input);
+    static ParseResult<Plan> parse(const QString &reply);
+    // The experiences as the prompt shows them: what worked first, then what to avoid.
+    static QString formatExperiences(const QList<Experience> &experiences);
+};

@@ -1,0 +1,149 @@
+#include "llm/apikeystore.h"
+
+#include "common/logcategories.h"
+
+#include <QTimer>
+#include <qt6keychain/keychain.h>
+
+#include <memory>
+
+namespace {
+// Runs a keychain job with a deadline; whichever comes first (the job's answer or the deadline) wins, and the
+// other is ignored. `onDone` gets an empty error on success.
+template<typename JobT>
+void runJob(JobT *job, int timeoutMs, QObject *context,
+            std::function<void(JobT *, const QString &error)> onDone)
+{
+    auto settled = std::make_shared<bool>(false);
+    job->setAutoDelete(true);
+    job->setInsecureFallback(false); // never a plain-text file in place of the keychain
+    QObject::connect(job, &QKeychain::Job::finished, context, [job, settled, onDone](QKeychain::Job *) {
+        if (std::exchange(*settled, true))
+            return;
+        onDone(job, job->error() == QKeychain::NoError ? QString() : job->errorString());
+    });
+    QTimer::singleShot(timeoutMs, context, [job, settled, onDone, timeoutMs] {
+        if (std::exchange(*settled, true))
+            return;
+        onDone(nullptr, QStringLiteral("the keychain did not answer within %1 s").arg(timeoutMs / 1000.0));
+    });
+    job->start();
+}
+} // namespace
+
+ApiKeyStore::ApiKeyStore(QObject *parent) : QObject(parent) {}
+
+bool ApiKeyStore::keychainDisabled()
+{
+    return qEnvironmentVariableIntValue("ACCELOPT_NO_KEYCHAIN") != 0;
+}
+
+ApiKeyStore::Lookup ApiKeyStore::fromEnvironment(const Endpoint &endpoint, const QString &why)
+{
+    Lookup r;
+    const QString var = endpoint.keyEnvVar.trimmed();
+    if (var.isEmpty()) {
+        r.message =
+            why.isEmpty()
+                ? QStringLiteral("no environment variable is named for endpoint '%1'").arg(endpoint.name)
+                : QStringLiteral("%1, and no environment variable is named for endpoint '%2' to fall back on")
+                      .arg(why, endpoint.name);
+        return r;
+    }
+    const QString key = qEnvironmentVariable(var.toLocal8Bit().constData()).trimmed();
+    if (key.isEmpty()) {
+        r.message = why.isEmpty()
+                        ? QStringLiteral("the environment variable %1 is not set").arg(var)
+                        : QStringLiteral("%1, and the environment variable %2 is not set").arg(why, var);
+        return r;
+    }
+    r.ok = true;
+    r.key = key;
+    r.source = QStringLiteral("env:") + var;
+    r.message =
+        why.isEmpty() ? QString() : QStringLiteral("%1; using the environment variable %2").arg(why, var);
+    return r;
+}
+
+void ApiKeyStore::lookup(const Endpoint &endpoint, LookupDone done)
+{
+    switch (endpoint.keySource) {
+    case Endpoint::KeySource::None: {
+        Lookup r;
+        r.ok = true;
+        r.source = QStringLiteral("none");
+        QTimer::singleShot(0, this, [done, r] { done(r); });
+        return;
+    }
+    case Endpoint::KeySource::Environment: {
+        const Lookup r = fromEnvironment(endpoint, QString());
+        QTimer::singleShot(0, this, [done, r] { done(r); });
+        return;
+    }
+    case Endpoint::KeySource::Keychain:
+        break;
+    }
+    if (keychainDisabled()) {
+        const Lookup r =
+            fromEnvironment(endpoint, QStringLiteral("the keychain is turned off (ACCELOPT_NO_KEYCHAIN)"));
+        QTimer::singleShot(0, this, [done, r] { done(r); });
+        return;
+    }
+    auto *job = new QKeychain::ReadPasswordJob(serviceName(), this);
+    job->setKey(endpoint.keychainKey());
+    runJob<QKeychain::ReadPasswordJob>(
+        job, m_timeoutMs, this, [endpoint, done](QKeychain::ReadPasswordJob *j, const QString &error) {
+            if (error.isEmpty() && j && !j->textData().isEmpty()) {
+                Lookup r;
+                r.ok = true;
+                r.key = j->textData();
+                r.source = QStringLiteral("keychain");
+                done(r);
+                return;
+            }
+            const QString why = error.isEmpty()
+                                    ? QStringLiteral("the keychain holds no key for '%1'").arg(endpoint.name)
+                                    : QStringLiteral("the system keychain is unavailable (%1)").arg(error);
+            qCInfo(lcLlm).noquote() << why;
+            done(fromEnvironment(endpoint, why));
+        });
+}
+
+void ApiKeyStore::store(const Endpoint &endpoint, const QString &key, StoreDone done)
+{
+    if (keychainDisabled()) {
+        QTimer::singleShot(0, this, [done] {
+            done(false, QStringLiteral("the keychain is turned off (ACCELOPT_NO_KEYCHAIN); set the key in an "
+                                       "environment variable instead"));
+        });
+        return;
+    }
+    auto *job = new QKeychain::WritePasswordJob(serviceName(), this);
+    job->setKey(endpoint.keychainKey());
+    job->setTextData(key);
+    runJob<QKeychain::WritePasswordJob>(
+        job, m_timeoutMs, this, [endpoint, done](QKeychain::WritePasswordJob *, const QString &error) {
+            if (error.isEmpty())
+                done(true, QStringLiteral("the key for '%1' is in the system keychain").arg(endpoint.name));
+            else
+                done(
+                    false,
+                    QStringLiteral("could not store the key in the system keychain (%1); set the environment "
+                                   "variable %2 instead")
+                        .arg(error, endpoint.keyEnvVar.isEmpty() ? QStringLiteral("named in the endpoint")
+                                                                 : endpoint.keyEnvVar));
+        });
+}
+
+void ApiKeyStore::remove(const Endpoint &endpoint, StoreDone done)
+{
+    if (keychainDisabled()) {
+        QTimer::singleShot(0, this, [done] { done(true, QString()); });
+        return;
+    }
+    auto *job = new QKeychain::DeletePasswordJob(serviceName(), this);
+    job->setKey(endpoint.keychainKey());
+    runJob<QKeychain::DeletePasswordJob>(
+        job, m_timeoutMs, this,
+        [done](QKeychain::DeletePasswordJob *, const QString &error) { done(error.isEmpty(), error); });
+}

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "llm/endpoint.h"
+
+#include <QObject>
+
+#include <functional>
+
+// Finds an endpoint's API key: in the system keychain (QtKeychain) or in a named environment variable. When
+// the keychain is unavailable (no Secret Service or KWallet on the session bus, as on headless machines) it
+// says so and falls back to the variable. Keys pass through here to ChatClient::setApiKey and nowhere else:
+// never into settings, logs or the database (DESIGN.md §11).
+class ApiKeyStore : public QObject
+{
+    Q_OBJECT
+public:
+    struct Lookup
+    {
+        bool ok = false;
+        QString key;
+        QString source;  // "none", "keychain", "env:NAME"
+        QString message; // why it failed, or a note such as "keychain unavailable, used $NAME"
+    };
+    using LookupDone = std::function<void(const Lookup &)>;
+    using StoreDone = std::function<void(bool ok, const QString &message)>;
+
+    explicit ApiKeyStore(QObject *parent = nullptr);
+
+    // A keychain that does not answer within this time counts as unavailable.
+    void setKeychainTimeoutMs(int ms) { m_timeoutMs = ms; }
+    // ACCELOPT_NO_KEYCHAIN=1 in the environment turns the keychain off (CI, containers).
+    static bool keychainDisabled();
+    static QString serviceName() { return QStringLiteral("AccelOpt Workbench"); }
+
+    // Asynchronous; `done` runs on this object's thread, exactly once.
+    void lookup(const Endpoint &endpoint, LookupDone done);
+    void store(const Endpoint &endpoint, const QString &key, StoreDone done);
+    void remove(const Endpoint &endpoint, StoreDone done);
+
+private:
+    static Lookup fromEnvironment(const Endpoint &endpoint, const QString &why);
+    int m_timeoutMs = 5000;
+};

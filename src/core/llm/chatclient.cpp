@@ -1,0 +1,519 @@
+#include "llm/chatclient.h"
+
+#include "common/logcategories.h"
+#include "llm/costledger.h"
+#include "llm/llmcallrecorder.h"
+#include "llm/ssedecoder.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QTimer>
+
+struct ChatClient::Call
+{
+    quint64 id = 0;
+    ChatRequest request;
+    QDateTime startedUtc;
+    QElapsedTimer clock;
+    int attempt = 0;
+    QNetworkReply *reply = nullptr;
+    QTimer *timeout = nullptr; // owned by the client; deleted later, as they may be the signal's sender
+    QTimer *backoff = nullptr;
+    bool timedOut = false;
+    bool tooLarge = false;
+    bool holdsSlot = false;
+    QByteArray body;
+    // Streaming state, reset per attempt.
+    SseDecoder sse;
+    bool streaming = false;
+    QString content;
+    QString reasoning;
+    QString finishReason;
+    std::optional<TokenUsage> usage;
+    QString streamError;
+};
+
+namespace {
+std::optional<TokenUsage> usageFrom(const QJsonValue &value)
+{
+    if (!value.isObject())
+        return std::nullopt;
+    const QJsonObject u = value.toObject();
+    if (!u.contains(QStringLiteral("prompt_tokens")) && !u.contains(QStringLiteral("completion_tokens")))
+        return std::nullopt;
+    return TokenUsage{u.value(QStringLiteral("prompt_tokens")).toInteger(),
+                      u.value(QStringLiteral("completion_tokens")).toInteger()};
+}
+
+QString reasoningOf(const QJsonObject &message)
+{
+    // vLLM, SGLang and DeepSeek say reasoning_content; OpenRouter and Ollama say reasoning.
+    const QString a = message.value(QStringLiteral("reasoning_content")).toString();
+    return a.isEmpty() ? message.value(QStringLiteral("reasoning")).toString() : a;
+}
+
+// The server's own words about an error, when the body is the usual {"error": {"message": ...}}.
+QString serverMessage(const QByteArray &body)
+{
+    const QJsonObject o = QJsonDocument::fromJson(body).object();
+    const QJsonValue error = o.value(QStringLiteral("error"));
+    QString text =
+        error.isObject() ? error.toObject().value(QStringLiteral("message")).toString() : error.toString();
+    if (text.isEmpty())
+        text = QString::fromUtf8(body.left(300)).simplified();
+    return text.left(500);
+}
+
+bool transientNetworkError(QNetworkReply::NetworkError error)
+{
+    switch (error) {
+    case QNetworkReply::ConnectionRefusedError:
+    case QNetworkReply::RemoteHostClosedError:
+    case QNetworkReply::TemporaryNetworkFailureError:
+    case QNetworkReply::NetworkSessionFailedError:
+    case QNetworkReply::ProxyConnectionClosedError:
+    case QNetworkReply::UnknownNetworkError:
+        return true;
+    default:
+        return false;
+    }
+}
+} // namespace
+
+ChatClient::ChatClient(const Endpoint &endpoint, QObject *parent)
+    : QObject(parent), m_endpoint(endpoint), m_rng(QRandomGenerator::securelySeeded()),
+      m_network(new QNetworkAccessManager(this))
+{
+    // Redirects would carry the auth header to wherever the server points; an API endpoint has no business
+    // redirecting, so don't follow.
+    m_network->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
+}
+
+ChatClient::~ChatClient()
+{
+    // Finishing calls now would emit into a half-destroyed object; drop them quietly instead.
+    blockSignals(true);
+    for (auto &[id, call] : m_calls)
+        if (call->reply) {
+            call->reply->disconnect(this);
+            call->reply->abort();
+        }
+}
+
+quint64 ChatClient::send(const ChatRequest &request)
+{
+    auto call = std::make_unique<Call>();
+    call->id = m_nextId++;
+    call->request = request;
+    call->startedUtc = QDateTime::currentDateTimeUtc();
+    call->clock.start();
+    call->timeout = new QTimer(this);
+    call->timeout->setSingleShot(true);
+    call->backoff = new QTimer(this);
+    call->backoff->setSingleShot(true);
+    const quint64 id = call->id;
+    m_calls.emplace(id, std::move(call));
+
+    const QStringList problems = m_endpoint.problems();
+    if (!problems.isEmpty()) {
+        complete(id, failure(ChatReply::Error::Config,
+                             QStringLiteral("endpoint '%1' is not usable: %2")
+                                 .arg(m_endpoint.name, problems.join(QStringLiteral("; ")))));
+        return id;
+    }
+    if (m_endpoint.keySource != Endpoint::KeySource::None && m_apiKey.isEmpty()) {
+        complete(id,
+                 failure(ChatReply::Error::Config,
+                         QStringLiteral("endpoint '%1' needs an API key and none was found: store it in the "
+                                        "keychain (Tools > Models…) or set the environment variable %2")
+                             .arg(m_endpoint.name, m_endpoint.keyEnvVar.isEmpty()
+                                                       ? QStringLiteral("named in its settings")
+                                                       : m_endpoint.keyEnvVar)));
+        return id;
+    }
+    m_queue.push_back(id);
+    pump();
+    return id;
+}
+
+void ChatClient::pump()
+{
+    while (!m_holdQueue && m_running < std::max(1, m_endpoint.concurrency) && !m_queue.empty()) {
+        const quint64 id = m_queue.front();
+        m_queue.pop_front();
+        const auto it = m_calls.find(id);
+        if (it == m_calls.end())
+            continue;
+        ++m_running;
+        it->second->holdsSlot = true;
+        startAttempt(*it->second);
+    }
+}
+
+QByteArray ChatClient::requestBody(const ChatRequest &request) const
+{
+    QJsonArray messages;
+    for (const ChatMessage &m : request.messages)
+        messages.append(
+            QJsonObject{{QStringLiteral("role"), m.role}, {QStringLiteral("content"), m.content}});
+    QJsonObject body{{QStringLiteral("model"), m_endpoint.model}, {QStringLiteral("messages"), messages}};
+    if (m_endpoint.temperature)
+        body.insert(QStringLiteral("temperature"), *m_endpoint.temperature);
+    if (m_endpoint.topP)
+        body.insert(QStringLiteral("top_p"), *m_endpoint.topP);
+    if (m_endpoint.maxTokens)
+        body.insert(QStringLiteral("max_tokens"), *m_endpoint.maxTokens);
+    if (!m_endpoint.reasoningEffort.isEmpty())
+        body.insert(QStringLiteral("reasoning_effort"), m_endpoint.reasoningEffort);
+    if (request.stream) {
+        body.insert(QStringLiteral("stream"), true);
+        // Without this, OpenAI-style servers send no usage in a stream and the cost would be unknown.
+        body.insert(QStringLiteral("stream_options"), QJsonObject{{QStringLiteral("include_usage"), true}});
+    }
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
+}
+
+void ChatClient::startAttempt(Call &call)
+{
+    ++call.attempt;
+    call.timedOut = false;
+    call.tooLarge = false;
+    call.body.clear();
+    call.sse = SseDecoder();
+    call.streaming = false;
+    call.content.clear();
+    call.reasoning.clear();
+    call.finishReason.clear();
+    call.usage.reset();
+    call.streamError.clear();
+
+    QString base = m_endpoint.baseUrl.trimmed();
+    while (base.endsWith(u'/'))
+        base.chop(1);
+    QNetworkRequest request(QUrl(base + QStringLiteral("/chat/completions")));
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setRawHeader("Accept", call.request.stream ? "text/event-stream" : "application/json");
+    for (const auto &[name, value] : m_endpoint.extraHeaders)
+        request.setRawHeader(name.toUtf8(), value.toUtf8());
+    if (!m_apiKey.isEmpty()) {
+        if (m_endpoint.authStyle == Endpoint::AuthStyle::Bearer)
+            request.setRawHeader("Authorization", "Bearer " + m_apiKey.toUtf8());
+        else
+            request.setRawHeader(m_endpoint.authHeader.toUtf8(), m_apiKey.toUtf8());
+    }
+    qCDebug(lcLlm).noquote() << QStringLiteral("call %1 (%2) to %3, model %4, attempt %5")
+                                    .arg(call.id)
+                                    .arg(AgentRoles::name(call.request.role), m_endpoint.name,
+                                         m_endpoint.model)
+                                    .arg(call.attempt);
+    const quint64 id = call.id;
+    call.reply = m_network->post(request, requestBody(call.request));
+    connect(call.reply, &QNetworkReply::readyRead, this, [this, id] { onReadyRead(id); });
+    connect(call.reply, &QNetworkReply::finished, this, [this, id] { onReplyFinished(id); });
+    call.timeout->disconnect();
+    connect(call.timeout, &QTimer::timeout, this, [this, id] {
+        const auto it = m_calls.find(id);
+        if (it == m_calls.end() || !it->second->reply)
+            return;
+        it->second->timedOut = true;
+        it->second->reply->abort();
+    });
+    call.timeout->start(std::max(1, m_endpoint.timeoutMs));
+}
+
+void ChatClient::onReadyRead(quint64 id)
+{
+    const auto it = m_calls.find(id);
+    if (it == m_calls.end() || !it->second->reply)
+        return;
+    Call &call = *it->second;
+    const QByteArray chunk = call.reply->readAll();
+    if (call.body.size() + chunk.size() > m_maxReplyBytes) {
+        call.tooLarge = true;
+        call.reply->abort();
+        return;
+    }
+    const int status = call.reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const bool eventStream = call.reply->header(QNetworkRequest::ContentTypeHeader)
+                                 .toString()
+                                 .startsWith(QStringLiteral("text/event-stream"));
+    if (call.request.stream && status / 100 == 2 && eventStream) {
+        call.streaming = true;
+        call.timeout->start(std::max(1, m_endpoint.timeoutMs)); // for a stream the timeout is for silence
+        for (const QByteArray &payload : call.sse.feed(chunk))
+            handleStreamEvent(call, payload);
+    } else {
+        call.body += chunk;
+    }
+}
+
+void ChatClient::handleStreamEvent(Call &call, const QByteArray &payload)
+{
+    if (payload.trimmed() == "[DONE]")
+        return;
+    QJsonParseError parseError;
+    const QJsonObject chunk = QJsonDocument::fromJson(payload, &parseError).object();
+    if (parseError.error != QJsonParseError::NoError) {
+        call.streamError = QStringLiteral("a streamed chunk is not JSON (%1)").arg(parseError.errorString());
+        return;
+    }
+    if (chunk.contains(QStringLiteral("error"))) {
+        call.streamError =
+            QStringLiteral("the server reported an error mid-stream: %1").arg(serverMessage(payload));
+        return;
+    }
+    if (const auto usage = usageFrom(chunk.value(QStringLiteral("usage"))))
+        call.usage = usage;
+    const QJsonObject choice = chunk.value(QStringLiteral("choices")).toArray().at(0).toObject();
+    const QJsonObject piece = choice.value(QStringLiteral("delta")).toObject();
+    const QString text = piece.value(QStringLiteral("content")).toString();
+    call.reasoning += reasoningOf(piece);
+    if (!choice.value(QStringLiteral("finish_reason")).toString().isEmpty())
+        call.finishReason = choice.value(QStringLiteral("finish_reason")).toString();
+    if (!text.isEmpty()) {
+        call.content += text;
+        Q_EMIT delta(call.id, text);
+    }
+}
+
+void ChatClient::onReplyFinished(quint64 id)
+{
+    const auto it = m_calls.find(id);
+    if (it == m_calls.end() || !it->second->reply)
+        return;
+    Call &call = *it->second;
+    QNetworkReply *reply = std::exchange(call.reply, nullptr);
+    reply->deleteLater();
+    call.timeout->stop();
+    if (!call.tooLarge && !call.streaming && reply->isOpen())
+        call.body += reply->readAll();
+
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (call.tooLarge) {
+        complete(
+            id,
+            failure(ChatReply::Error::TooLarge,
+                    QStringLiteral("the reply exceeded %1 MB and was abandoned").arg(m_maxReplyBytes >> 20)));
+        return;
+    }
+    if (call.timedOut) {
+        retryOrFail(call, ChatReply::Error::Timeout,
+                    QStringLiteral("no complete reply within %1 s").arg(m_endpoint.timeoutMs / 1000.0), {});
+        return;
+    }
+    if (status == 0) {
+        const QString text = redacted(reply->errorString());
+        if (transientNetworkError(reply->error()))
+            retryOrFail(call, ChatReply::Error::Network, text, {});
+        else
+            complete(id, failure(ChatReply::Error::Network, text));
+        return;
+    }
+    if (RetryPolicy::retryableHttpStatus(status)) {
+        retryOrFail(call, ChatReply::Error::Http,
+                    QStringLiteral("HTTP %1: %2").arg(status).arg(redacted(serverMessage(call.body))),
+                    reply->rawHeader("Retry-After"));
+        return;
+    }
+    if (status / 100 != 2) {
+        ChatReply r =
+            failure(ChatReply::Error::Http,
+                    QStringLiteral("HTTP %1: %2").arg(status).arg(redacted(serverMessage(call.body))));
+        if (status == 401 || status == 403)
+            r.errorText += QStringLiteral(" (check the endpoint's API key)");
+        else if (status == 404)
+            r.errorText += QStringLiteral(" (check the base URL, usually ending in /v1, and the model name)");
+        r.httpStatus = status;
+        complete(id, r);
+        return;
+    }
+
+    ChatReply result;
+    if (call.streaming) {
+        for (const QByteArray &payload : call.sse.finish())
+            handleStreamEvent(call, payload);
+        if (!call.streamError.isEmpty()) {
+            complete(id, failure(ChatReply::Error::BadReply, redacted(call.streamError)));
+            return;
+        }
+        result.content = call.content;
+        result.reasoning = call.reasoning;
+        result.finishReason = call.finishReason;
+        result.usage = call.usage;
+    } else {
+        QJsonParseError parseError;
+        const QJsonDocument doc = QJsonDocument::fromJson(call.body, &parseError);
+        if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
+            complete(id, failure(ChatReply::Error::BadReply,
+                                 QStringLiteral("the reply is not a JSON object (%1 at byte %2 of %3)")
+                                     .arg(parseError.errorString())
+                                     .arg(parseError.offset)
+                                     .arg(call.body.size())));
+            return;
+        }
+        const QJsonObject o = doc.object();
+        if (o.contains(QStringLiteral("error"))) { // some gateways report errors with status 200
+            complete(id, failure(ChatReply::Error::Http, QStringLiteral("the server reported an error: %1")
+                                                             .arg(redacted(serverMessage(call.body)))));
+            return;
+        }
+        const QJsonValue choice = o.value(QStringLiteral("choices")).toArray().at(0);
+        const QJsonObject message = choice.toObject().value(QStringLiteral("message")).toObject();
+        if (!choice.isObject() || !choice.toObject().contains(QStringLiteral("message"))) {
+            complete(id, failure(ChatReply::Error::BadReply,
+                                 QStringLiteral(
+                                     "the reply has no choices[0].message; is this an OpenAI-compatible "
+                                     "chat completions endpoint?")));
+            return;
+        }
+        result.content = message.value(QStringLiteral("content")).toString();
+        result.reasoning = reasoningOf(message);
+        result.finishReason = choice.toObject().value(QStringLiteral("finish_reason")).toString();
+        result.usage = usageFrom(o.value(QStringLiteral("usage")));
+    }
+    result.httpStatus = status;
+    complete(id, result);
+}
+
+void ChatClient::retryOrFail(Call &call, ChatReply::Error kind, const QString &reason,
+                             const QByteArray &retryAfter)
+{
+    if (call.attempt >= std::max(1, m_policy.maxAttempts)) {
+        complete(call.id, failure(kind, QStringLiteral("gave up after %1 attempt%2: %3")
+                                            .arg(call.attempt)
+                                            .arg(call.attempt == 1 ? "" : "s")
+                                            .arg(reason)));
+        return;
+    }
+    const auto delay = m_policy.delayMs(call.attempt + 1, retryAfter, QDateTime::currentDateTimeUtc(), m_rng);
+    if (!delay) {
+        complete(call.id,
+                 failure(kind, QStringLiteral("%1; the server asked to retry after '%2', longer than the "
+                                              "%3 s this client waits")
+                                   .arg(reason, QString::fromLatin1(retryAfter))
+                                   .arg(m_policy.maxRetryAfterMs / 1000)));
+        return;
+    }
+    qCWarning(lcLlm).noquote() << QStringLiteral("call %1 to %2: %3; retrying in %4 ms (attempt %5 of %6)")
+                                      .arg(call.id)
+                                      .arg(m_endpoint.name, reason)
+                                      .arg(*delay)
+                                      .arg(call.attempt + 1)
+                                      .arg(m_policy.maxAttempts);
+    Q_EMIT retrying(call.id, call.attempt + 1, *delay, reason);
+    const quint64 id = call.id;
+    call.backoff->disconnect();
+    connect(call.backoff, &QTimer::timeout, this, [this, id] {
+        const auto it = m_calls.find(id);
+        if (it != m_calls.end())
+            startAttempt(*it->second);
+    });
+    call.backoff->start(int(*delay));
+}
+
+void ChatClient::cancel(quint64 id)
+{
+    const auto it = m_calls.find(id);
+    if (it == m_calls.end())
+        return;
+    std::erase(m_queue, id);
+    if (QNetworkReply *reply = std::exchange(it->second->reply, nullptr)) {
+        reply->disconnect(this);
+        reply->abort();
+        reply->deleteLater();
+    }
+    complete(id, failure(ChatReply::Error::Cancelled, QStringLiteral("cancelled")));
+}
+
+void ChatClient::cancelAll()
+{
+    m_holdQueue = true;
+    // Queued calls first, so no slot freed by a running one starts a call about to be cancelled.
+    const std::deque<quint64> queuedIds = m_queue;
+    for (quint64 id : queuedIds)
+        cancel(id);
+    std::vector<quint64> ids;
+    for (const auto &[id, call] : m_calls)
+        ids.push_back(id);
+    for (quint64 id : ids)
+        cancel(id);
+    m_holdQueue = false;
+}
+
+ChatReply ChatClient::failure(ChatReply::Error kind, const QString &text) const
+{
+    ChatReply r;
+    r.error = kind;
+    r.errorText = text;
+    return r;
+}
+
+QString ChatClient::redacted(QString text) const
+{
+    // Some servers echo the key they rejected; it must not reach logs or the session store through us.
+    if (m_apiKey.size() >= 4)
+        text.replace(m_apiKey, QStringLiteral("[redacted]"));
+    return text;
+}
+
+void ChatClient::complete(quint64 id, ChatReply reply)
+{
+    const auto it = m_calls.find(id);
+    if (it == m_calls.end())
+        return;
+    std::unique_ptr<Call> call = std::move(it->second);
+    m_calls.erase(it);
+    call->timeout->stop();
+    call->timeout->deleteLater();
+    call->backoff->stop();
+    call->backoff->deleteLater();
+    if (call->holdsSlot)
+        --m_running;
+
+    reply.latencyMs = call->clock.elapsed();
+    reply.attempts = call->attempt;
+    reply.model = m_endpoint.model;
+    reply.endpoint = m_endpoint.name;
+    // A call that never reached the server costs nothing; one that did but told us nothing is unknown.
+    if (m_ledger && call->attempt > 0)
+        reply.costUsd = m_ledger->add(call->request.role, m_endpoint.model, reply.usage);
+
+    if (reply.ok())
+        qCDebug(lcLlm).noquote() << QStringLiteral("call %1 done in %2 ms, %3 attempt(s), tokens %4")
+                                        .arg(id)
+                                        .arg(reply.latencyMs)
+                                        .arg(reply.attempts)
+                                        .arg(reply.usage ? QStringLiteral("%1 in / %2 out")
+                                                               .arg(reply.usage->inputTokens)
+                                                               .arg(reply.usage->outputTokens)
+                                                         : QStringLiteral("unknown"));
+    else if (reply.error != ChatReply::Error::Cancelled)
+        qCWarning(lcLlm).noquote()
+            << QStringLiteral("call %1 to %2 failed: %3").arg(id).arg(m_endpoint.name, reply.errorText);
+
+    if (m_recorder) {
+        LlmCallRecord record;
+        record.callId = id;
+        record.role = AgentRoles::name(call->request.role);
+        record.endpoint = m_endpoint.name;
+        record.model = m_endpoint.model;
+        record.tag = call->request.tag;
+        record.messages = call->request.messages;
+        record.reply = reply.content;
+        record.reasoning = reply.reasoning;
+        record.finishReason = reply.finishReason;
+        record.usage = reply.usage;
+        record.costUsd = reply.costUsd;
+        record.latencyMs = reply.latencyMs;
+        record.attempts = reply.attempts;
+        record.error = reply.errorText;
+        record.startedUtc = call->startedUtc;
+        m_recorder->record(record);
+    }
+    Q_EMIT finished(id, reply);
+    pump();
+}

@@ -1,0 +1,116 @@
+#include "llm/endpoint.h"
+
+#include <QJsonArray>
+#include <QUrl>
+
+namespace {
+void putOptional(QJsonObject &o, const QString &key, const std::optional<double> &value)
+{
+    if (value)
+        o.insert(key, *value);
+}
+} // namespace
+
+QString Endpoint::keySourceName(KeySource source)
+{
+    switch (source) {
+    case KeySource::None:
+        return QStringLiteral("none");
+    case KeySource::Environment:
+        return QStringLiteral("env");
+    case KeySource::Keychain:
+        return QStringLiteral("keychain");
+    }
+    return QStringLiteral("none");
+}
+
+Endpoint::KeySource Endpoint::keySourceFromName(const QString &name)
+{
+    if (name == QStringLiteral("env"))
+        return KeySource::Environment;
+    if (name == QStringLiteral("keychain"))
+        return KeySource::Keychain;
+    return KeySource::None;
+}
+
+QJsonObject Endpoint::toJson() const
+{
+    QJsonObject o{{QStringLiteral("name"), name},
+                  {QStringLiteral("preset"), preset},
+                  {QStringLiteral("base_url"), baseUrl},
+                  {QStringLiteral("model"), model},
+                  {QStringLiteral("key_source"), keySourceName(keySource)},
+                  {QStringLiteral("key_env"), keyEnvVar},
+                  {QStringLiteral("auth"),
+                   authStyle == AuthStyle::Bearer ? QStringLiteral("bearer") : QStringLiteral("header")},
+                  {QStringLiteral("auth_header"), authHeader},
+                  {QStringLiteral("reasoning_effort"), reasoningEffort},
+                  {QStringLiteral("timeout_ms"), timeoutMs},
+                  {QStringLiteral("concurrency"), concurrency}};
+    QJsonArray headers;
+    for (const auto &[header, value] : extraHeaders)
+        headers.append(QJsonArray{header, value});
+    o.insert(QStringLiteral("extra_headers"), headers);
+    putOptional(o, QStringLiteral("temperature"), temperature);
+    putOptional(o, QStringLiteral("top_p"), topP);
+    if (maxTokens)
+        o.insert(QStringLiteral("max_tokens"), *maxTokens);
+    return o;
+}
+
+Endpoint Endpoint::fromJson(const QJsonObject &o)
+{
+    Endpoint e;
+    e.name = o.value(QStringLiteral("name")).toString();
+    e.preset = o.value(QStringLiteral("preset")).toString();
+    e.baseUrl = o.value(QStringLiteral("base_url")).toString();
+    e.model = o.value(QStringLiteral("model")).toString();
+    e.keySource = keySourceFromName(o.value(QStringLiteral("key_source")).toString());
+    e.keyEnvVar = o.value(QStringLiteral("key_env")).toString();
+    e.authStyle = o.value(QStringLiteral("auth")).toString() == QStringLiteral("header")
+                      ? AuthStyle::ApiKeyHeader
+                      : AuthStyle::Bearer;
+    e.authHeader = o.value(QStringLiteral("auth_header")).toString(e.authHeader);
+    for (const QJsonValue &pair : o.value(QStringLiteral("extra_headers")).toArray()) {
+        const QJsonArray a = pair.toArray();
+        if (a.size() == 2)
+            e.extraHeaders.append({a.at(0).toString(), a.at(1).toString()});
+    }
+    if (o.contains(QStringLiteral("temperature")))
+        e.temperature = o.value(QStringLiteral("temperature")).toDouble();
+    if (o.contains(QStringLiteral("top_p")))
+        e.topP = o.value(QStringLiteral("top_p")).toDouble();
+    if (o.contains(QStringLiteral("max_tokens")))
+        e.maxTokens = o.value(QStringLiteral("max_tokens")).toInt();
+    e.reasoningEffort = o.value(QStringLiteral("reasoning_effort")).toString();
+    e.timeoutMs = o.value(QStringLiteral("timeout_ms")).toInt(e.timeoutMs);
+    e.concurrency = o.value(QStringLiteral("concurrency")).toInt(e.concurrency);
+    return e;
+}
+
+QStringList Endpoint::problems() const
+{
+    QStringList out;
+    if (name.trimmed().isEmpty())
+        out << QStringLiteral("the endpoint has no name");
+    const QUrl url(baseUrl);
+    if (!url.isValid() || (url.scheme() != QStringLiteral("http") && url.scheme() != QStringLiteral("https")))
+        out << QStringLiteral("base URL '%1' is not an http(s) URL").arg(baseUrl);
+    if (model.trimmed().isEmpty())
+        out << QStringLiteral("no model is set");
+    if (keySource == KeySource::Environment && keyEnvVar.trimmed().isEmpty())
+        out << QStringLiteral("the key comes from an environment variable, but none is named");
+    if (timeoutMs < 1)
+        out << QStringLiteral("the timeout must be positive");
+    if (concurrency < 1)
+        out << QStringLiteral("the concurrency limit must be at least 1");
+    if (temperature && (*temperature < 0 || *temperature > 2))
+        out << QStringLiteral("temperature %1 is outside 0–2").arg(*temperature);
+    if (topP && (*topP <= 0 || *topP > 1))
+        out << QStringLiteral("top_p %1 is outside (0, 1]").arg(*topP);
+    for (const auto &header : extraHeaders)
+        if (header.first.compare(QStringLiteral("authorization"), Qt::CaseInsensitive) == 0)
+            out << QStringLiteral("put the key in the keychain or an environment variable, not in an "
+                                  "Authorization header");
+    return out;
+}

@@ -1,0 +1,139 @@
+#include "llm/llmconfig.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+const Endpoint *LlmConfig::endpoint(const QString &name) const
+{
+    for (const Endpoint &e : endpoints)
+        if (e.name == name)
+            return &e;
+    return nullptr;
+}
+
+QStringList LlmConfig::endpointNames() const
+{
+    QStringList names;
+    for (const Endpoint &e : endpoints)
+        names << e.name;
+    return names;
+}
+
+QStringList LlmConfig::problems() const
+{
+    QStringList out;
+    QStringList seen;
+    for (const Endpoint &e : endpoints) {
+        if (seen.contains(e.name))
+            out << QStringLiteral("two endpoints are named '%1'").arg(e.name);
+        seen << e.name;
+        for (const QString &p : e.problems())
+            out << QStringLiteral("%1: %2").arg(e.name, p);
+    }
+    out << roster.problems(endpointNames());
+    return out;
+}
+
+QJsonObject LlmConfig::toJson() const
+{
+    QJsonArray list;
+    for (const Endpoint &e : endpoints)
+        list.append(e.toJson());
+    return {
+        {QStringLiteral("version"), formatVersion},
+        {QStringLiteral("endpoints"), list},
+        {QStringLiteral("roles"), roster.toJson()},
+        {QStringLiteral("prices"), prices.toJson()},
+        {QStringLiteral("retry"), QJsonObject{{QStringLiteral("max_attempts"), retry.maxAttempts},
+                                              {QStringLiteral("base_delay_ms"), retry.baseDelayMs},
+                                              {QStringLiteral("max_delay_ms"), retry.maxDelayMs},
+                                              {QStringLiteral("max_retry_after_ms"), retry.maxRetryAfterMs},
+                                              {QStringLiteral("jitter"), retry.jitter}}}};
+}
+
+std::optional<LlmConfig> LlmConfig::fromJson(const QJsonObject &o, QString *error)
+{
+    const int version = o.value(QStringLiteral("version")).toInt(0);
+    if (version < 1 || version > formatVersion) {
+        if (error)
+            *error = QStringLiteral("unsupported LLM settings version %1 (this build reads 1 to %2)")
+                         .arg(version)
+                         .arg(formatVersion);
+        return std::nullopt;
+    }
+    LlmConfig c;
+    for (const QJsonValue &v : o.value(QStringLiteral("endpoints")).toArray())
+        c.endpoints.append(Endpoint::fromJson(v.toObject()));
+    c.roster = ModelRoster::fromJson(o.value(QStringLiteral("roles")).toObject());
+    c.prices = PriceTable::fromJson(o.value(QStringLiteral("prices")).toObject());
+    const QJsonObject r = o.value(QStringLiteral("retry")).toObject();
+    c.retry.maxAttempts = r.value(QStringLiteral("max_attempts")).toInt(c.retry.maxAttempts);
+    c.retry.baseDelayMs = r.value(QStringLiteral("base_delay_ms")).toInt(c.retry.baseDelayMs);
+    c.retry.maxDelayMs = r.value(QStringLiteral("max_delay_ms")).toInt(c.retry.maxDelayMs);
+    c.retry.maxRetryAfterMs = r.value(QStringLiteral("max_retry_after_ms")).toInt(c.retry.maxRetryAfterMs);
+    c.retry.jitter = r.value(QStringLiteral("jitter")).toDouble(c.retry.jitter);
+    return c;
+}
+
+QString LlmConfig::defaultPath()
+{
+    const QString fromEnv = qEnvironmentVariable("ACCELOPT_LLM_CONFIG");
+    if (!fromEnv.isEmpty())
+        return fromEnv;
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation))
+        .filePath(QStringLiteral("AccelOpt/llm.json"));
+}
+
+std::optional<LlmConfig> LlmConfig::load(const QString &path, QString *error)
+{
+    QFile file(path);
+    if (!file.exists())
+        return LlmConfig{};
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QStringLiteral("cannot read %1: %2").arg(path, file.errorString());
+        return std::nullopt;
+    }
+    if (file.size() > 16 * 1024 * 1024) {
+        if (error)
+            *error = QStringLiteral("%1 is larger than 16 MB; it is not an LLM settings file").arg(path);
+        return std::nullopt;
+    }
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+    if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
+        if (error)
+            *error = QStringLiteral("%1 is not valid JSON (%2 at byte %3); fix or remove it")
+                         .arg(path, parseError.errorString())
+                         .arg(parseError.offset);
+        return std::nullopt;
+    }
+    QString inner;
+    auto config = fromJson(doc.object(), &inner);
+    if (!config && error)
+        *error = QStringLiteral("%1: %2").arg(path, inner);
+    return config;
+}
+
+bool LlmConfig::save(const QString &path, QString *error) const
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    file.write(QJsonDocument(toJson()).toJson(QJsonDocument::Indented));
+    if (!file.commit()) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
