@@ -7,3 +7,6 @@ target_sources(accelopt_core PRIVATE
 target_sources(accelopt_core PRIVATE
   model/experience.h
   model/plan.h)
+target_sources(accelopt_core PRIVATE
+  model/candidate.h
+  model/kernelnormalizer.cpp model/kernelnormalizer.h)

@@ -1,0 +1,292 @@
+#include "memorycommand.h"
+
+#include "memory/experiencejson.h"
+#include "memory/experiencestore.h"
+
+#include <QCommandLineParser>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+#include <QTextStream>
+
+namespace {
+QTextStream &err()
+{
+    static QTextStream stream(stderr);
+    return stream;
+}
+
+const QCommandLineOption
+    memoryOption(QStringLiteral("memory"),
+                 QStringLiteral("The memory database (default: ACCELOPT_MEMORY_DB, else the "
+                                "per-user one)."),
+                 QStringLiteral("PATH"));
+const QCommandLineOption jsonOption(QStringLiteral("json"), QStringLiteral("Print JSON."));
+
+bool parseOrFail(QCommandLineParser &parser, const QString &sub, const QStringList &arguments, int &status)
+{
+    parser.addHelpOption();
+    parser.addOption(memoryOption);
+    if (!parser.parse(QStringList{QStringLiteral("accelopt memory ") + sub} + arguments)) {
+        err() << "accelopt memory " << sub << ": " << parser.errorText() << "\n";
+        status = 2;
+        return false;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        status = 0;
+        return false;
+    }
+    return true;
+}
+
+QString pathOf(const QCommandLineParser &parser)
+{
+    return parser.isSet(memoryOption) ? parser.value(memoryOption) : ExperienceStore::defaultPath();
+}
+
+bool openOrFail(ExperienceStore &store, const QString &sub)
+{
+    if (store.open())
+        return true;
+    err() << "accelopt memory " << sub << ": " << store.lastError() << "\n";
+    return false;
+}
+
+QJsonObject withId(const ExperienceRecord &r)
+{
+    QJsonObject o = ExperienceJson::toJson(r);
+    o.insert(QStringLiteral("id"), r.id);
+    return o;
+}
+
+void printLine(QTextStream &out, const ExperienceRecord &r)
+{
+    out << QStringLiteral("%1 %2 %3 %4x %5 %6\n")
+               .arg(r.id, 5)
+               .arg(r.pinned ? QStringLiteral("*") : QStringLiteral(" "))
+               .arg(r.isNegative() ? QStringLiteral("-") : QStringLiteral("+"))
+               .arg(r.experience.speedup, 6, 'f', 3)
+               .arg(r.task, -20)
+               .arg(r.experience.title.simplified());
+}
+
+bool parseId(const QCommandLineParser &parser, const QString &sub, qint64 &id)
+{
+    bool ok = false;
+    id = parser.positionalArguments().value(0).toLongLong(&ok);
+    if (parser.positionalArguments().size() == 1 && ok)
+        return true;
+    err() << "accelopt memory " << sub << ": give one experience id (a number from 'accelopt memory list')\n";
+    return false;
+}
+} // namespace
+
+int MemoryCommand::run(const QStringList &arguments)
+{
+    const QString sub = arguments.value(0);
+    const QStringList rest = arguments.mid(1);
+    if (sub == QStringLiteral("list") || sub == QStringLiteral("search"))
+        return list(sub, rest);
+    if (sub == QStringLiteral("show"))
+        return show(rest);
+    if (sub == QStringLiteral("pin") || sub == QStringLiteral("unpin") || sub == QStringLiteral("delete"))
+        return change(sub, rest);
+    if (sub == QStringLiteral("export"))
+        return exportTo(rest);
+    if (sub == QStringLiteral("import"))
+        return importFrom(rest);
+    if (sub.isEmpty() || sub == QStringLiteral("--help") || sub == QStringLiteral("-h")) {
+        QTextStream(stdout)
+            << "Usage: accelopt memory list|search|show|pin|unpin|delete|export|import ...\n"
+               "  list [--task T] [--json]     the experiences, pinned first, newest first\n"
+               "  search WORDS... [--json]     full-text search (a trailing * matches a prefix)\n"
+               "  show ID [--json]             one experience in full\n"
+               "  pin ID | unpin ID | delete ID\n"
+               "  export [FILE]                write a JSON export (to stdout without FILE)\n"
+               "  import FILE                  add the experiences of an export, skipping duplicates\n"
+               "All take --memory PATH; the default is "
+            << ExperienceStore::defaultPath() << "\n";
+        return sub.isEmpty() ? 2 : 0;
+    }
+    err() << "accelopt memory: unknown subcommand '" << sub
+          << "' (list, search, show, pin, unpin, delete, export, import)\n";
+    return 2;
+}
+
+int MemoryCommand::list(const QString &sub, const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.addOption(jsonOption);
+    parser.addOption({QStringLiteral("task"), QStringLiteral("Only this task."), QStringLiteral("TASK")});
+    parser.addOption({QStringLiteral("limit"), QStringLiteral("At most N results."), QStringLiteral("N"),
+                      QStringLiteral("100")});
+    if (sub == QStringLiteral("search"))
+        parser.addPositionalArgument(QStringLiteral("words"), QStringLiteral("What to search for."));
+    int status = 0;
+    if (!parseOrFail(parser, sub, arguments, status))
+        return status;
+    if (sub == QStringLiteral("search") && parser.positionalArguments().isEmpty()) {
+        err() << "accelopt memory search: give the words to search for\n";
+        return 2;
+    }
+    ExperienceStore store(pathOf(parser));
+    if (!openOrFail(store, sub))
+        return 1;
+    const int limit = parser.value(QStringLiteral("limit")).toInt();
+    QList<ExperienceRecord> records =
+        sub == QStringLiteral("search")
+            ? store.search(parser.positionalArguments().join(u' '), limit > 0 ? limit : 100)
+            : store.list(parser.value(QStringLiteral("task")));
+    if (!store.lastError().isEmpty()) {
+        err() << "accelopt memory " << sub << ": " << store.lastError() << "\n";
+        return 1;
+    }
+    if (limit > 0)
+        records = records.mid(0, limit);
+    QTextStream out(stdout);
+    if (parser.isSet(jsonOption)) {
+        QJsonArray array;
+        for (const ExperienceRecord &r : records)
+            array.append(withId(r));
+        out << QJsonDocument(array).toJson(QJsonDocument::Indented);
+        return 0;
+    }
+    for (const ExperienceRecord &r : records)
+        printLine(out, r);
+    if (records.isEmpty())
+        out << (sub == QStringLiteral("search") ? "no experience matches\n" : "the memory is empty\n");
+    return 0;
+}
+
+int MemoryCommand::show(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.addOption(jsonOption);
+    parser.addPositionalArgument(QStringLiteral("id"), QStringLiteral("The experience."));
+    int status = 0;
+    qint64 id = 0;
+    if (!parseOrFail(parser, QStringLiteral("show"), arguments, status))
+        return status;
+    if (!parseId(parser, QStringLiteral("show"), id))
+        return 2;
+    ExperienceStore store(pathOf(parser));
+    if (!openOrFail(store, QStringLiteral("show")))
+        return 1;
+    const auto r = store.get(id);
+    if (!r) {
+        err() << "accelopt memory show: no experience " << id << " in " << store.path() << "\n";
+        return 1;
+    }
+    QTextStream out(stdout);
+    if (parser.isSet(jsonOption)) {
+        out << QJsonDocument(withId(*r)).toJson(QJsonDocument::Indented);
+        return 0;
+    }
+    out << "#" << r->id << " " << r->experience.title << "\n"
+        << "  kind      " << r->kindName() << (r->pinned ? ", pinned" : "") << "\n"
+        << "  speedup   " << r->experience.speedup << "x\n"
+        << "  task      " << r->task
+        << (r->target.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(r->target)) << "\n";
+    if (!r->sessionId.isEmpty())
+        out << "  session   " << r->sessionId << "\n";
+    out << "  updated   " << r->updated.toString(Qt::ISODate) << "\n\n" << r->experience.lesson << "\n";
+    if (!r->experience.snippetBefore.isEmpty())
+        out << "\nBefore:\n" << r->experience.snippetBefore << "\n";
+    if (!r->experience.snippetAfter.isEmpty())
+        out << "\nAfter:\n" << r->experience.snippetAfter << "\n";
+    return 0;
+}
+
+int MemoryCommand::change(const QString &sub, const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("id"), QStringLiteral("The experience."));
+    int status = 0;
+    qint64 id = 0;
+    if (!parseOrFail(parser, sub, arguments, status))
+        return status;
+    if (!parseId(parser, sub, id))
+        return 2;
+    ExperienceStore store(pathOf(parser));
+    if (!openOrFail(store, sub))
+        return 1;
+    const bool ok = sub == QStringLiteral("delete") ? store.remove(id)
+                                                    : store.setPinned(id, sub == QStringLiteral("pin"));
+    if (!ok) {
+        err() << "accelopt memory " << sub << ": " << store.lastError() << "\n";
+        return 1;
+    }
+    QTextStream(stdout) << (sub == QStringLiteral("delete") ? "deleted "
+                            : sub == QStringLiteral("pin")  ? "pinned "
+                                                            : "unpinned ")
+                        << id << "\n";
+    return 0;
+}
+
+int MemoryCommand::exportTo(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Where to write (default: stdout)."));
+    int status = 0;
+    if (!parseOrFail(parser, QStringLiteral("export"), arguments, status))
+        return status;
+    ExperienceStore store(pathOf(parser));
+    if (!openOrFail(store, QStringLiteral("export")))
+        return 1;
+    const QJsonObject doc = store.exportJson();
+    const QByteArray bytes = QJsonDocument(doc).toJson(QJsonDocument::Indented);
+    const QString file = parser.positionalArguments().value(0);
+    if (file.isEmpty() || file == QStringLiteral("-")) {
+        QFile out;
+        if (!out.open(stdout, QIODevice::WriteOnly))
+            return 1;
+        out.write(bytes);
+        return 0;
+    }
+    QSaveFile out(file); // atomic: an interrupted export never leaves half a file behind
+    if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit()) {
+        err() << "accelopt memory export: cannot write " << file << ": " << out.errorString() << "\n";
+        return 1;
+    }
+    QTextStream(stdout) << "exported " << doc.value(QStringLiteral("experiences")).toArray().size()
+                        << " experiences to " << file << "\n";
+    return 0;
+}
+
+int MemoryCommand::importFrom(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("A file written by 'accelopt memory export'."));
+    int status = 0;
+    if (!parseOrFail(parser, QStringLiteral("import"), arguments, status))
+        return status;
+    if (parser.positionalArguments().size() != 1) {
+        err() << "accelopt memory import: give one file to import\n";
+        return 2;
+    }
+    const QString file = parser.positionalArguments().first();
+    QFile in(file);
+    if (!in.open(QIODevice::ReadOnly)) {
+        err() << "accelopt memory import: cannot read " << file << ": " << in.errorString() << "\n";
+        return 1;
+    }
+    // Far beyond any real memory, small enough that a mistaken pick of a huge file fails fast.
+    if (in.size() > 256 * 1024 * 1024) {
+        err() << "accelopt memory import: " << file << " is too large for a memory export\n";
+        return 1;
+    }
+    ExperienceStore store(pathOf(parser));
+    if (!openOrFail(store, QStringLiteral("import")))
+        return 1;
+    const auto result = store.importJson(in.readAll());
+    if (!result.ok) {
+        err() << "accelopt memory import: " << file << ": " << result.error << "\n";
+        return 1;
+    }
+    QTextStream(stdout) << "imported " << result.added << " experiences, skipped " << result.duplicates
+                        << " already in the memory\n";
+    return 0;
+}

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "model/experience.h"
+
+#include <QDateTime>
+
+// An experience as the memory database keeps it: the lesson plus where it came from and how the user curated
+// it. The kind follows from the measured speedup and is stored with it: a negative experience stays negative
+// (speedup < 1, slow = the attempted change), unlike the original AccelOpt scripts, which flipped such pairs
+// into positive-looking ones (reference/accelopt-method.md, pitfall 4).
+struct ExperienceRecord
+{
+    qint64 id = 0; // local to one memory database; not exported
+    QString task;
+    QString target;
+    Experience experience;
+    QString slowCandidateId;
+    QString fastCandidateId;
+    QString
+        slowHash; // KernelNormalizer::hash of the slow and fast kernels, when known: the import's identity
+    QString fastHash;
+    QString sessionId;
+    bool pinned = false;
+    QDateTime created;
+    QDateTime updated;
+
+    bool isNegative() const { return experience.isNegative(); }
+    QString kindName() const
+    {
+        return isNegative() ? QStringLiteral("negative") : QStringLiteral("positive");
+    }
+};

@@ -1,0 +1,336 @@
+#include "memory/experiencestore.h"
+
+#include "common/logcategories.h"
+#include "memory/experiencejson.h"
+#include "memory/ftsquery.h"
+#include "memory/memoryschema.h"
+#include "memory/retrievalpolicy.h"
+#include "store/statement.h"
+
+#include <QDir>
+#include <QHash>
+#include <QStandardPaths>
+
+namespace {
+const QString columns = QStringLiteral(
+    "e.id, e.task, e.target, e.speedup, e.title, e.lesson, e.snippet_before, e.snippet_after, "
+    "e.slow_candidate_id, "
+    "e.fast_candidate_id, e.slow_hash, e.fast_hash, e.session_id, e.pinned, e.created_at, e.updated_at");
+// Column weights for bm25: a word in the title says more about an experience than one in a code snippet.
+const QString bm25 = QStringLiteral("bm25(experiences_fts, 4.0, 2.0, 1.0, 1.0, 1.0)");
+
+QString iso(const QDateTime &t)
+{
+    return t.toUTC().toString(Qt::ISODateWithMs);
+}
+
+ExperienceRecord recordFrom(const Statement &q)
+{
+    ExperienceRecord r;
+    r.id = q.value(0).toLongLong();
+    r.task = q.value(1).toString();
+    r.target = q.value(2).toString();
+    r.experience.speedup = q.value(3).toDouble();
+    r.experience.title = q.value(4).toString();
+    r.experience.lesson = q.value(5).toString();
+    r.experience.snippetBefore = q.value(6).toString();
+    r.experience.snippetAfter = q.value(7).toString();
+    r.slowCandidateId = q.value(8).toString();
+    r.fastCandidateId = q.value(9).toString();
+    r.slowHash = q.value(10).toString();
+    r.fastHash = q.value(11).toString();
+    r.sessionId = q.value(12).toString();
+    r.pinned = q.value(13).toBool();
+    r.created = QDateTime::fromString(q.value(14).toString(), Qt::ISODateWithMs);
+    r.updated = QDateTime::fromString(q.value(15).toString(), Qt::ISODateWithMs);
+    return r;
+}
+} // namespace
+
+QString ExperienceStore::defaultPath()
+{
+    const QString fromEnv = qEnvironmentVariable("ACCELOPT_MEMORY_DB");
+    if (!fromEnv.isEmpty())
+        return fromEnv;
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+        .filePath(QStringLiteral("memory.sqlite"));
+}
+
+ExperienceStore::ExperienceStore(const QString &path) : m_path(path), m_db(MemorySchema::schema()) {}
+
+bool ExperienceStore::open()
+{
+    QString error;
+    return m_db.open(m_path, error) || fail(error);
+}
+
+bool ExperienceStore::fail(const QString &error) const
+{
+    m_error = error;
+    qCWarning(lcMemory).noquote() << error;
+    return false;
+}
+
+bool ExperienceStore::insert(ExperienceRecord &r, QString &error)
+{
+    if (r.task.trimmed().isEmpty() || r.experience.title.trimmed().isEmpty() ||
+        r.experience.lesson.trimmed().isEmpty() || !(r.experience.speedup > 0)) {
+        error = QStringLiteral("an experience needs a task, a title, a lesson and a positive speedup");
+        return false;
+    }
+    if (!r.created.isValid())
+        r.created = QDateTime::currentDateTimeUtc();
+    if (!r.updated.isValid())
+        r.updated = r.created;
+    Statement q(m_db.connection(),
+                QStringLiteral(
+                    "INSERT INTO experiences (kind, task, target, speedup, title, lesson, snippet_before, "
+                    "snippet_after, slow_candidate_id, fast_candidate_id, slow_hash, fast_hash, session_id, "
+                    "pinned, created_at, updated_at) VALUES (:kind, :task, :target, :speedup, :title, "
+                    ":lesson, :before, :after, :slow, :fast, :slowhash, :fasthash, :session, :pinned, "
+                    ":created, :updated)"));
+    q.bind(QStringLiteral(":kind"), r.kindName())
+        .bind(QStringLiteral(":task"), r.task)
+        .bind(QStringLiteral(":target"), r.target)
+        .bind(QStringLiteral(":speedup"), r.experience.speedup)
+        .bind(QStringLiteral(":title"), r.experience.title)
+        .bind(QStringLiteral(":lesson"), r.experience.lesson)
+        .bind(QStringLiteral(":before"), r.experience.snippetBefore)
+        .bind(QStringLiteral(":after"), r.experience.snippetAfter)
+        .bind(QStringLiteral(":slow"), r.slowCandidateId)
+        .bind(QStringLiteral(":fast"), r.fastCandidateId)
+        .bind(QStringLiteral(":slowhash"), r.slowHash)
+        .bind(QStringLiteral(":fasthash"), r.fastHash)
+        .bind(QStringLiteral(":session"), r.sessionId)
+        .bind(QStringLiteral(":pinned"), r.pinned ? 1 : 0)
+        .bind(QStringLiteral(":created"), iso(r.created))
+        .bind(QStringLiteral(":updated"), iso(r.updated));
+    if (!q.exec()) {
+        error = q.error();
+        return false;
+    }
+    r.id = q.query().lastInsertId().toLongLong();
+    return true;
+}
+
+bool ExperienceStore::add(ExperienceRecord &record)
+{
+    QString error;
+    // One transaction so the row and its index entry (written by the trigger) land together.
+    return m_db.transact([&](QString &e) { return insert(record, e); }, error) || fail(error);
+}
+
+QList<ExperienceRecord> ExperienceStore::select(const QString &where,
+                                                const QList<QPair<QString, QVariant>> &binds) const
+{
+    QList<ExperienceRecord> result;
+    Statement q(m_db.connection(), QStringLiteral("SELECT %1 FROM experiences e %2").arg(columns, where));
+    for (const auto &b : binds)
+        q.bind(b.first, b.second);
+    if (!q.exec()) {
+        fail(q.error());
+        return result;
+    }
+    while (q.next())
+        result.append(recordFrom(q));
+    return result;
+}
+
+std::optional<ExperienceRecord> ExperienceStore::get(qint64 id) const
+{
+    const QList<ExperienceRecord> rows =
+        select(QStringLiteral("WHERE e.id = :id"), {{QStringLiteral(":id"), id}});
+    if (rows.isEmpty())
+        return std::nullopt;
+    return rows.first();
+}
+
+QList<ExperienceRecord> ExperienceStore::list(const QString &task) const
+{
+    return select(
+        QStringLiteral(
+            "WHERE (:task = '' OR e.task = :task) ORDER BY e.pinned DESC, e.updated_at DESC, e.id DESC"),
+        {{QStringLiteral(":task"), task}});
+}
+
+int ExperienceStore::count() const
+{
+    Statement q(m_db.connection(), QStringLiteral("SELECT count(*) FROM experiences"));
+    if (!q.exec() || !q.next()) {
+        fail(q.error());
+        return 0;
+    }
+    return q.value(0).toInt();
+}
+
+QList<ExperienceRecord> ExperienceStore::search(const QString &userText, int limit) const
+{
+    const QString match = FtsQuery::allWords(userText);
+    if (match.isEmpty())
+        return list().mid(0, limit);
+    return select(
+        QStringLiteral("JOIN (SELECT rowid AS id, %1 AS score FROM experiences_fts WHERE experiences_fts "
+                       "MATCH :match) m ON m.id = e.id ORDER BY m.score, e.id LIMIT :limit")
+            .arg(bm25),
+        {{QStringLiteral(":match"), match}, {QStringLiteral(":limit"), limit}});
+}
+
+QList<ExperienceRecord> ExperienceStore::retrieve(const QString &task, const QString &target,
+                                                  const QString &queryText, int limit) const
+{
+    QHash<qint64, double> scores;
+    const QString match = FtsQuery::anyWord(queryText);
+    if (!match.isEmpty()) {
+        Statement q(m_db.connection(),
+                    QStringLiteral("SELECT rowid, %1 FROM experiences_fts WHERE experiences_fts "
+                                   "MATCH :match")
+                        .arg(bm25));
+        q.bind(QStringLiteral(":match"), match);
+        if (!q.exec()) {
+            fail(q.error());
+            return {};
+        }
+        while (q.next())
+            scores.insert(q.value(0).toLongLong(), q.value(1).toDouble());
+    }
+    const QList<ExperienceRecord> all = select(QString(), {});
+    QList<RetrievalPolicy::Entry> entries;
+    QHash<qint64, ExperienceRecord> byId;
+    for (const ExperienceRecord &r : all) {
+        RetrievalPolicy::Entry e;
+        e.id = r.id;
+        e.sameTask = r.task == task;
+        e.pinned = r.pinned;
+        e.textMatch = scores.contains(r.id);
+        e.bm25 = scores.value(r.id);
+        e.sameTarget = !target.isEmpty() && r.target == target;
+        e.negative = r.isNegative();
+        e.speedup = r.experience.speedup;
+        e.updated = r.updated;
+        entries.append(e);
+        byId.insert(r.id, r);
+    }
+    QList<ExperienceRecord> chosen;
+    for (qint64 id : RetrievalPolicy::choose(entries, limit))
+        chosen.append(byId.value(id));
+    return chosen;
+}
+
+bool ExperienceStore::setPinned(qint64 id, bool pinned)
+{
+    Statement q(m_db.connection(),
+                QStringLiteral("UPDATE experiences SET pinned = :p, updated_at = :now WHERE id = :id"));
+    q.bind(QStringLiteral(":p"), pinned ? 1 : 0)
+        .bind(QStringLiteral(":now"), iso(QDateTime::currentDateTimeUtc()))
+        .bind(QStringLiteral(":id"), id);
+    if (!q.exec())
+        return fail(q.error());
+    return q.rowsAffected() > 0 || fail(QStringLiteral("no experience %1 in %2").arg(id).arg(m_path));
+}
+
+bool ExperienceStore::edit(qint64 id, const QString &title, const QString &lesson)
+{
+    if (title.trimmed().isEmpty() || lesson.trimmed().isEmpty())
+        return fail(QStringLiteral("an experience needs a title and a lesson"));
+    QString error;
+    const bool ok = m_db.transact(
+        [&](QString &e) {
+            Statement q(m_db.connection(),
+                        QStringLiteral("UPDATE experiences SET title = :t, lesson = :l, updated_at "
+                                       "= :now WHERE id = :id"));
+            q.bind(QStringLiteral(":t"), title)
+                .bind(QStringLiteral(":l"), lesson)
+                .bind(QStringLiteral(":now"), iso(QDateTime::currentDateTimeUtc()))
+                .bind(QStringLiteral(":id"), id);
+            if (!q.exec()) {
+                e = q.error();
+                return false;
+            }
+            if (q.rowsAffected() == 0)
+                e = QStringLiteral("no experience %1 in %2").arg(id).arg(m_path);
+            return q.rowsAffected() > 0;
+        },
+        error);
+    return ok || fail(error);
+}
+
+bool ExperienceStore::remove(qint64 id)
+{
+    QString error;
+    const bool ok = m_db.transact(
+        [&](QString &e) {
+            Statement q(m_db.connection(), QStringLiteral("DELETE FROM experiences WHERE id = :id"));
+            q.bind(QStringLiteral(":id"), id);
+            if (!q.exec()) {
+                e = q.error();
+                return false;
+            }
+            if (q.rowsAffected() == 0)
+                e = QStringLiteral("no experience %1 in %2").arg(id).arg(m_path);
+            return q.rowsAffected() > 0;
+        },
+        error);
+    return ok || fail(error);
+}
+
+QJsonObject ExperienceStore::exportJson() const
+{
+    return ExperienceJson::document(select(QStringLiteral("ORDER BY e.created_at, e.id"), {}));
+}
+
+bool ExperienceStore::isDuplicate(const ExperienceRecord &r, bool &duplicate, QString &error) const
+{
+    Statement q(
+        m_db.connection(),
+        QStringLiteral(
+            "SELECT 1 FROM experiences WHERE task = :task AND ((:sh <> '' AND :fh <> '' AND "
+            "slow_hash = :sh AND fast_hash = :fh) OR (title = :title AND lesson = :lesson)) LIMIT 1"));
+    q.bind(QStringLiteral(":task"), r.task)
+        .bind(QStringLiteral(":sh"), r.slowHash)
+        .bind(QStringLiteral(":fh"), r.fastHash)
+        .bind(QStringLiteral(":title"), r.experience.title)
+        .bind(QStringLiteral(":lesson"), r.experience.lesson);
+    if (!q.exec()) {
+        error = q.error();
+        return false;
+    }
+    duplicate = q.next();
+    return true;
+}
+
+ExperienceStore::ImportResult ExperienceStore::importJson(const QByteArray &document)
+{
+    ImportResult result;
+    QList<ExperienceRecord> records;
+    if (!ExperienceJson::parseDocument(document, records, result.error)) {
+        fail(result.error);
+        return result;
+    }
+    int added = 0, duplicates = 0;
+    result.ok = m_db.transact(
+        [&](QString &e) {
+            for (ExperienceRecord &r : records) {
+                bool duplicate = false;
+                if (!isDuplicate(r, duplicate, e))
+                    return false;
+                if (duplicate) {
+                    ++duplicates;
+                    continue;
+                }
+                if (!insert(r, e))
+                    return false;
+                ++added;
+            }
+            return true;
+        },
+        result.error);
+    if (!result.ok) {
+        fail(result.error);
+        return result;
+    }
+    result.added = added;
+    result.duplicates = duplicates;
+    qCInfo(lcMemory) << "imported" << added << "experiences into" << m_path << "," << duplicates
+                     << "duplicates skipped";
+    return result;
+}

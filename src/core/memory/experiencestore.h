@@ -1,0 +1,72 @@
+#pragma once
+
+#include "memory/experiencerecord.h"
+#include "store/database.h"
+
+#include <QJsonObject>
+#include <QList>
+
+#include <optional>
+
+// The optimization memory (DESIGN.md §3 step 6, §8): slow -> fast pairs and their lessons, kept across tasks
+// and sessions in a database file of its own, with an FTS5 index for retrieval and for the memory browser.
+// Failures return false / nullopt / empty and leave the reason in lastError().
+class ExperienceStore
+{
+public:
+    // ACCELOPT_MEMORY_DB, else <AppDataLocation>/memory.sqlite: per user, so the memory grows across
+    // projects; a team shares one by pointing the setting (or the variable) at a common file.
+    static QString defaultPath();
+
+    explicit ExperienceStore(const QString &path = defaultPath());
+
+    bool open();
+    QString path() const { return m_path; }
+    QString lastError() const { return m_error; }
+    Database &database() { return m_db; }
+
+    // Fills record.id and the times when they are unset. Title, lesson and task must not be empty; the
+    // speedup must be positive.
+    bool add(ExperienceRecord &record);
+    std::optional<ExperienceRecord> get(qint64 id) const;
+    // Pinned first, then newest first; an empty task lists every task.
+    QList<ExperienceRecord> list(const QString &task = {}) const;
+    int count() const;
+
+    // The memory browser's search: every word of `userText` must occur (see FtsQuery::allWords), best bm25
+    // first. Any text is safe, quotes and FTS operators included; text with no searchable word lists
+    // everything.
+    QList<ExperienceRecord> search(const QString &userText, int limit = 100) const;
+    // What the planner sees (RetrievalPolicy): same task first, pinned first within it, then similarity of
+    // `queryText` (the kernel, its profile) to each experience; at most `limit`, negatives included as
+    // warnings.
+    QList<ExperienceRecord> retrieve(const QString &task, const QString &target, const QString &queryText,
+                                     int limit = 16) const;
+
+    bool setPinned(qint64 id, bool pinned);
+    bool edit(qint64 id, const QString &title, const QString &lesson);
+    bool remove(qint64 id);
+
+    QJsonObject exportJson() const;
+    struct ImportResult
+    {
+        bool ok = false;
+        int added = 0;
+        int duplicates =
+            0; // already in this memory: same task and same slow/fast kernels, or same title+lesson
+        QString error;
+    };
+    // All or nothing: the document is validated first (the error names the bad entry), then added in one
+    // transaction.
+    ImportResult importJson(const QByteArray &document);
+
+private:
+    bool fail(const QString &error) const;
+    bool insert(ExperienceRecord &record, QString &error);
+    bool isDuplicate(const ExperienceRecord &record, bool &duplicate, QString &error) const;
+    QList<ExperienceRecord> select(const QString &where, const QList<QPair<QString, QVariant>> &binds) const;
+
+    QString m_path;
+    Database m_db;
+    mutable QString m_error;
+};

@@ -1,0 +1,133 @@
+#pragma once
+
+#include "llm/llmcallrecorder.h"
+#include "model/candidate.h"
+#include "model/evaluation.h"
+#include "store/database.h"
+#include "store/planrecord.h"
+#include "store/sessionrecord.h"
+
+#include <QList>
+#include <QMap>
+#include <QStringList>
+
+#include <optional>
+
+// The workspace database: sessions and everything they produced (DESIGN.md §3 step 7, §8).
+//
+// Writes are idempotent: plan and candidate ids are derived from their natural keys (session, iteration,
+// parent, plan index, sample index, fix round), and every add is INSERT OR IGNORE, so a resumed session that
+// replays a step re-adds nothing and duplicates nothing. Multi-row changes run in one transaction; callers
+// that need several calls to land together wrap them in transaction().
+//
+// Failures return false / nullopt / empty and leave the reason in lastError() (and the log).
+class SessionStore : public LlmCallRecorder
+{
+public:
+    // Default location: ACCELOPT_WORKSPACE_DB, else <AppDataLocation>/workspace.sqlite.
+    static QString defaultPath();
+
+    explicit SessionStore(const QString &path = defaultPath());
+    ~SessionStore() override;
+
+    bool open();
+    QString path() const { return m_path; }
+    QString lastError() const { return m_error; }
+    Database &database() { return m_db; }
+
+    // Deterministic ids (name-based UUIDs) from a row's natural key.
+    static QString planId(const QString &sessionId, int iteration, const QString &parentCandidateId,
+                          int planIndex);
+    static QString candidateId(const QString &sessionId, int iteration, const QString &parentId,
+                               int planIndex, int sampleIndex, int fixRound);
+    static QString baselineCandidateId(const QString &sessionId)
+    {
+        return candidateId(sessionId, 0, {}, -1, -1, 0);
+    }
+
+    bool transaction(const std::function<bool()> &work);
+
+    // Sessions. createSession fills id (new UUID) and times when empty; re-creating an existing id is a
+    // no-op.
+    bool createSession(SessionRecord &session);
+    bool setStatus(const QString &sessionId, SessionRecord::Status status);
+    bool setConfig(const QString &sessionId, const QJsonObject &config);
+    std::optional<SessionRecord> session(const QString &sessionId) const;
+    QList<SessionRecord> sessions() const; // newest first
+    // The one session whose id starts with `prefix` (as `git` accepts abbreviated hashes); nullopt if none or
+    // ambiguous, with the reason in lastError().
+    std::optional<SessionRecord> findSession(const QString &prefix) const;
+
+    // Resume points: a step ("plan", "execute", "select", "summarize", ...) of an iteration is marked done in
+    // the same transaction as its results, so after a crash the search redoes exactly the unfinished steps.
+    bool markStepCompleted(const QString &sessionId, int iteration, const QString &step);
+    bool isStepCompleted(const QString &sessionId, int iteration, const QString &step) const;
+
+    // Plans and candidates. The add functions fill in missing ids (and the source hash) and write through
+    // INSERT OR IGNORE. The list forms are one transaction: all rows or none.
+    bool addPlan(PlanRecord &plan);
+    bool addPlans(QList<PlanRecord> &plans);
+    QList<PlanRecord> plans(const QString &sessionId, int iteration = -1) const;
+    bool addCandidate(Candidate &candidate);
+    bool addCandidates(QList<Candidate> &candidates);
+    std::optional<Candidate> candidate(const QString &candidateId) const;
+    QList<Candidate> candidates(const QString &sessionId, int iteration = -1) const;
+    // From the baseline down to `candidateId`, following parent links.
+    QList<Candidate> lineage(const QString &candidateId) const;
+    QList<Candidate> children(const QString &candidateId) const;
+    // A kernel with this normalized source already in the session (the selection's distinctness rule).
+    bool hasSource(const QString &sessionId, const QString &sourceHash) const;
+
+    // Evaluations: one per candidate and run index (a re-measurement is run 1, 2, ...).
+    bool addEvaluation(const QString &candidateId, const Evaluation &evaluation, int runIndex = 0);
+    std::optional<Evaluation> evaluation(const QString &candidateId, int runIndex = 0) const;
+    // The fastest correct candidate of the session (status ok, correct, lowest mean latency).
+    std::optional<Candidate> bestCandidate(const QString &sessionId) const;
+
+    // The beam kept after an iteration's selection, in rank order. Setting it again replaces it.
+    bool setBeam(const QString &sessionId, int iteration, const QStringList &candidateIds);
+    QStringList beam(const QString &sessionId, int iteration) const;
+
+    // LLM calls. record() files the call under the active session (LlmCallRecorder, for ChatClient); calls
+    // made with no active session are kept with no session.
+    void setActiveSession(const QString &sessionId) { m_activeSession = sessionId; }
+    void record(const LlmCallRecord &call) override;
+    bool recordLlmCall(const QString &sessionId, const LlmCallRecord &call);
+
+    struct CostTotals
+    {
+        int calls = 0;
+        int failedCalls = 0;
+        qint64 promptTokens = 0;
+        qint64 completionTokens = 0;
+        int callsWithoutTokens = 0; // the server sent no usage: their tokens are unknown, not zero
+        double costUsd = 0;
+        int callsWithoutCost = 0; // no price known for the model
+        QMap<QString, double> costByRole;
+    };
+    CostTotals costTotals(const QString &sessionId) const; // empty id: all sessions
+
+    struct IterationSummary
+    {
+        int iteration = 0;
+        int candidates = 0;
+        int correct = 0;
+        std::optional<double> bestLatencyMs;
+        std::optional<double> bestPercentOfPeak; // of the fastest correct candidate
+        QString bestCandidateId;
+    };
+    QList<IterationSummary> iterationSummaries(const QString &sessionId) const;
+    // Candidates by the status of their first evaluation; "pending" for those not evaluated yet.
+    QMap<QString, int> candidateCountsByStatus(const QString &sessionId) const;
+
+private:
+    bool fail(const QString &error) const;
+    bool insertPlan(PlanRecord &plan, QString &error);
+    bool insertCandidate(Candidate &candidate, QString &error);
+    bool touchSession(const QString &sessionId, QString &error);
+
+    QString m_path;
+    Database m_db;
+    QString m_activeSession;
+    mutable QString m_error;
+};

@@ -1,0 +1,10 @@
+target_sources(accelopt_core PRIVATE
+  store/database.cpp store/database.h
+  store/databasefilecheck.cpp store/databasefilecheck.h
+  store/databaseschema.h
+  store/migrationstep.h
+  store/planrecord.h
+  store/sessionrecord.h
+  store/sessionstore.cpp store/sessionstore.h
+  store/statement.cpp store/statement.h
+  store/workspaceschema.cpp store/workspaceschema.h)

@@ -1,0 +1,223 @@
+#include "memory/experiencestore.h"
+#include "store/sessionstore.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TestCliStore : public QObject
+{
+    Q_OBJECT
+
+    struct Run
+    {
+        int exitCode;
+        QString out;
+        QString err;
+    };
+    static Run run(const QStringList &args)
+    {
+        QProcess process;
+        process.start(QStringLiteral(ACCELOPT_CLI_PATH), args);
+        if (!process.waitForFinished(60000))
+            return {-1, {}, QStringLiteral("timed out")};
+        return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
+                QString::fromUtf8(process.readAllStandardOutput()),
+                QString::fromUtf8(process.readAllStandardError())};
+    }
+
+    QTemporaryDir m_dir;
+    QString m_memory;
+
+    Run memory(QStringList args)
+    {
+        args.prepend(QStringLiteral("memory"));
+        args << QStringLiteral("--memory") << m_memory;
+        return run(args);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_memory = m_dir.filePath(QStringLiteral("memory.sqlite"));
+        QFile doc(m_dir.filePath(QStringLiteral("seed.json")));
+        QVERIFY(doc.open(QIODevice::WriteOnly));
+        doc.write(R"({"format": "accelopt-memory", "version": 1, "experiences": [
+            {"task": "silu", "target": "trn1", "title": "Use affine_range", "lesson": "Independent iterations overlap.", "speedup": 1.4},
+            {"task": "silu", "title": "Tiny tiles hurt", "lesson": "DMA overhead dominates small tiles.", "speedup": 0.6},
+            {"task": "gemm", "title": "Stationary weights", "lesson": "Keep the stationary operand in SBUF.", "speedup": 2.1}]})");
+    }
+
+    void memoryImportListSearchShow()
+    {
+        Run r = memory({QStringLiteral("import"), m_dir.filePath(QStringLiteral("seed.json"))});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains(QStringLiteral("imported 3")));
+        r = memory({QStringLiteral("import"), m_dir.filePath(QStringLiteral("seed.json"))});
+        QVERIFY(r.out.contains(QStringLiteral("imported 0 experiences, skipped 3")));
+
+        r = memory({QStringLiteral("list"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonArray all = QJsonDocument::fromJson(r.out.toUtf8()).array();
+        QCOMPARE(all.size(), 3);
+
+        r = memory(
+            {QStringLiteral("search"), QStringLiteral("\"small\" AND NEAR("), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonArray hits = QJsonDocument::fromJson(r.out.toUtf8()).array();
+        QCOMPARE(hits.size(), 0); // "near" does not occur: a plain word, not an operator
+        r = memory({QStringLiteral("search"), QStringLiteral("small"), QStringLiteral("--json")});
+        const QJsonObject hit = QJsonDocument::fromJson(r.out.toUtf8()).array().first().toObject();
+        QCOMPARE(hit.value(QStringLiteral("kind")).toString(), QStringLiteral("negative"));
+        const QString id = QString::number(hit.value(QStringLiteral("id")).toInteger());
+
+        r = memory({QStringLiteral("show"), id});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QStringLiteral("Tiny tiles hurt")));
+        QVERIFY(r.out.contains(QStringLiteral("negative")));
+        QCOMPARE(memory({QStringLiteral("show"), QStringLiteral("9999")}).exitCode, 1);
+        QCOMPARE(memory({QStringLiteral("show"), QStringLiteral("abc")}).exitCode, 2);
+    }
+
+    void memoryPinDeleteExport()
+    {
+        ExperienceStore store(m_memory);
+        QVERIFY(store.open());
+        const qint64 gemm = store.list(QStringLiteral("gemm")).first().id;
+        const qint64 silu = store.list(QStringLiteral("silu")).last().id;
+        QCOMPARE(memory({QStringLiteral("pin"), QString::number(silu)}).exitCode, 0);
+        QVERIFY(store.get(silu)->pinned);
+        QCOMPARE(memory({QStringLiteral("delete"), QString::number(gemm)}).exitCode, 0);
+        QVERIFY(!store.get(gemm));
+        QCOMPARE(memory({QStringLiteral("delete"), QString::number(gemm)}).exitCode, 1);
+
+        const QString out = m_dir.filePath(QStringLiteral("export.json"));
+        Run r = memory({QStringLiteral("export"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(f.readAll())
+                     .object()
+                     .value(QStringLiteral("experiences"))
+                     .toArray()
+                     .size(),
+                 2);
+        r = memory({QStringLiteral("export")});
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("format")).toString(),
+                 QStringLiteral("accelopt-memory"));
+    }
+
+    void memoryBadInputFailsClearly()
+    {
+        QFile bad(m_dir.filePath(QStringLiteral("bad.json")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(
+            R"({"format": "accelopt-memory", "version": 1, "experiences": [{"task": "x", "title": "", "lesson": "y", "speedup": 1}]})");
+        bad.close();
+        Run r = memory({QStringLiteral("import"), bad.fileName()});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("entry 1")) && r.err.contains(QStringLiteral("title")),
+                 qPrintable(r.err));
+
+        const QString text = m_dir.filePath(QStringLiteral("text.sqlite"));
+        QFile t(text);
+        QVERIFY(t.open(QIODevice::WriteOnly));
+        t.write(QByteArray("not a database\n").repeated(20));
+        t.close();
+        r = run({QStringLiteral("memory"), QStringLiteral("list"), QStringLiteral("--memory"), text});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("left untouched")), qPrintable(r.err));
+        QCOMPARE(run({QStringLiteral("memory"), QStringLiteral("frobnicate")}).exitCode, 2);
+    }
+
+    void sessionsListAndShow()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("workspace.sqlite"));
+        Run r = run({QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--db"), db});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QStringLiteral("no sessions yet")));
+        QVERIFY(!QFile::exists(db)); // listing creates nothing
+
+        QString sessionId;
+        {
+            SessionStore store(db);
+            QVERIFY(store.open());
+            SessionRecord s;
+            s.taskName = QStringLiteral("silu");
+            s.target = QStringLiteral("trn1");
+            s.backend = QStringLiteral("sim");
+            QVERIFY(store.createSession(s));
+            sessionId = s.id;
+            Candidate base;
+            base.sessionId = s.id;
+            base.origin = Candidate::Origin::Baseline;
+            base.source = QStringLiteral("base");
+            QVERIFY(store.addCandidate(base));
+            Evaluation e;
+            e.status = QStringLiteral("ok");
+            e.correctKnown = e.correct = true;
+            e.latencyMeanMs = 4.0;
+            e.percentOfPeak = 0.25;
+            QVERIFY(store.addEvaluation(base.id, e));
+            Candidate child;
+            child.sessionId = s.id;
+            child.iteration = 1;
+            child.parentId = base.id;
+            child.planIndex = 0;
+            child.sampleIndex = 0;
+            child.source = QStringLiteral("child");
+            QVERIFY(store.addCandidate(child));
+            LlmCallRecord call;
+            call.role = QStringLiteral("planner");
+            call.costUsd = 0.25;
+            call.usage = TokenUsage{1000, 200};
+            QVERIFY(store.recordLlmCall(s.id, call));
+        }
+        r = run({QStringLiteral("sessions"), QStringLiteral("list"), QStringLiteral("--db"), db,
+                 QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8())
+                     .array()
+                     .first()
+                     .toObject()
+                     .value(QStringLiteral("id"))
+                     .toString(),
+                 sessionId);
+
+        r = run({QStringLiteral("sessions"), QStringLiteral("show"), sessionId.left(6),
+                 QStringLiteral("--db"), db});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains(QStringLiteral("silu")));
+        QVERIFY(r.out.contains(QStringLiteral("25.0")));
+        QVERIFY(r.out.contains(QStringLiteral("pending=1")));
+        QVERIFY(r.out.contains(QStringLiteral("$0.2500")));
+
+        r = run({QStringLiteral("sessions"), QStringLiteral("show"), sessionId, QStringLiteral("--db"), db,
+                 QStringLiteral("--json")});
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o.value(QStringLiteral("iterations"))
+                     .toArray()
+                     .first()
+                     .toObject()
+                     .value(QStringLiteral("best_latency_ms"))
+                     .toDouble(),
+                 4.0);
+        QCOMPARE(
+            o.value(QStringLiteral("candidates_by_status")).toObject().value(QStringLiteral("ok")).toInt(),
+            1);
+        QCOMPARE(o.value(QStringLiteral("cost")).toObject().value(QStringLiteral("prompt_tokens")).toInt(),
+                 1000);
+
+        r = run({QStringLiteral("sessions"), QStringLiteral("show"), QStringLiteral("nope"),
+                 QStringLiteral("--db"), db});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains(QStringLiteral("no session 'nope'")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliStore)
+#include "tst_cli_store.moc"

@@ -1,0 +1,309 @@
+#include "memory/memoryschema.h"
+#include "store/database.h"
+#include "store/sessionstore.h"
+#include "store/workspaceschema.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TestDatabase : public QObject
+{
+    Q_OBJECT
+
+    static QByteArray fileHash(const QString &path)
+    {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly))
+            return {};
+        return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
+    }
+
+    static void writeFile(const QString &path, const QByteArray &bytes)
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(bytes);
+    }
+
+    static QVariant scalar(Database &db, const QString &sql)
+    {
+        QSqlQuery q(db.connection());
+        if (!q.exec(sql) || !q.next())
+            return {};
+        return q.value(0);
+    }
+
+    // Opens `path` as a workspace and expects a refusal that mentions `expected`, with the bytes untouched
+    // and no journal or WAL left next to the file.
+    static void expectRefused(const QString &path, const QString &expected)
+    {
+        const QByteArray before = fileHash(path);
+        SessionStore store(path);
+        QVERIFY(!store.open());
+        QVERIFY2(store.lastError().contains(expected), qPrintable(store.lastError()));
+        QVERIFY2(store.lastError().contains(QStringLiteral("left untouched")), qPrintable(store.lastError()));
+        QCOMPARE(fileHash(path), before);
+        QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
+        QVERIFY(!QFile::exists(path + QStringLiteral("-journal")));
+    }
+
+private Q_SLOTS:
+    void createsSchemaWithWalAndForeignKeys()
+    {
+        QTemporaryDir dir;
+        Database db(WorkspaceSchema::schema());
+        QString error;
+        QVERIFY2(db.open(dir.filePath(QStringLiteral("sub/ws.sqlite")), error), qPrintable(error));
+        QCOMPARE(db.schemaVersion(), WorkspaceSchema::schema().latestVersion());
+        QCOMPARE(scalar(db, QStringLiteral("PRAGMA journal_mode")).toString(), QStringLiteral("wal"));
+        QCOMPARE(scalar(db, QStringLiteral("PRAGMA foreign_keys")).toInt(), 1);
+        QCOMPARE(scalar(db, QStringLiteral("PRAGMA busy_timeout")).toInt(), Database::busyTimeoutMs);
+        QCOMPARE(scalar(db, QStringLiteral("PRAGMA application_id")).toInt(),
+                 DatabaseSchema::workspaceApplicationId);
+        QCOMPARE(scalar(db, QStringLiteral("PRAGMA user_version")).toInt(), db.schemaVersion());
+        for (const char *table :
+             {"sessions", "plans", "candidates", "evaluations", "beams", "llm_calls", "completed_steps"})
+            QVERIFY2(scalar(db, QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = '%1'")
+                                    .arg(QLatin1String(table)))
+                             .toInt() == 1,
+                     table);
+    }
+
+    void twoInstancesOnOneFileHaveTheirOwnConnections()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("ws.sqlite"));
+        Database a(WorkspaceSchema::schema()), b(WorkspaceSchema::schema());
+        QString error;
+        QVERIFY(a.open(path, error));
+        QVERIFY(b.open(path, error));
+        QVERIFY(a.connection().connectionName() != b.connection().connectionName());
+        b.close();
+        QVERIFY(a.isOpen());
+        QCOMPARE(scalar(a, QStringLiteral("SELECT count(*) FROM sessions")).toInt(), 0);
+    }
+
+    void migratesAVersion1File()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v1.sqlite"));
+        {
+            // A frozen, hand-written copy of schema version 1 with one session in it.
+            QSqlDatabase db =
+                QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v1writer"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            const QStringList v1{
+                QStringLiteral("PRAGMA application_id = %1").arg(DatabaseSchema::workspaceApplicationId),
+                QStringLiteral(
+                    "CREATE TABLE sessions (id TEXT PRIMARY KEY, task_name TEXT NOT NULL DEFAULT '', "
+                    "task_json TEXT NOT NULL DEFAULT '{}', target TEXT NOT NULL DEFAULT '', backend TEXT NOT "
+                    "NULL DEFAULT '', host TEXT NOT NULL DEFAULT '', config_json TEXT NOT NULL DEFAULT '{}', "
+                    "status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'stopped', "
+                    "'finished', 'crashed')), created_at TEXT NOT NULL, updated_at TEXT NOT NULL, "
+                    "current_iteration INTEGER NOT NULL DEFAULT 0)"),
+                QStringLiteral(
+                    "CREATE TABLE plans (id TEXT PRIMARY KEY, session_id TEXT NOT NULL REFERENCES "
+                    "sessions(id) ON DELETE CASCADE, iteration INTEGER NOT NULL, parent_candidate_id TEXT "
+                    "REFERENCES candidates(id), plan_index INTEGER NOT NULL, title TEXT NOT NULL DEFAULT '', "
+                    "steps_json TEXT NOT NULL DEFAULT '[]', raw_text TEXT NOT NULL DEFAULT '', created_at "
+                    "TEXT NOT NULL)"),
+                QStringLiteral(
+                    "CREATE TABLE candidates (id TEXT PRIMARY KEY, session_id TEXT NOT NULL REFERENCES "
+                    "sessions(id) ON DELETE CASCADE, iteration INTEGER NOT NULL, parent_id TEXT REFERENCES "
+                    "candidates(id), plan_id TEXT REFERENCES plans(id), plan_index INTEGER NOT NULL DEFAULT "
+                    "-1, sample_index INTEGER NOT NULL DEFAULT -1, fix_round INTEGER NOT NULL DEFAULT 0, "
+                    "origin TEXT NOT NULL CHECK (origin IN ('baseline', 'executor', 'fixer')), source TEXT "
+                    "NOT NULL, source_hash TEXT NOT NULL, created_at TEXT NOT NULL)"),
+                QStringLiteral(
+                    "CREATE TABLE evaluations (id INTEGER PRIMARY KEY, candidate_id TEXT NOT NULL "
+                    "REFERENCES candidates(id) ON DELETE CASCADE, run_index INTEGER NOT NULL DEFAULT 0, host "
+                    "TEXT NOT NULL DEFAULT '', status TEXT NOT NULL, error TEXT NOT NULL DEFAULT '', correct "
+                    "INTEGER, l2_rel_err REAL, max_abs_err REAL, latency_mean_ms REAL, latency_min_ms REAL, "
+                    "latency_max_ms REAL, latency_p50_ms REAL, rel_spread REAL, peak_ms REAL, "
+                    "percent_of_peak REAL, bound TEXT NOT NULL DEFAULT '', metrics_json TEXT NOT NULL "
+                    "DEFAULT '{}', raw_json TEXT NOT NULL DEFAULT '{}', wall_s REAL, attempts INTEGER NOT "
+                    "NULL DEFAULT 1, created_at TEXT NOT NULL, UNIQUE (candidate_id, run_index))"),
+                QStringLiteral(
+                    "CREATE TABLE beams (session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE "
+                    "CASCADE, iteration INTEGER NOT NULL, position INTEGER NOT NULL, candidate_id TEXT NOT "
+                    "NULL REFERENCES candidates(id), PRIMARY KEY (session_id, iteration, position))"),
+                QStringLiteral("INSERT INTO sessions (id, task_name, status, created_at, updated_at, "
+                               "current_iteration) VALUES ('old-session', 'silu', 'stopped', "
+                               "'2025-01-02T03:04:05.000Z', '2025-01-02T03:04:05.000Z', 3)"),
+                QStringLiteral("PRAGMA user_version = 1")};
+            for (const QString &sql : v1)
+                QVERIFY2(q.exec(sql), qPrintable(sql));
+            q.finish();
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("v1writer"));
+
+        SessionStore store(path);
+        QVERIFY2(store.open(), qPrintable(store.lastError()));
+        QCOMPARE(store.database().schemaVersion(), 2);
+        const auto s = store.session(QStringLiteral("old-session"));
+        QVERIFY(s);
+        QCOMPARE(s->taskName, QStringLiteral("silu"));
+        QCOMPARE(s->status, SessionRecord::Status::Stopped);
+        QCOMPARE(s->currentIteration, 3);
+        QCOMPARE(s->currentStep, QString());
+        // The new tables work.
+        QVERIFY(store.markStepCompleted(QStringLiteral("old-session"), 3, QStringLiteral("plan")));
+        QVERIFY(store.isStepCompleted(QStringLiteral("old-session"), 3, QStringLiteral("plan")));
+        QVERIFY(store.recordLlmCall(QStringLiteral("old-session"), LlmCallRecord{}));
+    }
+
+    void reopenKeepsData()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("ws.sqlite"));
+        SessionRecord s;
+        s.taskName = QStringLiteral("silu");
+        {
+            SessionStore store(path);
+            QVERIFY(store.open());
+            QVERIFY(store.createSession(s));
+        }
+        SessionStore again(path);
+        QVERIFY(again.open());
+        QCOMPARE(again.sessions().size(), 1);
+        QCOMPARE(again.sessions().first().id, s.id);
+    }
+
+    void refusesRandomBytes()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("random.sqlite"));
+        QByteArray bytes(8192, '\0');
+        QRandomGenerator gen(42);
+        for (char &b : bytes)
+            b = static_cast<char>(gen.bounded(256));
+        writeFile(path, bytes);
+        expectRefused(path, QStringLiteral("is not an AccelOpt workspace database or is damaged"));
+    }
+
+    void refusesATextFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("notes.txt"));
+        writeFile(path, QByteArray("These are my notes, not a database.\n").repeated(50));
+        expectRefused(path, QStringLiteral("not an SQLite database"));
+    }
+
+    void refusesATruncatedDatabase()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("ws.sqlite"));
+        {
+            SessionStore store(path);
+            QVERIFY(store.open());
+            for (int i = 0; i < 40; ++i) {
+                SessionRecord s;
+                s.taskName = QStringLiteral("task %1").arg(i);
+                s.config = QJsonObject{{QStringLiteral("padding"), QString(2000, u'x')}};
+                QVERIFY(store.createSession(s));
+            }
+        }
+        QVERIFY(!QFile::exists(path + QStringLiteral("-wal")) ||
+                QFileInfo(path + QStringLiteral("-wal")).size() == 0);
+        QFile f(path);
+        QVERIFY(f.size() > 8192);
+        QVERIFY(f.resize(f.size() / 2 + 100)); // mid-page, as a broken copy would leave it
+        f.close();
+        expectRefused(path, QStringLiteral("truncated"));
+
+        QVERIFY(
+            f.resize((QFileInfo(path).size() / 4096) * 4096)); // whole pages, but fewer than the header says
+        expectRefused(path, QStringLiteral("truncated"));
+    }
+
+    void refusesANewerSchema()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("future.sqlite"));
+        {
+            SessionStore store(path);
+            QVERIFY(store.open());
+            QString error;
+            QVERIFY(store.database().execute(QStringLiteral("PRAGMA user_version = 99"), error));
+        }
+        const QByteArray before = fileHash(path);
+        SessionStore store(path);
+        QVERIFY(!store.open());
+        QVERIFY2(store.lastError().contains(QStringLiteral("newer AccelOpt")), qPrintable(store.lastError()));
+        QVERIFY(store.lastError().contains(QStringLiteral("99")));
+        QCOMPARE(fileHash(path), before);
+    }
+
+    void refusesTheOtherKindAndForeignDatabases()
+    {
+        QTemporaryDir dir;
+        const QString memoryPath = dir.filePath(QStringLiteral("memory.sqlite"));
+        {
+            Database memory(MemorySchema::schema());
+            QString error;
+            QVERIFY(memory.open(memoryPath, error));
+        }
+        expectRefused(memoryPath, QStringLiteral("AccelOpt memory database"));
+
+        const QString foreign = dir.filePath(QStringLiteral("foreign.sqlite"));
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("foreign"));
+            db.setDatabaseName(foreign);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("CREATE TABLE photos (id INTEGER)")));
+            q.finish();
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("foreign"));
+        expectRefused(foreign, QStringLiteral("another application"));
+    }
+
+    void transactionsAreAllOrNothing()
+    {
+        QTemporaryDir dir;
+        Database db(WorkspaceSchema::schema());
+        QString error;
+        QVERIFY(db.open(dir.filePath(QStringLiteral("ws.sqlite")), error));
+        const QString insert =
+            QStringLiteral("INSERT INTO sessions (id, created_at, updated_at) VALUES ('%1', 'x', 'x')");
+        QVERIFY(!db.transact(
+            [&](QString &e) {
+                return db.execute(insert.arg(QStringLiteral("a")), e) &&
+                       db.transact(
+                           [&](QString &inner) { return db.execute(insert.arg(QStringLiteral("b")), inner); },
+                           e) &&
+                       db.execute(insert.arg(QStringLiteral("a")), e); // duplicate key: fails
+            },
+            error));
+        QVERIFY(error.contains(QStringLiteral("UNIQUE")));
+        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM sessions")).toInt(), 0);
+        // A failed nested step rolls back alone when the outer work carries on.
+        QVERIFY(db.transact(
+            [&](QString &e) {
+                QString ignored;
+                db.transact(
+                    [&](QString &inner) {
+                        return db.execute(insert.arg(QStringLiteral("c")), inner) && false;
+                    },
+                    ignored);
+                return db.execute(insert.arg(QStringLiteral("d")), e);
+            },
+            error));
+        QCOMPARE(scalar(db, QStringLiteral("SELECT group_concat(id) FROM sessions")).toString(),
+                 QStringLiteral("d"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDatabase)
+#include "tst_database.moc"

@@ -1,0 +1,263 @@
+#include "memory/experiencestore.h"
+#include "memory/ftsquery.h"
+#include "memory/retrievalpolicy.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TestExperienceStore : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<ExperienceStore> m_store;
+
+    ExperienceRecord make(const QString &task, const QString &title, double speedup,
+                          const QString &lesson = {})
+    {
+        ExperienceRecord r;
+        r.task = task;
+        r.target = QStringLiteral("trn1");
+        r.experience.title = title;
+        r.experience.lesson = lesson.isEmpty() ? QStringLiteral("Lesson about %1.").arg(title) : lesson;
+        r.experience.speedup = speedup;
+        r.experience.snippetBefore = QStringLiteral("for i in nl.sequential_range(8):");
+        r.experience.snippetAfter = QStringLiteral("for i in nl.affine_range(8):");
+        return r;
+    }
+
+    qint64 add(ExperienceRecord r)
+    {
+        if (!m_store->add(r))
+            qWarning() << m_store->lastError();
+        return r.id;
+    }
+
+    int ftsRows()
+    {
+        QSqlQuery q(m_store->database().connection());
+        q.exec(QStringLiteral("SELECT count(*) FROM experiences_fts"));
+        q.next();
+        return q.value(0).toInt();
+    }
+
+    static QStringList titles(const QList<ExperienceRecord> &records)
+    {
+        QStringList t;
+        for (const ExperienceRecord &r : records)
+            t.append(r.experience.title);
+        return t;
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_store = std::make_unique<ExperienceStore>(
+            m_dir.filePath(QStringLiteral("memory-%1.sqlite").arg(QTest::currentTestFunction())));
+        QVERIFY2(m_store->open(), qPrintable(m_store->lastError()));
+    }
+    void cleanup() { m_store.reset(); }
+
+    void defaultPathFollowsTheEnvironment()
+    {
+        qputenv("ACCELOPT_MEMORY_DB", "/tmp/x/memory.sqlite");
+        QCOMPARE(ExperienceStore::defaultPath(), QStringLiteral("/tmp/x/memory.sqlite"));
+        qunsetenv("ACCELOPT_MEMORY_DB");
+        QVERIFY(ExperienceStore::defaultPath().endsWith(QStringLiteral("/memory.sqlite")));
+    }
+
+    void positiveAndNegativeAreStoredAsSuch()
+    {
+        const qint64 pos = add(make(QStringLiteral("silu"), QStringLiteral("Use affine_range"), 1.3));
+        const qint64 neg = add(make(QStringLiteral("silu"), QStringLiteral("Tiny tiles"), 0.7));
+        QVERIFY(pos > 0 && neg > 0);
+        QCOMPARE(m_store->get(neg)->experience.speedup, 0.7);
+        QVERIFY(m_store->get(neg)->isNegative());
+        QSqlQuery q(m_store->database().connection());
+        QVERIFY(q.exec(QStringLiteral("SELECT kind FROM experiences ORDER BY id")));
+        QVERIFY(q.next());
+        QCOMPARE(q.value(0).toString(), QStringLiteral("positive"));
+        QVERIFY(q.next());
+        QCOMPARE(q.value(0).toString(), QStringLiteral("negative"));
+        ExperienceRecord bad = make(QStringLiteral("silu"), QString(), 1.2);
+        QVERIFY(!m_store->add(bad));
+    }
+
+    void retrievalOrdersSameTaskAndPinnedFirst()
+    {
+        add(make(QStringLiteral("gemm"), QStringLiteral("Other task, relevant"), 2.0,
+                 QStringLiteral("psum accumulation tiles")));
+        add(make(QStringLiteral("silu"), QStringLiteral("Same task plain"), 1.1));
+        const qint64 pinned = add(make(QStringLiteral("silu"), QStringLiteral("Same task pinned"), 1.05));
+        add(make(QStringLiteral("silu"), QStringLiteral("Same task relevant"), 1.2,
+                 QStringLiteral("psum accumulation")));
+        add(make(QStringLiteral("silu"), QStringLiteral("Same task warning"), 0.5));
+        QVERIFY(m_store->setPinned(pinned, true));
+        const QList<ExperienceRecord> got = m_store->retrieve(QStringLiteral("silu"), QStringLiteral("trn1"),
+                                                              QStringLiteral("the psum accumulation"), 16);
+        QCOMPARE(titles(got),
+                 (QStringList{QStringLiteral("Same task pinned"), QStringLiteral("Same task relevant"),
+                              QStringLiteral("Same task warning"), QStringLiteral("Same task plain"),
+                              QStringLiteral("Other task, relevant")}));
+        // With little room the mix keeps one warning and the best positives.
+        const QList<ExperienceRecord> few =
+            m_store->retrieve(QStringLiteral("silu"), {}, QStringLiteral("psum"), 3);
+        QCOMPARE(titles(few),
+                 (QStringList{QStringLiteral("Same task pinned"), QStringLiteral("Same task relevant"),
+                              QStringLiteral("Same task warning")}));
+    }
+
+    void mixRuleCapsNegativesUnlessShort()
+    {
+        QList<RetrievalPolicy::Entry> entries;
+        for (int i = 0; i < 8; ++i) {
+            RetrievalPolicy::Entry e;
+            e.id = i;
+            e.sameTask = true;
+            e.negative = i < 6; // six negatives rank first (bigger effect), two positives
+            e.speedup = e.negative ? 0.1 : 1.1;
+            entries.append(e);
+        }
+        QCOMPARE(RetrievalPolicy::negativeQuota(4), 1);
+        QCOMPARE(RetrievalPolicy::choose(entries, 4), (QList<qint64>{0, 1, 6, 7}));
+        // Only negatives left: they fill every slot.
+        QCOMPARE(RetrievalPolicy::choose(entries.mid(0, 6), 4).size(), 4);
+        QCOMPARE(RetrievalPolicy::choose(entries, 0).size(), 0);
+    }
+
+    void hostileSearchTextIsSafe()
+    {
+        add(make(QStringLiteral("silu"), QStringLiteral("Fuse the \"activation\" into the load"), 1.5,
+                 QStringLiteral("Apply nl.exp AND the sigmoid in one pass; naïve café code.")));
+        add(make(QStringLiteral("gemm"), QStringLiteral("Matmul tiling"), 1.8,
+                 QStringLiteral("Use 128x512 tiles.")));
+        const QStringList hostile{QStringLiteral("\""),
+                                  QStringLiteral("\"activation"),
+                                  QStringLiteral("AND"),
+                                  QStringLiteral("OR OR"),
+                                  QStringLiteral("NEAR(a b)"),
+                                  QStringLiteral("*"),
+                                  QStringLiteral("mat*"),
+                                  QStringLiteral("title:fuse"),
+                                  QStringLiteral("-sigmoid"),
+                                  QStringLiteral("(((("),
+                                  QStringLiteral("'; DROP TABLE experiences; --"),
+                                  QStringLiteral("naive"),
+                                  QStringLiteral("café ✓ 矩阵"),
+                                  QStringLiteral("^ NOT +")};
+        for (const QString &text : hostile) {
+            m_store->search(text);
+            QVERIFY2(!m_store->lastError().contains(QStringLiteral("syntax")),
+                     qPrintable(text + u' ' + m_store->lastError()));
+            QVERIFY2(m_store->lastError().isEmpty(), qPrintable(text + u' ' + m_store->lastError()));
+        }
+        QCOMPARE(titles(m_store->search(QStringLiteral("mat*"))),
+                 QStringList{QStringLiteral("Matmul tiling")});
+        QCOMPARE(m_store->search(QStringLiteral("\"activation")).size(), 1);
+        QCOMPARE(m_store->search(QStringLiteral("AND sigmoid")).size(),
+                 1);                                                  // AND is a word here, and it occurs
+        QCOMPARE(m_store->search(QStringLiteral("naive")).size(), 1); // diacritics folded
+        QCOMPARE(m_store->search(QStringLiteral("'; DROP TABLE experiences; --")).size(), 0);
+        QCOMPARE(m_store->count(), 2);
+        QCOMPARE(m_store->search(QStringLiteral("\"")).size(), 2); // nothing searchable: everything
+        QCOMPARE(FtsQuery::allWords(QStringLiteral("a\"b c*")), QStringLiteral("\"a\"\"b\" \"c\"*"));
+        QVERIFY(m_store->retrieve(QStringLiteral("silu"), {}, QStringLiteral("NEAR(\"x\" * OR) title:"), 4)
+                    .size() == 2);
+    }
+
+    void editPinDeleteKeepTheIndexInSync()
+    {
+        const qint64 id = add(make(QStringLiteral("silu"), QStringLiteral("Old title"), 1.4));
+        add(make(QStringLiteral("silu"), QStringLiteral("Other"), 1.1));
+        QCOMPARE(ftsRows(), 2);
+        QVERIFY(m_store->edit(id, QStringLiteral("Hoist the transpose"),
+                              QStringLiteral("Transpose once outside the loop.")));
+        QCOMPARE(m_store->search(QStringLiteral("Old")).size(), 0);
+        QCOMPARE(m_store->search(QStringLiteral("hoist")).size(), 1);
+        QCOMPARE(m_store->search(QStringLiteral("outside loop")).first().id, id);
+        QVERIFY(m_store->setPinned(id, true));
+        QCOMPARE(m_store->list().first().id, id);
+        QCOMPARE(m_store->search(QStringLiteral("hoist")).size(), 1);
+        QVERIFY(m_store->remove(id));
+        QCOMPARE(m_store->search(QStringLiteral("hoist")).size(), 0);
+        QCOMPARE(ftsRows(), 1);
+        QVERIFY(!m_store->remove(id));
+        QVERIFY(!m_store->edit(id, QStringLiteral("x"), QStringLiteral("y")));
+        QVERIFY(!m_store->setPinned(id, false));
+    }
+
+    void exportImportRoundTrip()
+    {
+        ExperienceRecord a = make(QStringLiteral("silu"), QStringLiteral("A"), 1.5);
+        a.slowHash = QStringLiteral("s1");
+        a.fastHash = QStringLiteral("f1");
+        a.sessionId = QStringLiteral("sess");
+        a.pinned = true;
+        add(a);
+        add(make(QStringLiteral("gemm"), QStringLiteral("B ünïcode \"quoted\""), 0.8));
+        const QJsonObject exported = m_store->exportJson();
+
+        ExperienceStore fresh(m_dir.filePath(QStringLiteral("fresh.sqlite")));
+        QVERIFY(fresh.open());
+        const auto result = fresh.importJson(QJsonDocument(exported).toJson());
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QCOMPARE(result.added, 2);
+        QCOMPARE(fresh.exportJson().value(QStringLiteral("experiences")),
+                 exported.value(QStringLiteral("experiences")));
+
+        // Importing again, or the same pair under another title, adds nothing.
+        QJsonObject again = exported;
+        QJsonArray entries = again.value(QStringLiteral("experiences")).toArray();
+        QJsonObject renamed = entries.at(0).toObject();
+        renamed.insert(QStringLiteral("title"), QStringLiteral("A, renamed"));
+        entries.append(renamed);
+        again.insert(QStringLiteral("experiences"), entries);
+        const auto second = fresh.importJson(QJsonDocument(again).toJson());
+        QVERIFY(second.ok);
+        QCOMPARE(second.added, 0);
+        QCOMPARE(second.duplicates, 3);
+        QCOMPARE(fresh.count(), 2);
+    }
+
+    void malformedImportNamesTheEntry()
+    {
+        const QByteArray doc = R"({"format": "accelopt-memory", "version": 1, "experiences": [
+            {"task": "silu", "title": "Good", "lesson": "fine", "speedup": 1.2},
+            {"task": "silu", "title": "Bad speedup", "lesson": "x", "speedup": "fast"}]})";
+        auto r = m_store->importJson(doc);
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.contains(QStringLiteral("entry 2 (\"Bad speedup\")")), qPrintable(r.error));
+        QVERIFY(r.error.contains(QStringLiteral("speedup")));
+        QCOMPARE(m_store->count(), 0); // all or nothing
+
+        r = m_store->importJson(R"({"format": "accelopt-memory", "version": 1, "experiences": [
+            {"task": "silu", "title": "Flipped", "lesson": "x", "speedup": 0.5, "kind": "positive"}]})");
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.contains(QStringLiteral("entry 1")) && r.error.contains(QStringLiteral("kind")),
+                 qPrintable(r.error));
+        r = m_store->importJson(R"({"format": "accelopt-memory", "version": 1, "experiences": [42]})");
+        QVERIFY(r.error.contains(QStringLiteral("entry 1: it is not an object")));
+        r = m_store->importJson(R"({"format": "accelopt-memory", "version": 7, "experiences": []})");
+        QVERIFY(r.error.contains(QStringLiteral("newer")));
+        r = m_store->importJson("{not json");
+        QVERIFY(r.error.contains(QStringLiteral("not valid JSON")));
+        r = m_store->importJson(R"({"experiences": []})");
+        QVERIFY(r.error.contains(QStringLiteral("not an AccelOpt memory export")));
+    }
+
+    void memoryPersistsAcrossOpens()
+    {
+        add(make(QStringLiteral("silu"), QStringLiteral("Kept"), 1.3));
+        const QString path = m_store->path();
+        m_store.reset();
+        ExperienceStore again(path);
+        QVERIFY(again.open());
+        QCOMPARE(again.search(QStringLiteral("kept")).size(), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExperienceStore)
+#include "tst_experiencestore.moc"
