@@ -1,9 +1,10 @@
 #include "sshdfixture.h"
 
+#include "processtree.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QMultiMap>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QThread>
@@ -139,41 +140,13 @@ bool SshdFixture::waitForPort(int timeoutMs) const
     return false;
 }
 
-namespace {
-// Every process below `root`: sshd gives each connection its own session, so a process-group kill would leave
-// the connections (and the runners under them) alive, and the client would never notice the "crash".
-QList<pid_t> descendants(pid_t root)
-{
-    QMultiMap<pid_t, pid_t> children;
-    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
-    for (const QString &entry : entries) {
-        bool numeric = false;
-        const pid_t pid = entry.toInt(&numeric);
-        if (!numeric)
-            continue;
-        QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-        if (!stat.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray text = stat.readAll();
-        const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
-        if (fields.size() > 1)
-            children.insert(fields.at(1).toInt(), pid);
-    }
-    QList<pid_t> all, todo{root};
-    while (!todo.isEmpty()) {
-        const pid_t pid = todo.takeFirst();
-        const QList<pid_t> kids = children.values(pid);
-        all += kids;
-        todo += kids;
-    }
-    return all;
-}
-} // namespace
 
 void SshdFixture::stop()
 {
     if (m_pid > 0) {
-        const QList<pid_t> below = descendants(pid_t(m_pid));
+        // sshd gives each connection its own session, so a process-group kill would leave the connections (and
+        // the runners under them) alive, and the client would never notice the "crash".
+        const QList<pid_t> below = ProcessTree::descendants(pid_t(m_pid));
         ::kill(pid_t(m_pid), SIGKILL);
         for (pid_t pid : below)
             ::kill(pid, SIGKILL);

@@ -31,6 +31,10 @@ void Host::setState(State state, const QString &detail)
         return;
     m_state = state;
     m_detail = detail;
-    qCInfo(lcHosts).noquote() << "host" << name() << "is" << stateName(state) << (detail.isEmpty() ? QString() : detail);
+    // Ready and busy flip with every evaluation: worth a debug line, not an info line each time.
+    if (state == State::Ready || state == State::Busy)
+        qCDebug(lcHosts).noquote() << "host" << name() << "is" << stateName(state);
+    else
+        qCInfo(lcHosts).noquote() << "host" << name() << "is" << stateName(state) << detail;
     Q_EMIT stateChanged(state, detail);
 }

@@ -116,6 +116,9 @@ bool SshConnection::connectSession(QString &error, QString &fingerprint)
         ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, knownHosts.toUtf8().constData());
     const long timeoutSeconds = 10;
     ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeoutSeconds);
+    // Requests and results are single short lines: Nagle's algorithm would hold each one back for an ACK.
+    const int noDelay = 1;
+    ssh_options_set(s, SSH_OPTIONS_NODELAY, &noDelay);
     if (ssh_connect(s) != SSH_OK) {
         error = QStringLiteral("cannot connect to %1: %2. Check the host name and port, and that sshd runs there.")
                     .arg(endpoint(), sshError(s));

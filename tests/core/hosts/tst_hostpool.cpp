@@ -1,5 +1,6 @@
 #include "hosts/hostpool.h"
 #include "hosts/localhost.h"
+#include "processtree.h"
 
 #include <QDir>
 #include <QFile>
@@ -52,27 +53,6 @@ class TestHostPool : public QObject
         return path;
     }
 
-    // The runner processes this test started (children of this process).
-    static QList<pid_t> childRunners()
-    {
-        QList<pid_t> pids;
-        const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
-        for (const QString &entry : entries) {
-            bool numeric = false;
-            const int pid = entry.toInt(&numeric);
-            if (!numeric)
-                continue;
-            QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-            if (!stat.open(QIODevice::ReadOnly))
-                continue;
-            const QByteArray text = stat.readAll();
-            const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
-            if (fields.size() > 1 && fields.at(1).toInt() == ::getpid())
-                pids << pid;
-        }
-        return pids;
-    }
-
     static HostPool *pool(const HostConfig &config, QList<Evaluation> &results, QObject *owner)
     {
         auto *p = new HostPool(owner);
@@ -111,7 +91,7 @@ private Q_SLOTS:
         p->submit(slow);
         QTRY_COMPARE_WITH_TIMEOUT(p->runningCount(), 1, 60000);
         QTest::qWait(500);
-        const QList<pid_t> runners = childRunners();
+        const QList<pid_t> runners = ProcessTree::children(::getpid());
         QCOMPARE(runners.size(), 1);
         ::kill(runners.first(), SIGKILL);
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 120000);
