@@ -7,13 +7,13 @@
 
 namespace {
 // Runs `ask` on the GUI thread and waits for it, from whichever thread the SSH worker calls us on.
-template<typename Result, typename Fn>
-Result onGuiThread(Fn ask)
+template<typename Result, typename Fn> Result onGuiThread(Fn ask)
 {
     if (QThread::currentThread() == qApp->thread())
         return ask();
     Result result{};
-    QMetaObject::invokeMethod(qApp, [&] { result = ask(); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        qApp, [&] { result = ask(); }, Qt::BlockingQueuedConnection);
     return result;
 }
 } // namespace
@@ -25,8 +25,9 @@ bool GuiSshPrompter::acceptUnknownHostKey(const QString &host, const QString &fi
     return onGuiThread<bool>([this, host, fingerprint] {
         const auto answer = QMessageBox::question(
             m_parent, QObject::tr("Unknown host key"),
-            QObject::tr("The host key of %1 is not known yet.\n\nFingerprint:\n%2\n\nCompare it with the server's "
-                        "own (ssh-keygen -lf on the host's key). Accept it and remember it?")
+            QObject::tr(
+                "The host key of %1 is not known yet.\n\nFingerprint:\n%2\n\nCompare it with the server's "
+                "own (ssh-keygen -lf on the host's key). Accept it and remember it?")
                 .arg(host, fingerprint),
             QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
         return answer == QMessageBox::Yes;

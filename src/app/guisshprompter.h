@@ -5,9 +5,9 @@
 #include <QPointer>
 #include <QWidget>
 
-// Asks the person at the workbench: an unknown host key is shown with its SHA256 fingerprint and accepted only
-// on an explicit yes; a key passphrase is asked for and used once. The connection's worker thread waits while the
-// question runs on the GUI thread.
+// Asks the person at the workbench: an unknown host key is shown with its SHA256 fingerprint and accepted
+// only on an explicit yes; a key passphrase is asked for and used once. The connection's worker thread waits
+// while the question runs on the GUI thread.
 class GuiSshPrompter : public SshPrompter
 {
 public:

@@ -8,8 +8,8 @@
 
 HostsDialog::HostsDialog(std::shared_ptr<SshPrompter> prompter, QWidget *parent, const QString &hostsFile)
     : QDialog(parent), m_ui(std::make_unique<Ui::HostsDialog>()),
-      m_prompter(prompter ? std::move(prompter) : std::make_shared<GuiSshPrompter>(this)), m_registry(hostsFile),
-      m_probe(new HostProbe(this))
+      m_prompter(prompter ? std::move(prompter) : std::make_shared<GuiSshPrompter>(this)),
+      m_registry(hostsFile), m_probe(new HostProbe(this))
 {
     m_ui->setupUi(this);
     m_ui->kindCombo->addItem(tr("SSH"), QStringLiteral("ssh"));
@@ -156,7 +156,8 @@ bool HostsDialog::save()
 {
     storeForm();
     if (m_loadFailed) {
-        setStatus(tr("<span style='color:#c62828'>The hosts file could not be read, so it is not overwritten. Fix or "
+        setStatus(tr("<span style='color:#c62828'>The hosts file could not be read, so it is not "
+                     "overwritten. Fix or "
                      "move %1 first.</span>")
                       .arg(m_registry.path().toHtmlEscaped()));
         return false;
@@ -185,7 +186,8 @@ bool HostsDialog::save()
         setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
         return false;
     }
-    setStatus(tr("Saved %n host(s) to %1.", nullptr, int(names.size())).arg(m_registry.path().toHtmlEscaped()));
+    setStatus(
+        tr("Saved %n host(s) to %1.", nullptr, int(names.size())).arg(m_registry.path().toHtmlEscaped()));
     Q_EMIT hostsSaved();
     return true;
 }
@@ -213,7 +215,8 @@ void HostsDialog::showResult(const HostProbe::Result &r)
     m_testing = false;
     m_ui->testButton->setEnabled(true);
     if (!r.ok) {
-        setStatus(QStringLiteral("<span style='color:#c62828'><b>Failed:</b> %1</span>").arg(r.error.toHtmlEscaped()));
+        setStatus(QStringLiteral("<span style='color:#c62828'><b>Failed:</b> %1</span>")
+                      .arg(r.error.toHtmlEscaped()));
         return;
     }
     QString html = tr("<b style='color:#2e7d32'>Connected</b> in %1 s<br>").arg(r.seconds, 0, 'f', 2);

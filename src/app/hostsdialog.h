@@ -14,8 +14,9 @@ class HostsDialog;
 
 class SshPrompter;
 
-// Add, edit, test and remove hosts. Edits stay in the dialog until Save writes the hosts file; Test Connection
-// runs on the edited values, in the background, and shows the host key fingerprint and the runner's answer.
+// Add, edit, test and remove hosts. Edits stay in the dialog until Save writes the hosts file; Test
+// Connection runs on the edited values, in the background, and shows the host key fingerprint and the
+// runner's answer.
 class HostsDialog : public QDialog
 {
     Q_OBJECT

@@ -36,11 +36,12 @@ void HostStatusWidget::track(Host *host)
 {
     if (!m_names.contains(host->name()))
         m_names.append(host->name());
-    connect(host, &Host::stateChanged, this, [this, name = host->name()](Host::State state, const QString &detail) {
-        m_states.insert(name, state);
-        m_details.insert(name, detail);
-        refresh();
-    });
+    connect(host, &Host::stateChanged, this,
+            [this, name = host->name()](Host::State state, const QString &detail) {
+                m_states.insert(name, state);
+                m_details.insert(name, detail);
+                refresh();
+            });
     m_states.insert(host->name(), host->state());
     refresh();
 }
@@ -53,7 +54,8 @@ void HostStatusWidget::refresh()
         parts << QStringLiteral("%1 <span style='color:%2'>%3</span>")
                      .arg(name.toHtmlEscaped(), colour(state), Host::stateName(state));
         const QString detail = m_details.value(name);
-        tips << name + QStringLiteral(": ") + Host::stateName(state) + (detail.isEmpty() ? QString() : QStringLiteral(" — ") + detail);
+        tips << name + QStringLiteral(": ") + Host::stateName(state) +
+                    (detail.isEmpty() ? QString() : QStringLiteral(" — ") + detail);
     }
     setText(tr("Hosts: %1").arg(parts.join(QStringLiteral(" · "))));
     setToolTip(tips.join(u'\n'));

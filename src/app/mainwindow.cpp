@@ -172,7 +172,8 @@ void MainWindow::createActions()
 
     m_toolsMenu = menuBar()->addMenu(tr("&Tools"));
     m_toolsMenu->addAction(tr("&Hosts…"), this, &MainWindow::showHosts);
-    m_toolsMenu->addAction(tr("&Models…"), this, [this] { ModelsDialog(LlmConfig::defaultPath(), this).exec(); });
+    m_toolsMenu->addAction(tr("&Models…"), this,
+                           [this] { ModelsDialog(LlmConfig::defaultPath(), this).exec(); });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *about = help->addAction(tr("&About AccelOpt Workbench"), this, &MainWindow::showAbout);

@@ -12,10 +12,13 @@ int BenchCommand::run(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(summary());
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("kernel"), QStringLiteral("The NKI kernel file (.py) defining kernel()."));
-    parser.addOptions({{QStringLiteral("task"), QStringLiteral("Task name (e.g. silu) or task folder."), QStringLiteral("TASK")},
-                       {QStringLiteral("dataset"), QStringLiteral("A dataset in the original NKIBench layout."),
-                        QStringLiteral("DIR")}});
+    parser.addPositionalArgument(QStringLiteral("kernel"),
+                                 QStringLiteral("The NKI kernel file (.py) defining kernel()."));
+    parser.addOptions(
+        {{QStringLiteral("task"), QStringLiteral("Task name (e.g. silu) or task folder."),
+          QStringLiteral("TASK")},
+         {QStringLiteral("dataset"), QStringLiteral("A dataset in the original NKIBench layout."),
+          QStringLiteral("DIR")}});
     EvalBatch::addCommonOptions(parser);
     QTextStream err(stderr);
     if (!parser.parse(QStringList{QStringLiteral("accelopt bench")} + arguments)) {
@@ -38,8 +41,8 @@ int BenchCommand::run(const QStringList &arguments)
     }
     EvalBatch::Item item;
     QString error;
-    if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")), parser.value(QStringLiteral("dataset")),
-                                  item.request.task, error) ||
+    if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")),
+                                  parser.value(QStringLiteral("dataset")), item.request.task, error) ||
         !EvalBatch::applyOptions(parser, item.request, error)) {
         err << "accelopt bench: " << error << "\n";
         return 2;

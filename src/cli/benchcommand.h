@@ -7,6 +7,9 @@ class BenchCommand : public Command
 {
 public:
     QString name() const override { return QStringLiteral("bench"); }
-    QString summary() const override { return QStringLiteral("Evaluate one kernel on a task: correctness, latency, % of peak."); }
+    QString summary() const override
+    {
+        return QStringLiteral("Evaluate one kernel on a task: correctness, latency, % of peak.");
+    }
     int run(const QStringList &arguments) override;
 };

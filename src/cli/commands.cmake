@@ -5,3 +5,4 @@ target_sources(accelopt PRIVATE hostscommand.cpp hostscommand.h clisshprompter.c
 target_sources(accelopt PRIVATE modelscommand.cpp modelscommand.h)
 target_sources(accelopt PRIVATE memorycommand.cpp memorycommand.h)
 target_sources(accelopt PRIVATE sessionscommand.cpp sessionscommand.h)
+target_sources(accelopt PRIVATE subcommandparser.cpp subcommandparser.h)

@@ -18,17 +18,21 @@
 void EvalBatch::addCommonOptions(QCommandLineParser &parser)
 {
     parser.addOptions({
-        {QStringLiteral("host"), QStringLiteral("Host to run on (see 'accelopt hosts list'; default: local)."),
+        {QStringLiteral("host"),
+         QStringLiteral("Host to run on (see 'accelopt hosts list'; default: local)."),
          QStringLiteral("NAME"), QStringLiteral("local")},
-        {QStringLiteral("backend"), QStringLiteral("sim (nkisim) or neuron (real Trainium). Default: the host's."),
+        {QStringLiteral("backend"),
+         QStringLiteral("sim (nkisim) or neuron (real Trainium). Default: the host's."),
          QStringLiteral("BACKEND")},
-        {QStringLiteral("target"), QStringLiteral("trn1 or trn2. Default: the host's."), QStringLiteral("TARGET")},
+        {QStringLiteral("target"), QStringLiteral("trn1 or trn2. Default: the host's."),
+         QStringLiteral("TARGET")},
         {QStringLiteral("timing-only"), QStringLiteral("Skip the numerics: latency and profile only.")},
         {QStringLiteral("size"), QStringLiteral("Parameter set: full (NKIBench) or small (quick)."),
          QStringLiteral("SIZE"), QStringLiteral("full")},
         {QStringLiteral("timeout"), QStringLiteral("Seconds one evaluation may take (default 600)."),
          QStringLiteral("SECONDS"), QStringLiteral("600")},
-        {QStringLiteral("jobs"), QStringLiteral("Parallel slots on a local host (default: 2)."), QStringLiteral("N")},
+        {QStringLiteral("jobs"), QStringLiteral("Parallel slots on a local host (default: 2)."),
+         QStringLiteral("N")},
         {QStringLiteral("json"), QStringLiteral("Print one JSON object per task instead of a table.")},
     });
 }
@@ -73,7 +77,8 @@ bool EvalBatch::taskReference(const QString &task, const QString &dataset, QJson
             error = QStringLiteral("--dataset %1 is not a folder").arg(dataset);
             return false;
         }
-        out = {{QStringLiteral("dataset"), QFileInfo(dataset).absoluteFilePath()}, {QStringLiteral("name"), task}};
+        out = {{QStringLiteral("dataset"), QFileInfo(dataset).absoluteFilePath()},
+               {QStringLiteral("name"), task}};
         return true;
     }
     if (QFileInfo(task).isDir()) {
@@ -96,7 +101,8 @@ QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<I
         return {};
     }
     if (config.kind == HostConfig::Kind::Local) {
-        const int jobs = parser.isSet(QStringLiteral("jobs")) ? parser.value(QStringLiteral("jobs")).toInt() : 2;
+        const int jobs =
+            parser.isSet(QStringLiteral("jobs")) ? parser.value(QStringLiteral("jobs")).toInt() : 2;
         if (jobs < 1 || jobs > 64) {
             error = QStringLiteral("--jobs must be between 1 and 64");
             return {};
@@ -110,11 +116,13 @@ QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<I
         return {};
     }
     pool.addHost(host);
-    QObject::connect(&pool, &HostPool::hostStateChanged, [](Host *h, Host::State state, const QString &detail) {
-        if (state == Host::State::Lost || state == Host::State::Failed || state == Host::State::VersionMismatch)
-            QTextStream(stderr) << "accelopt: host " << h->name() << " " << Host::stateName(state) << ": " << detail
-                                << "\n";
-    });
+    QObject::connect(&pool, &HostPool::hostStateChanged,
+                     [](Host *h, Host::State state, const QString &detail) {
+                         if (state == Host::State::Lost || state == Host::State::Failed ||
+                             state == Host::State::VersionMismatch)
+                             QTextStream(stderr) << "accelopt: host " << h->name() << " "
+                                                 << Host::stateName(state) << ": " << detail << "\n";
+                     });
 
     QList<Evaluation> results(items.size());
     QMap<quint64, int> order;
@@ -149,7 +157,8 @@ void EvalBatch::print(const QList<Item> &items, const QList<Evaluation> &results
     QTextStream out(stdout);
     if (json) {
         for (int i = 0; i < results.size(); ++i)
-            out << QJsonDocument(results.at(i).summaryJson(items.at(i).label)).toJson(QJsonDocument::Compact) << "\n";
+            out << QJsonDocument(results.at(i).summaryJson(items.at(i).label)).toJson(QJsonDocument::Compact)
+                << "\n";
         return;
     }
     auto cell = [](double value, int precision) {
@@ -166,7 +175,8 @@ void EvalBatch::print(const QList<Item> &items, const QList<Evaluation> &results
                .arg(QStringLiteral("error"));
     for (int i = 0; i < results.size(); ++i) {
         const Evaluation &e = results.at(i);
-        const QString correct = e.correctKnown ? (e.correct ? QStringLiteral("yes") : QStringLiteral("no")) : QStringLiteral("-");
+        const QString correct =
+            e.correctKnown ? (e.correct ? QStringLiteral("yes") : QStringLiteral("no")) : QStringLiteral("-");
         const QString l2 = e.l2RelErr < 0 ? QStringLiteral("-") : QString::number(e.l2RelErr, 'e', 2);
         out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7  %8\n")
                    .arg(items.at(i).label, -24)

@@ -23,8 +23,9 @@ public:
     static void addCommonOptions(QCommandLineParser &parser);
     // Applies the common options to a request; false with `error` on a bad value.
     static bool applyOptions(const QCommandLineParser &parser, EvalRequest &request, QString &error);
-    // Resolves a --task value: an existing folder becomes {"dir": ...}; otherwise a task name, checked against
-    // the local task folder when the host is local. --dataset DIR makes it {"dataset": DIR, "name": NAME}.
+    // Resolves a --task value: an existing folder becomes {"dir": ...}; otherwise a task name, checked
+    // against the local task folder when the host is local. --dataset DIR makes it {"dataset": DIR, "name":
+    // NAME}.
     static bool taskReference(const QString &task, const QString &dataset, QJsonObject &out, QString &error);
 
     // Runs every item; returns the evaluations in item order. Exit status is the caller's business.

@@ -5,6 +5,8 @@
 #include "hosts/hostprobe.h"
 #include "hosts/hostregistry.h"
 
+#include "subcommandparser.h"
+
 #include <QCommandLineParser>
 #include <QEventLoop>
 #include <QJsonArray>
@@ -12,33 +14,18 @@
 #include <QTextStream>
 
 namespace {
-QTextStream &err()
+bool parseOrFail(QCommandLineParser &parser, const QString &command, const QStringList &arguments,
+                 int &status)
 {
-    static QTextStream stream(stderr);
-    return stream;
-}
-
-bool parseOrFail(QCommandLineParser &parser, const QString &command, const QStringList &arguments, int &status)
-{
-    parser.addHelpOption();
-    if (!parser.parse(QStringList{QStringLiteral("accelopt hosts ") + command} + arguments)) {
-        err() << "accelopt hosts " << command << ": " << parser.errorText() << "\n";
-        status = 2;
-        return false;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << parser.helpText();
-        status = 0;
-        return false;
-    }
-    return true;
+    return SubcommandParser::parse(parser, QStringLiteral("accelopt hosts ") + command, arguments, status);
 }
 
 QString address(const HostConfig &c)
 {
     if (c.kind == HostConfig::Kind::Local)
         return QStringLiteral("this machine");
-    return (c.user.isEmpty() ? QString() : c.user + u'@') + c.sshHost + (c.port > 0 ? QStringLiteral(":%1").arg(c.port) : QString());
+    return (c.user.isEmpty() ? QString() : c.user + u'@') + c.sshHost +
+           (c.port > 0 ? QStringLiteral(":%1").arg(c.port) : QString());
 }
 } // namespace
 
@@ -55,17 +42,19 @@ int HostsCommand::run(const QStringList &arguments)
     if (sub == QStringLiteral("check"))
         return check(rest);
     if (sub.isEmpty() || sub == QStringLiteral("--help") || sub == QStringLiteral("-h")) {
-        QTextStream(stdout) << "Usage: accelopt hosts list|add|check|remove ...\n"
-                               "  list [--json]                 the hosts, the built-in 'local' first\n"
-                               "  add NAME --ssh HOST [options] add or replace an SSH host (see add --help)\n"
-                               "  check NAME [--accept-fingerprint SHA256:...]\n"
-                               "                                connect, verify the host key, deploy, start a runner\n"
-                               "  remove NAME                   forget a host\n"
-                               "Hosts are kept in "
-                            << HostRegistry::defaultPath() << "\n";
+        QTextStream(stdout)
+            << "Usage: accelopt hosts list|add|check|remove ...\n"
+               "  list [--json]                 the hosts, the built-in 'local' first\n"
+               "  add NAME --ssh HOST [options] add or replace an SSH host (see add --help)\n"
+               "  check NAME [--accept-fingerprint SHA256:...]\n"
+               "                                connect, verify the host key, deploy, start a runner\n"
+               "  remove NAME                   forget a host\n"
+               "Hosts are kept in "
+            << HostRegistry::defaultPath() << "\n";
         return sub.isEmpty() ? 2 : 0;
     }
-    err() << "accelopt hosts: unknown subcommand '" << sub << "' (list, add, check, remove)\n";
+    SubcommandParser::err() << "accelopt hosts: unknown subcommand '" << sub
+                            << "' (list, add, check, remove)\n";
     return 2;
 }
 
@@ -79,7 +68,7 @@ int HostsCommand::list(const QStringList &arguments)
     HostRegistry registry;
     QString error;
     if (!registry.load(error)) {
-        err() << "accelopt hosts list: " << error << "\n";
+        SubcommandParser::err() << "accelopt hosts list: " << error << "\n";
         return 1;
     }
     QTextStream out(stdout);
@@ -102,34 +91,50 @@ int HostsCommand::add(const QStringList &arguments)
     QCommandLineParser parser;
     parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("A short name for the host."));
     parser.addOptions({
-        {QStringLiteral("ssh"), QStringLiteral("SSH host: an alias from ~/.ssh/config or a host name."), QStringLiteral("HOST")},
-        {QStringLiteral("local"), QStringLiteral("Another configuration of this machine (other python, slots).")},
-        {QStringLiteral("user"), QStringLiteral("SSH user (default: from ssh config, else yours)."), QStringLiteral("USER")},
-        {QStringLiteral("port"), QStringLiteral("SSH port (default: from ssh config, else 22)."), QStringLiteral("PORT")},
-        {QStringLiteral("identity"), QStringLiteral("Private key file (default: agent and ssh config)."), QStringLiteral("FILE")},
-        {QStringLiteral("python"), QStringLiteral("Interpreter on the host with numpy (default python3)."), QStringLiteral("PATH")},
-        {QStringLiteral("venv"), QStringLiteral("A venv on the host to activate (Neuron hosts: under /opt)."), QStringLiteral("DIR")},
-        {QStringLiteral("env"), QStringLiteral("Environment for the runner, repeatable."), QStringLiteral("KEY=VALUE")},
-        {QStringLiteral("backend"), QStringLiteral("sim or neuron (default sim)."), QStringLiteral("BACKEND"), QStringLiteral("sim")},
-        {QStringLiteral("target"), QStringLiteral("trn1 or trn2 (default trn1)."), QStringLiteral("TARGET"), QStringLiteral("trn1")},
-        {QStringLiteral("slots"), QStringLiteral("Parallel evaluations: NeuronCores or simulator workers."), QStringLiteral("N"), QStringLiteral("1")},
-        {QStringLiteral("deploy-root"), QStringLiteral("Remote folder for deployed runners."), QStringLiteral("DIR")},
-        {QStringLiteral("known-hosts"), QStringLiteral("known_hosts file to use (default ~/.ssh/known_hosts)."), QStringLiteral("FILE")},
-        {QStringLiteral("ssh-config"), QStringLiteral("ssh config file to use (default ~/.ssh/config)."), QStringLiteral("FILE")},
+        {QStringLiteral("ssh"), QStringLiteral("SSH host: an alias from ~/.ssh/config or a host name."),
+         QStringLiteral("HOST")},
+        {QStringLiteral("local"),
+         QStringLiteral("Another configuration of this machine (other python, slots).")},
+        {QStringLiteral("user"), QStringLiteral("SSH user (default: from ssh config, else yours)."),
+         QStringLiteral("USER")},
+        {QStringLiteral("port"), QStringLiteral("SSH port (default: from ssh config, else 22)."),
+         QStringLiteral("PORT")},
+        {QStringLiteral("identity"), QStringLiteral("Private key file (default: agent and ssh config)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("python"), QStringLiteral("Interpreter on the host with numpy (default python3)."),
+         QStringLiteral("PATH")},
+        {QStringLiteral("venv"), QStringLiteral("A venv on the host to activate (Neuron hosts: under /opt)."),
+         QStringLiteral("DIR")},
+        {QStringLiteral("env"), QStringLiteral("Environment for the runner, repeatable."),
+         QStringLiteral("KEY=VALUE")},
+        {QStringLiteral("backend"), QStringLiteral("sim or neuron (default sim)."), QStringLiteral("BACKEND"),
+         QStringLiteral("sim")},
+        {QStringLiteral("target"), QStringLiteral("trn1 or trn2 (default trn1)."), QStringLiteral("TARGET"),
+         QStringLiteral("trn1")},
+        {QStringLiteral("slots"), QStringLiteral("Parallel evaluations: NeuronCores or simulator workers."),
+         QStringLiteral("N"), QStringLiteral("1")},
+        {QStringLiteral("deploy-root"), QStringLiteral("Remote folder for deployed runners."),
+         QStringLiteral("DIR")},
+        {QStringLiteral("known-hosts"),
+         QStringLiteral("known_hosts file to use (default ~/.ssh/known_hosts)."), QStringLiteral("FILE")},
+        {QStringLiteral("ssh-config"), QStringLiteral("ssh config file to use (default ~/.ssh/config)."),
+         QStringLiteral("FILE")},
     });
     int status = 0;
     if (!parseOrFail(parser, QStringLiteral("add"), arguments, status))
         return status;
     if (parser.positionalArguments().size() != 1) {
-        err() << "accelopt hosts add: give one host name, e.g. accelopt hosts add trn1-dev --ssh trn1-dev\n";
+        SubcommandParser::err()
+            << "accelopt hosts add: give one host name, e.g. accelopt hosts add trn1-dev --ssh trn1-dev\n";
         return 2;
     }
     if (parser.isSet(QStringLiteral("ssh")) == parser.isSet(QStringLiteral("local"))) {
-        err() << "accelopt hosts add: give exactly one of --ssh HOST or --local\n";
+        SubcommandParser::err() << "accelopt hosts add: give exactly one of --ssh HOST or --local\n";
         return 2;
     }
     QJsonObject o{{QStringLiteral("name"), parser.positionalArguments().first()},
-                  {QStringLiteral("kind"), parser.isSet(QStringLiteral("ssh")) ? QStringLiteral("ssh") : QStringLiteral("local")},
+                  {QStringLiteral("kind"),
+                   parser.isSet(QStringLiteral("ssh")) ? QStringLiteral("ssh") : QStringLiteral("local")},
                   {QStringLiteral("ssh_host"), parser.value(QStringLiteral("ssh"))},
                   {QStringLiteral("user"), parser.value(QStringLiteral("user"))},
                   {QStringLiteral("identity_file"), parser.value(QStringLiteral("identity"))},
@@ -151,7 +156,7 @@ int HostsCommand::add(const QStringList &arguments)
     for (const QString &pair : parser.values(QStringLiteral("env"))) {
         const qsizetype eq = pair.indexOf(u'=');
         if (eq <= 0) {
-            err() << "accelopt hosts add: --env takes KEY=VALUE, not '" << pair << "'\n";
+            SubcommandParser::err() << "accelopt hosts add: --env takes KEY=VALUE, not '" << pair << "'\n";
             return 2;
         }
         env.insert(pair.left(eq), pair.mid(eq + 1));
@@ -161,11 +166,11 @@ int HostsCommand::add(const QStringList &arguments)
     QString error;
     HostRegistry registry;
     if (!HostConfig::fromJson(o, config, error)) {
-        err() << "accelopt hosts add: " << error << "\n";
+        SubcommandParser::err() << "accelopt hosts add: " << error << "\n";
         return 2;
     }
     if (!registry.load(error) || !registry.add(config, error) || !registry.save(error)) {
-        err() << "accelopt hosts add: " << error << "\n";
+        SubcommandParser::err() << "accelopt hosts add: " << error << "\n";
         return 1;
     }
     QTextStream(stdout) << "added " << config.name << " (" << address(config) << ") to " << registry.path()
@@ -181,13 +186,14 @@ int HostsCommand::remove(const QStringList &arguments)
     if (!parseOrFail(parser, QStringLiteral("remove"), arguments, status))
         return status;
     if (parser.positionalArguments().size() != 1) {
-        err() << "accelopt hosts remove: give one host name\n";
+        SubcommandParser::err() << "accelopt hosts remove: give one host name\n";
         return 2;
     }
     HostRegistry registry;
     QString error;
-    if (!registry.load(error) || !registry.remove(parser.positionalArguments().first(), error) || !registry.save(error)) {
-        err() << "accelopt hosts remove: " << error << "\n";
+    if (!registry.load(error) || !registry.remove(parser.positionalArguments().first(), error) ||
+        !registry.save(error)) {
+        SubcommandParser::err() << "accelopt hosts remove: " << error << "\n";
         return 1;
     }
     QTextStream(stdout) << "removed " << parser.positionalArguments().first() << "\n";
@@ -198,26 +204,28 @@ int HostsCommand::check(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("The host to check."));
-    parser.addOptions({{QStringLiteral("accept-fingerprint"),
-                        QStringLiteral("Accept this SHA256 host key fingerprint if the host is not yet known."),
-                        QStringLiteral("SHA256:...")},
-                       {QStringLiteral("json"), QStringLiteral("Print the result as JSON.")}});
+    parser.addOptions(
+        {{QStringLiteral("accept-fingerprint"),
+          QStringLiteral("Accept this SHA256 host key fingerprint if the host is not yet known."),
+          QStringLiteral("SHA256:...")},
+         {QStringLiteral("json"), QStringLiteral("Print the result as JSON.")}});
     int status = 0;
     if (!parseOrFail(parser, QStringLiteral("check"), arguments, status))
         return status;
     if (parser.positionalArguments().size() != 1) {
-        err() << "accelopt hosts check: give one host name\n";
+        SubcommandParser::err() << "accelopt hosts check: give one host name\n";
         return 2;
     }
     HostRegistry registry;
     QString error;
     HostConfig config;
     if (!registry.load(error)) {
-        err() << "accelopt hosts check: " << error << "\n";
+        SubcommandParser::err() << "accelopt hosts check: " << error << "\n";
         return 1;
     }
     if (!registry.find(parser.positionalArguments().first(), config)) {
-        err() << "accelopt hosts check: no host named '" << parser.positionalArguments().first() << "'\n";
+        SubcommandParser::err() << "accelopt hosts check: no host named '"
+                                << parser.positionalArguments().first() << "'\n";
         return 2;
     }
     auto prompter = std::make_shared<CliSshPrompter>();
@@ -240,14 +248,16 @@ int HostsCommand::check(const QStringList &arguments)
         out << config.name << ": ok in " << result.seconds << " s\n";
         if (!result.fingerprint.isEmpty())
             out << "  host key     " << result.fingerprint << "\n"
-                << "  runner in    " << result.remoteDir << " (" << result.uploadedFiles << " files uploaded)\n";
+                << "  runner in    " << result.remoteDir << " (" << result.uploadedFiles
+                << " files uploaded)\n";
         out << "  runner       " << hello.value(QStringLiteral("runner_version")).toString() << ", protocol "
             << hello.value(QStringLiteral("protocol_version")).toInt() << "\n"
             << "  python       " << hello.value(QStringLiteral("python")).toString() << ", numpy "
             << hello.value(QStringLiteral("numpy")).toString() << "\n"
-            << "  backends     " << hello.value(QStringLiteral("backends")).toObject().keys().join(QStringLiteral(", ")) << "\n";
+            << "  backends     "
+            << hello.value(QStringLiteral("backends")).toObject().keys().join(QStringLiteral(", ")) << "\n";
     }
     if (!result.ok)
-        err() << "accelopt hosts check: " << config.name << ": " << result.error << "\n";
+        SubcommandParser::err() << "accelopt hosts check: " << config.name << ": " << result.error << "\n";
     return result.ok ? 0 : 1;
 }

@@ -7,7 +7,10 @@ class HostsCommand : public Command
 {
 public:
     QString name() const override { return QStringLiteral("hosts"); }
-    QString summary() const override { return QStringLiteral("Add, list, check and remove hosts (local, SSH)."); }
+    QString summary() const override
+    {
+        return QStringLiteral("Add, list, check and remove hosts (local, SSH).");
+    }
     int run(const QStringList &arguments) override;
 
 private:

@@ -3,6 +3,8 @@
 #include "memory/experiencejson.h"
 #include "memory/experiencestore.h"
 
+#include "subcommandparser.h"
+
 #include <QCommandLineParser>
 #include <QFile>
 #include <QJsonArray>
@@ -11,12 +13,6 @@
 #include <QTextStream>
 
 namespace {
-QTextStream &err()
-{
-    static QTextStream stream(stderr);
-    return stream;
-}
-
 const QCommandLineOption
     memoryOption(QStringLiteral("memory"),
                  QStringLiteral("The memory database (default: ACCELOPT_MEMORY_DB, else the "
@@ -26,19 +22,8 @@ const QCommandLineOption jsonOption(QStringLiteral("json"), QStringLiteral("Prin
 
 bool parseOrFail(QCommandLineParser &parser, const QString &sub, const QStringList &arguments, int &status)
 {
-    parser.addHelpOption();
     parser.addOption(memoryOption);
-    if (!parser.parse(QStringList{QStringLiteral("accelopt memory ") + sub} + arguments)) {
-        err() << "accelopt memory " << sub << ": " << parser.errorText() << "\n";
-        status = 2;
-        return false;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << parser.helpText();
-        status = 0;
-        return false;
-    }
-    return true;
+    return SubcommandParser::parse(parser, QStringLiteral("accelopt memory ") + sub, arguments, status);
 }
 
 QString pathOf(const QCommandLineParser &parser)
@@ -50,7 +35,7 @@ bool openOrFail(ExperienceStore &store, const QString &sub)
 {
     if (store.open())
         return true;
-    err() << "accelopt memory " << sub << ": " << store.lastError() << "\n";
+    SubcommandParser::err() << "accelopt memory " << sub << ": " << store.lastError() << "\n";
     return false;
 }
 
@@ -78,7 +63,8 @@ bool parseId(const QCommandLineParser &parser, const QString &sub, qint64 &id)
     id = parser.positionalArguments().value(0).toLongLong(&ok);
     if (parser.positionalArguments().size() == 1 && ok)
         return true;
-    err() << "accelopt memory " << sub << ": give one experience id (a number from 'accelopt memory list')\n";
+    SubcommandParser::err() << "accelopt memory " << sub
+                            << ": give one experience id (a number from 'accelopt memory list')\n";
     return false;
 }
 } // namespace
@@ -110,8 +96,8 @@ int MemoryCommand::run(const QStringList &arguments)
             << ExperienceStore::defaultPath() << "\n";
         return sub.isEmpty() ? 2 : 0;
     }
-    err() << "accelopt memory: unknown subcommand '" << sub
-          << "' (list, search, show, pin, unpin, delete, export, import)\n";
+    SubcommandParser::err() << "accelopt memory: unknown subcommand '" << sub
+                            << "' (list, search, show, pin, unpin, delete, export, import)\n";
     return 2;
 }
 
@@ -128,7 +114,7 @@ int MemoryCommand::list(const QString &sub, const QStringList &arguments)
     if (!parseOrFail(parser, sub, arguments, status))
         return status;
     if (sub == QStringLiteral("search") && parser.positionalArguments().isEmpty()) {
-        err() << "accelopt memory search: give the words to search for\n";
+        SubcommandParser::err() << "accelopt memory search: give the words to search for\n";
         return 2;
     }
     ExperienceStore store(pathOf(parser));
@@ -140,7 +126,7 @@ int MemoryCommand::list(const QString &sub, const QStringList &arguments)
             ? store.search(parser.positionalArguments().join(u' '), limit > 0 ? limit : 100)
             : store.list(parser.value(QStringLiteral("task")));
     if (!store.lastError().isEmpty()) {
-        err() << "accelopt memory " << sub << ": " << store.lastError() << "\n";
+        SubcommandParser::err() << "accelopt memory " << sub << ": " << store.lastError() << "\n";
         return 1;
     }
     if (limit > 0)
@@ -176,7 +162,8 @@ int MemoryCommand::show(const QStringList &arguments)
         return 1;
     const auto r = store.get(id);
     if (!r) {
-        err() << "accelopt memory show: no experience " << id << " in " << store.path() << "\n";
+        SubcommandParser::err() << "accelopt memory show: no experience " << id << " in " << store.path()
+                                << "\n";
         return 1;
     }
     QTextStream out(stdout);
@@ -215,7 +202,7 @@ int MemoryCommand::change(const QString &sub, const QStringList &arguments)
     const bool ok = sub == QStringLiteral("delete") ? store.remove(id)
                                                     : store.setPinned(id, sub == QStringLiteral("pin"));
     if (!ok) {
-        err() << "accelopt memory " << sub << ": " << store.lastError() << "\n";
+        SubcommandParser::err() << "accelopt memory " << sub << ": " << store.lastError() << "\n";
         return 1;
     }
     QTextStream(stdout) << (sub == QStringLiteral("delete") ? "deleted "
@@ -247,7 +234,8 @@ int MemoryCommand::exportTo(const QStringList &arguments)
     }
     QSaveFile out(file); // atomic: an interrupted export never leaves half a file behind
     if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit()) {
-        err() << "accelopt memory export: cannot write " << file << ": " << out.errorString() << "\n";
+        SubcommandParser::err() << "accelopt memory export: cannot write " << file << ": "
+                                << out.errorString() << "\n";
         return 1;
     }
     QTextStream(stdout) << "exported " << doc.value(QStringLiteral("experiences")).toArray().size()
@@ -264,18 +252,20 @@ int MemoryCommand::importFrom(const QStringList &arguments)
     if (!parseOrFail(parser, QStringLiteral("import"), arguments, status))
         return status;
     if (parser.positionalArguments().size() != 1) {
-        err() << "accelopt memory import: give one file to import\n";
+        SubcommandParser::err() << "accelopt memory import: give one file to import\n";
         return 2;
     }
     const QString file = parser.positionalArguments().first();
     QFile in(file);
     if (!in.open(QIODevice::ReadOnly)) {
-        err() << "accelopt memory import: cannot read " << file << ": " << in.errorString() << "\n";
+        SubcommandParser::err() << "accelopt memory import: cannot read " << file << ": " << in.errorString()
+                                << "\n";
         return 1;
     }
     // Far beyond any real memory, small enough that a mistaken pick of a huge file fails fast.
     if (in.size() > 256 * 1024 * 1024) {
-        err() << "accelopt memory import: " << file << " is too large for a memory export\n";
+        SubcommandParser::err() << "accelopt memory import: " << file
+                                << " is too large for a memory export\n";
         return 1;
     }
     ExperienceStore store(pathOf(parser));
@@ -283,7 +273,7 @@ int MemoryCommand::importFrom(const QStringList &arguments)
         return 1;
     const auto result = store.importJson(in.readAll());
     if (!result.ok) {
-        err() << "accelopt memory import: " << file << ": " << result.error << "\n";
+        SubcommandParser::err() << "accelopt memory import: " << file << ": " << result.error << "\n";
         return 1;
     }
     QTextStream(stdout) << "imported " << result.added << " experiences, skipped " << result.duplicates

@@ -2,6 +2,8 @@
 
 #include "store/sessionstore.h"
 
+#include "subcommandparser.h"
+
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -9,12 +11,6 @@
 #include <QTextStream>
 
 namespace {
-QTextStream &err()
-{
-    static QTextStream stream(stderr);
-    return stream;
-}
-
 const QCommandLineOption
     dbOption(QStringLiteral("db"),
              QStringLiteral("The workspace database (default: ACCELOPT_WORKSPACE_DB, else the "
@@ -24,20 +20,9 @@ const QCommandLineOption jsonOption(QStringLiteral("json"), QStringLiteral("Prin
 
 bool parseOrFail(QCommandLineParser &parser, const QString &sub, const QStringList &arguments, int &status)
 {
-    parser.addHelpOption();
     parser.addOption(dbOption);
     parser.addOption(jsonOption);
-    if (!parser.parse(QStringList{QStringLiteral("accelopt sessions ") + sub} + arguments)) {
-        err() << "accelopt sessions " << sub << ": " << parser.errorText() << "\n";
-        status = 2;
-        return false;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << parser.helpText();
-        status = 0;
-        return false;
-    }
-    return true;
+    return SubcommandParser::parse(parser, QStringLiteral("accelopt sessions ") + sub, arguments, status);
 }
 
 QJsonValue orNull(const std::optional<double> &v)
@@ -78,7 +63,7 @@ int SessionsCommand::run(const QStringList &arguments)
             << SessionStore::defaultPath() << "\n";
         return sub.isEmpty() ? 2 : 0;
     }
-    err() << "accelopt sessions: unknown subcommand '" << sub << "' (list, show)\n";
+    SubcommandParser::err() << "accelopt sessions: unknown subcommand '" << sub << "' (list, show)\n";
     return 2;
 }
 
@@ -100,7 +85,7 @@ int SessionsCommand::list(const QStringList &arguments)
     }
     SessionStore store(path);
     if (!store.open()) {
-        err() << "accelopt sessions list: " << store.lastError() << "\n";
+        SubcommandParser::err() << "accelopt sessions list: " << store.lastError() << "\n";
         return 1;
     }
     const QList<SessionRecord> sessions = store.sessions();
@@ -132,22 +117,23 @@ int SessionsCommand::show(const QStringList &arguments)
     if (!parseOrFail(parser, QStringLiteral("show"), arguments, status))
         return status;
     if (parser.positionalArguments().size() != 1) {
-        err() << "accelopt sessions show: give one session id (see 'accelopt sessions list')\n";
+        SubcommandParser::err()
+            << "accelopt sessions show: give one session id (see 'accelopt sessions list')\n";
         return 2;
     }
     const QString path = parser.isSet(dbOption) ? parser.value(dbOption) : SessionStore::defaultPath();
     if (!QFileInfo::exists(path)) {
-        err() << "accelopt sessions show: no workspace database at " << path << "\n";
+        SubcommandParser::err() << "accelopt sessions show: no workspace database at " << path << "\n";
         return 1;
     }
     SessionStore store(path);
     if (!store.open()) {
-        err() << "accelopt sessions show: " << store.lastError() << "\n";
+        SubcommandParser::err() << "accelopt sessions show: " << store.lastError() << "\n";
         return 1;
     }
     const auto session = store.findSession(parser.positionalArguments().first());
     if (!session) {
-        err() << "accelopt sessions show: " << store.lastError() << "\n";
+        SubcommandParser::err() << "accelopt sessions show: " << store.lastError() << "\n";
         return 1;
     }
     const auto iterations = store.iterationSummaries(session->id);

@@ -15,8 +15,8 @@ namespace {
 QMap<QString, QString> datasetKernels(const QString &dataset)
 {
     QMap<QString, QString> byTask;
-    const QFileInfoList files =
-        QDir(QDir(dataset).filePath(QStringLiteral("kernels"))).entryInfoList({QStringLiteral("*.py")}, QDir::Files, QDir::Name);
+    const QFileInfoList files = QDir(QDir(dataset).filePath(QStringLiteral("kernels")))
+                                    .entryInfoList({QStringLiteral("*.py")}, QDir::Files, QDir::Name);
     for (const QFileInfo &file : files) {
         const QString base = file.completeBaseName();
         const qsizetype underscore = base.lastIndexOf(u'_');
@@ -33,8 +33,10 @@ int SuiteCommand::run(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(summary());
     parser.addHelpOption();
-    parser.addOptions({{QStringLiteral("dataset"), QStringLiteral("A dataset in the original NKIBench layout."), QStringLiteral("DIR")},
-                       {QStringLiteral("tasks"), QStringLiteral("Comma-separated task names (default: all)."), QStringLiteral("LIST")}});
+    parser.addOptions({{QStringLiteral("dataset"),
+                        QStringLiteral("A dataset in the original NKIBench layout."), QStringLiteral("DIR")},
+                       {QStringLiteral("tasks"), QStringLiteral("Comma-separated task names (default: all)."),
+                        QStringLiteral("LIST")}});
     EvalBatch::addCommonOptions(parser);
     QTextStream err(stderr);
     if (!parser.parse(QStringList{QStringLiteral("accelopt suite")} + arguments)) {
@@ -71,14 +73,14 @@ int SuiteCommand::run(const QStringList &arguments)
             name = name.trimmed();
         for (const QString &name : std::as_const(wanted))
             if (!available.contains(name)) {
-                err << "accelopt suite: no task '" << name << "'; available: " << available.keys().join(QStringLiteral(", "))
-                    << "\n";
+                err << "accelopt suite: no task '" << name
+                    << "'; available: " << available.keys().join(QStringLiteral(", ")) << "\n";
                 return 2;
             }
     }
     if (wanted.isEmpty()) {
-        err << "accelopt suite: no tasks found" << (dataset.isEmpty() ? " under " + DataPaths::tasksDir() : " in " + dataset)
-            << "\n";
+        err << "accelopt suite: no tasks found"
+            << (dataset.isEmpty() ? " under " + DataPaths::tasksDir() : " in " + dataset) << "\n";
         return 2;
     }
 

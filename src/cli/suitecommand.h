@@ -7,6 +7,9 @@ class SuiteCommand : public Command
 {
 public:
     QString name() const override { return QStringLiteral("suite"); }
-    QString summary() const override { return QStringLiteral("Evaluate the baseline of every task (or --tasks a,b)."); }
+    QString summary() const override
+    {
+        return QStringLiteral("Evaluate the baseline of every task (or --tasks a,b).");
+    }
     int run(const QStringList &arguments) override;
 };

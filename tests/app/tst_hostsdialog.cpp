@@ -106,16 +106,19 @@ private Q_SLOTS:
         QString error;
         if (!sshd.start(error))
             QSKIP(qPrintable(error));
-        // Known hosts and ssh config of the test's own, never the user's: written into the hosts file directly.
+        // Known hosts and ssh config of the test's own, never the user's: written into the hosts file
+        // directly.
         QFile f(hostsFile());
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QStringLiteral(R"({"version":1,"hosts":[{"name":"loop","kind":"ssh","ssh_host":"127.0.0.1","port":%1,)"
-                               R"("user":"%2","identity_file":"%3","known_hosts":"%4","ssh_config":"%5","deploy_root":"%6",)"
-                               R"("python":"/usr/bin/python3"}]})")
-                    .arg(sshd.port())
-                    .arg(SshdFixture::userName(), sshd.clientKey(), sshd.knownHosts(), sshd.path(QStringLiteral("none")),
-                         sshd.path(QStringLiteral("remote")))
-                    .toUtf8());
+        f.write(
+            QStringLiteral(
+                R"({"version":1,"hosts":[{"name":"loop","kind":"ssh","ssh_host":"127.0.0.1","port":%1,)"
+                R"("user":"%2","identity_file":"%3","known_hosts":"%4","ssh_config":"%5","deploy_root":"%6",)"
+                R"("python":"/usr/bin/python3"}]})")
+                .arg(sshd.port())
+                .arg(SshdFixture::userName(), sshd.clientKey(), sshd.knownHosts(),
+                     sshd.path(QStringLiteral("none")), sshd.path(QStringLiteral("remote")))
+                .toUtf8());
         f.close();
         auto prompter = std::make_shared<SshPrompter>();
         prompter->setAcceptedFingerprints({sshd.hostKeyFingerprint()});
@@ -127,7 +130,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!dialog.testRunning(), 60000);
         QVERIFY2(dialog.statusText().contains(sshd.hostKeyFingerprint()), qPrintable(dialog.statusText()));
         QVERIFY(dialog.statusText().contains(QStringLiteral("files uploaded")));
-        dialog.grab().save(QDir(QStringLiteral(ACCELOPT_TEST_ARTIFACTS)).filePath(QStringLiteral("hosts-dialog.png")));
+        dialog.grab().save(
+            QDir(QStringLiteral(ACCELOPT_TEST_ARTIFACTS)).filePath(QStringLiteral("hosts-dialog.png")));
     }
 };
 

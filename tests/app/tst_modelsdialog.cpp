@@ -26,7 +26,9 @@ private Q_SLOTS:
     {
         ScriptedLlmServer server;
         QVERIFY(server.start());
-        server.setHandler([](const ScriptedLlmServer::Request &) { return ScriptedLlmServer::completion(QStringLiteral("pong")); });
+        server.setHandler([](const ScriptedLlmServer::Request &) {
+            return ScriptedLlmServer::completion(QStringLiteral("pong"));
+        });
         qputenv("ACCELOPT_TEST_LLM_KEY", "sk-test-secret-1234");
 
         const QString path = m_dir.filePath(QStringLiteral("llm.json"));
@@ -41,7 +43,8 @@ private Q_SLOTS:
         base->setText(server.baseUrl());
         model->setText(QStringLiteral("scripted-model"));
         keyEnv->setText(QStringLiteral("ACCELOPT_TEST_LLM_KEY"));
-        QCOMPARE(dialog.findChild<QListWidget *>(QStringLiteral("endpointList"))->count(), dialog.config().endpoints.size());
+        QCOMPARE(dialog.findChild<QListWidget *>(QStringLiteral("endpointList"))->count(),
+                 dialog.config().endpoints.size());
 
         QSignalSpy done(&dialog, &ModelsDialog::testFinished);
         dialog.testCurrentEndpoint();
@@ -49,8 +52,10 @@ private Q_SLOTS:
         QVERIFY2(done.first().first().toBool(), qPrintable(dialog.testResult()));
         QVERIFY2(dialog.testResult().contains(QStringLiteral("pong")), qPrintable(dialog.testResult()));
         QCOMPARE(server.requestCount(), 1);
-        QCOMPARE(server.requests().first().json.value(QStringLiteral("model")).toString(), QStringLiteral("scripted-model"));
-        dialog.grab().save(QDir(QStringLiteral(ACCELOPT_TEST_ARTIFACTS)).filePath(QStringLiteral("models-dialog.png")));
+        QCOMPARE(server.requests().first().json.value(QStringLiteral("model")).toString(),
+                 QStringLiteral("scripted-model"));
+        dialog.grab().save(
+            QDir(QStringLiteral(ACCELOPT_TEST_ARTIFACTS)).filePath(QStringLiteral("models-dialog.png")));
 
         QVERIFY(dialog.save());
         QFile saved(path);

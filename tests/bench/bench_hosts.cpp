@@ -1,5 +1,6 @@
-// Benchmark (CTest label bench): per-evaluation overhead of a warm SSH slot over the local host, against a fresh
-// `ssh` process per evaluation, and throughput with 1, 2 and 4 slots. Prints its figures; asserts nothing.
+// Benchmark (CTest label bench): per-evaluation overhead of a warm SSH slot over the local host, against a
+// fresh `ssh` process per evaluation, and throughput with 1, 2 and 4 slots. Prints its figures; asserts
+// nothing.
 #include "hosts/hostpool.h"
 #include "hosts/localhost.h"
 #include "hosts/sshhost.h"
@@ -48,10 +49,11 @@ QList<double> sequential(HostPool &pool, int count)
         QEventLoop loop;
         QElapsedTimer clock;
         Evaluation result;
-        auto c = QObject::connect(&pool, &HostPool::evaluationFinished, &loop, [&](quint64, const Evaluation &e) {
-            result = e;
-            loop.quit();
-        });
+        auto c =
+            QObject::connect(&pool, &HostPool::evaluationFinished, &loop, [&](quint64, const Evaluation &e) {
+                result = e;
+                loop.quit();
+            });
         clock.start();
         pool.submit(trivialEval());
         loop.exec();
@@ -152,11 +154,13 @@ int main(int argc, char *argv[])
         QElapsedTimer clock;
         clock.start();
         p.start(QStringLiteral("ssh"),
-                {QStringLiteral("-q"), QStringLiteral("-i"), sshd.clientKey(), QStringLiteral("-p"), QString::number(sshd.port()),
-                 QStringLiteral("-o"), QStringLiteral("UserKnownHostsFile=") + sshd.knownHosts(), QStringLiteral("-o"),
+                {QStringLiteral("-q"), QStringLiteral("-i"), sshd.clientKey(), QStringLiteral("-p"),
+                 QString::number(sshd.port()), QStringLiteral("-o"),
+                 QStringLiteral("UserKnownHostsFile=") + sshd.knownHosts(), QStringLiteral("-o"),
                  QStringLiteral("BatchMode=yes"), QStringLiteral("-F"), QStringLiteral("/dev/null"),
                  SshdFixture::userName() + QStringLiteral("@127.0.0.1"),
-                 QStringLiteral("cd %1 && PYTHONPATH=%1/runner:%1 /usr/bin/python3 -m accelopt_runner eval --job %2")
+                 QStringLiteral(
+                     "cd %1 && PYTHONPATH=%1/runner:%1 /usr/bin/python3 -m accelopt_runner eval --job %2")
                      .arg(remote, job.fileName())});
         p.waitForFinished(60000);
         const QJsonObject result = QJsonDocument::fromJson(p.readAllStandardOutput().trimmed()).object();

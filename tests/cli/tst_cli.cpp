@@ -63,9 +63,10 @@ private Q_SLOTS:
 
     void benchPrintsTheResultAsJson()
     {
-        const Run r = run({QStringLiteral("bench"), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"),
-                           QStringLiteral("--task"), QStringLiteral("silu"), QStringLiteral("--size"), QStringLiteral("small"),
-                           QStringLiteral("--json")});
+        const Run r = run({QStringLiteral("bench"),
+                           QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"),
+                           QStringLiteral("--task"), QStringLiteral("silu"), QStringLiteral("--size"),
+                           QStringLiteral("small"), QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(o.value(QStringLiteral("task")).toString(), QStringLiteral("silu"));
@@ -86,39 +87,46 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("import neuronxcc.nki.language as nl\n\ndef kernel(x):\n    return nl.load(x[\n");
         f.close();
-        Run r = run({QStringLiteral("bench"), kernel, QStringLiteral("--task"), QStringLiteral("silu"), QStringLiteral("--size"),
-                     QStringLiteral("small")});
+        Run r = run({QStringLiteral("bench"), kernel, QStringLiteral("--task"), QStringLiteral("silu"),
+                     QStringLiteral("--size"), QStringLiteral("small")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.out.contains(QStringLiteral("compile_error")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("line")), qPrintable(r.out));
 
-        r = run({QStringLiteral("bench"), dir.filePath(QStringLiteral("missing.py")), QStringLiteral("--task"), QStringLiteral("silu")});
+        r = run({QStringLiteral("bench"), dir.filePath(QStringLiteral("missing.py")),
+                 QStringLiteral("--task"), QStringLiteral("silu")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QStringLiteral("does not exist")));
         r = run({QStringLiteral("bench"), kernel});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QStringLiteral("--task is required")));
-        r = run({QStringLiteral("bench"), kernel, QStringLiteral("--task"), QStringLiteral("silu"), QStringLiteral("--target"),
-                 QStringLiteral("trn9")});
+        r = run({QStringLiteral("bench"), kernel, QStringLiteral("--task"), QStringLiteral("silu"),
+                 QStringLiteral("--target"), QStringLiteral("trn9")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QStringLiteral("trn1 or trn2")));
-        r = run({QStringLiteral("bench"), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"),
-                 QStringLiteral("--task"), QStringLiteral("no_such_task"), QStringLiteral("--size"), QStringLiteral("small")});
+        r = run({QStringLiteral("bench"),
+                 QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"),
+                 QStringLiteral("--task"), QStringLiteral("no_such_task"), QStringLiteral("--size"),
+                 QStringLiteral("small")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.out.contains(QStringLiteral("no_such_task")), qPrintable(r.out));
     }
 
     void suiteRunsChosenTasks()
     {
-        const Run r = run({QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral("silu,adamw"), QStringLiteral("--size"),
-                           QStringLiteral("small"), QStringLiteral("--timing-only"), QStringLiteral("--json")});
+        const Run r = run({QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral("silu,adamw"),
+                           QStringLiteral("--size"), QStringLiteral("small"), QStringLiteral("--timing-only"),
+                           QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QStringList lines = r.out.split(u'\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 2);
-        QCOMPARE(QJsonDocument::fromJson(lines.at(0).toUtf8()).object().value(QStringLiteral("task")).toString(),
-                 QStringLiteral("silu"));
-        QVERIFY(QJsonDocument::fromJson(lines.at(1).toUtf8()).object().value(QStringLiteral("correct")).isNull());
-        const Run bad = run({QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral("silu,nope")});
+        QCOMPARE(
+            QJsonDocument::fromJson(lines.at(0).toUtf8()).object().value(QStringLiteral("task")).toString(),
+            QStringLiteral("silu"));
+        QVERIFY(
+            QJsonDocument::fromJson(lines.at(1).toUtf8()).object().value(QStringLiteral("correct")).isNull());
+        const Run bad =
+            run({QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral("silu,nope")});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains(QStringLiteral("no task 'nope'")));
     }
@@ -126,10 +134,12 @@ private Q_SLOTS:
     void hostsAddListRemoveAndACorruptFile()
     {
         QTemporaryDir dir;
-        const QMap<QString, QString> env{{QStringLiteral("ACCELOPT_HOSTS_FILE"), dir.filePath(QStringLiteral("hosts.json"))}};
-        Run r = run({QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("trn"), QStringLiteral("--ssh"),
-                     QStringLiteral("trn-box"), QStringLiteral("--user"), QStringLiteral("ubuntu"), QStringLiteral("--slots"),
-                     QStringLiteral("2"), QStringLiteral("--backend"), QStringLiteral("neuron"), QStringLiteral("--venv"),
+        const QMap<QString, QString> env{
+            {QStringLiteral("ACCELOPT_HOSTS_FILE"), dir.filePath(QStringLiteral("hosts.json"))}};
+        Run r = run({QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("trn"),
+                     QStringLiteral("--ssh"), QStringLiteral("trn-box"), QStringLiteral("--user"),
+                     QStringLiteral("ubuntu"), QStringLiteral("--slots"), QStringLiteral("2"),
+                     QStringLiteral("--backend"), QStringLiteral("neuron"), QStringLiteral("--venv"),
                      QStringLiteral("/opt/aws_neuronx_venv_pytorch")},
                     env);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -139,7 +149,9 @@ private Q_SLOTS:
         QVERIFY(r.out.contains(QStringLiteral("ubuntu@trn-box")));
         QVERIFY(r.out.contains(QStringLiteral("neuron/trn1 slots=2")));
 
-        r = run({QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("bad name!"), QStringLiteral("--ssh"), QStringLiteral("x")}, env);
+        r = run({QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("bad name!"),
+                 QStringLiteral("--ssh"), QStringLiteral("x")},
+                env);
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QStringLiteral("host name")));
         r = run({QStringLiteral("hosts"), QStringLiteral("remove"), QStringLiteral("local")}, env);
@@ -152,7 +164,9 @@ private Q_SLOTS:
         QVERIFY(corrupt.open(QIODevice::WriteOnly));
         corrupt.write("{\"version\": 1, \"hosts\": [");
         corrupt.close();
-        r = run({QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("other"), QStringLiteral("--ssh"), QStringLiteral("y")}, env);
+        r = run({QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("other"),
+                 QStringLiteral("--ssh"), QStringLiteral("y")},
+                env);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("not valid JSON")), qPrintable(r.err));
         QVERIFY(corrupt.open(QIODevice::ReadOnly));
@@ -162,8 +176,9 @@ private Q_SLOTS:
     void checkOfTheLocalHostSaysHello()
     {
         QTemporaryDir dir;
-        const Run r = run({QStringLiteral("hosts"), QStringLiteral("check"), QStringLiteral("local")},
-                          {{QStringLiteral("ACCELOPT_HOSTS_FILE"), dir.filePath(QStringLiteral("hosts.json"))}});
+        const Run r =
+            run({QStringLiteral("hosts"), QStringLiteral("check"), QStringLiteral("local")},
+                {{QStringLiteral("ACCELOPT_HOSTS_FILE"), dir.filePath(QStringLiteral("hosts.json"))}});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.out.contains(QStringLiteral("protocol 1")));
         QVERIFY(r.out.contains(QStringLiteral("sim")));

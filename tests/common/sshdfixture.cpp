@@ -18,7 +18,8 @@
 SshdFixture::SshdFixture() : m_dir(QDir::tempPath() + QStringLiteral("/accelopt-sshd-XXXXXX"))
 {
     // sshd refuses keys and configs in folders others can write to.
-    QFile::setPermissions(m_dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    QFile::setPermissions(m_dir.path(),
+                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
 }
 
 SshdFixture::~SshdFixture()
@@ -37,8 +38,8 @@ bool SshdFixture::run(const QString &program, const QStringList &args, QString &
     QProcess p;
     p.start(program, args);
     if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        error = QStringLiteral("%1 %2 failed: %3").arg(program, args.join(u' '),
-                                                        QString::fromLocal8Bit(p.readAllStandardError()));
+        error = QStringLiteral("%1 %2 failed: %3")
+                    .arg(program, args.join(u' '), QString::fromLocal8Bit(p.readAllStandardError()));
         return false;
     }
     return true;
@@ -49,16 +50,17 @@ bool SshdFixture::regenerateHostKey(QString &error)
     QFile::remove(path(QStringLiteral("host_key")));
     QFile::remove(path(QStringLiteral("host_key.pub")));
     return run(QStringLiteral("ssh-keygen"),
-               {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"), QString(),
-                QStringLiteral("-f"), path(QStringLiteral("host_key"))},
+               {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"),
+                QString(), QStringLiteral("-f"), path(QStringLiteral("host_key"))},
                error);
 }
 
 QString SshdFixture::hostKeyFingerprint() const
 {
     QProcess p;
-    p.start(QStringLiteral("ssh-keygen"), {QStringLiteral("-l"), QStringLiteral("-E"), QStringLiteral("sha256"),
-                                           QStringLiteral("-f"), path(QStringLiteral("host_key.pub"))});
+    p.start(QStringLiteral("ssh-keygen"),
+            {QStringLiteral("-l"), QStringLiteral("-E"), QStringLiteral("sha256"), QStringLiteral("-f"),
+             path(QStringLiteral("host_key.pub"))});
     p.waitForFinished(10000);
     return QString::fromLatin1(p.readAllStandardOutput()).section(u' ', 1, 1);
 }
@@ -70,15 +72,17 @@ bool SshdFixture::start(QString &error)
         return false;
     }
     if (!QFile::exists(QStringLiteral("/usr/sbin/sshd"))) {
-        error = QStringLiteral("/usr/sbin/sshd is missing: install openssh-server (packaging/install-deps.sh)");
+        error =
+            QStringLiteral("/usr/sbin/sshd is missing: install openssh-server (packaging/install-deps.sh)");
         return false;
     }
     QDir().mkpath(QStringLiteral("/run/sshd")); // sshd's privilege-separation folder
     if (!QFile::exists(path(QStringLiteral("host_key"))) && !regenerateHostKey(error))
         return false;
     if (!QFile::exists(clientKey())) {
-        if (!run(QStringLiteral("ssh-keygen"), {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
-                                                QStringLiteral("-N"), QString(), QStringLiteral("-f"), clientKey()},
+        if (!run(QStringLiteral("ssh-keygen"),
+                 {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"),
+                  QString(), QStringLiteral("-f"), clientKey()},
                  error))
             return false;
         QFile::copy(clientKey() + QStringLiteral(".pub"), path(QStringLiteral("authorized_keys")));
@@ -140,12 +144,11 @@ bool SshdFixture::waitForPort(int timeoutMs) const
     return false;
 }
 
-
 void SshdFixture::stop()
 {
     if (m_pid > 0) {
-        // sshd gives each connection its own session, so a process-group kill would leave the connections (and
-        // the runners under them) alive, and the client would never notice the "crash".
+        // sshd gives each connection its own session, so a process-group kill would leave the connections
+        // (and the runners under them) alive, and the client would never notice the "crash".
         const QList<pid_t> below = ProcessTree::descendants(pid_t(m_pid));
         ::kill(pid_t(m_pid), SIGKILL);
         for (pid_t pid : below)

@@ -5,8 +5,8 @@
 #include <QTemporaryDir>
 
 // A real OpenSSH server for tests: its own host key, client key, authorized_keys and config in a temporary
-// folder, listening on 127.0.0.1 on a free port, started and stopped by PID. Root only can start sshd this way
-// (privilege separation), which is how CI runs; otherwise start() says why and tests skip.
+// folder, listening on 127.0.0.1 on a free port, started and stopped by PID. Root only can start sshd this
+// way (privilege separation), which is how CI runs; otherwise start() says why and tests skip.
 class SshdFixture
 {
 public:
@@ -14,7 +14,7 @@ public:
     ~SshdFixture();
 
     bool start(QString &error);
-    void stop();            // the listener and every session it spawned
+    void stop(); // the listener and every session it spawned
     bool restart(QString &error);
     bool regenerateHostKey(QString &error);
     bool running() const;

@@ -12,7 +12,16 @@ class Host : public QObject
 {
     Q_OBJECT
 public:
-    enum class State { Offline, Connecting, Ready, Busy, Lost, VersionMismatch, Failed };
+    enum class State
+    {
+        Offline,
+        Connecting,
+        Ready,
+        Busy,
+        Lost,
+        VersionMismatch,
+        Failed
+    };
     Q_ENUM(State)
 
     explicit Host(const HostConfig &config, QObject *parent = nullptr);
@@ -25,7 +34,8 @@ public:
     static QString stateName(State state);
     void setState(State state, const QString &detail = {});
 
-    // Starts the runner for a slot; answers with slotOpened or slotFailed, later slotClosed when the stream ends.
+    // Starts the runner for a slot; answers with slotOpened or slotFailed, later slotClosed when the stream
+    // ends.
     virtual void openSlot(int slot) = 0;
     virtual void closeSlot(int slot) = 0;
 

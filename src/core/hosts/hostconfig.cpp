@@ -14,10 +14,10 @@ QJsonObject HostConfig::toJson() const
     QJsonObject env;
     for (auto it = environment.begin(); it != environment.end(); ++it)
         env.insert(it.key(), it.value());
-    QJsonObject o{{QStringLiteral("name"), name},       {QStringLiteral("kind"), kindName(kind)},
-                  {QStringLiteral("python"), python},   {QStringLiteral("venv"), venv},
-                  {QStringLiteral("env"), env},         {QStringLiteral("backend"), backend},
-                  {QStringLiteral("target"), target},   {QStringLiteral("slots"), slotCount}};
+    QJsonObject o{{QStringLiteral("name"), name},     {QStringLiteral("kind"), kindName(kind)},
+                  {QStringLiteral("python"), python}, {QStringLiteral("venv"), venv},
+                  {QStringLiteral("env"), env},       {QStringLiteral("backend"), backend},
+                  {QStringLiteral("target"), target}, {QStringLiteral("slots"), slotCount}};
     if (kind == Kind::Ssh) {
         o.insert(QStringLiteral("ssh_host"), sshHost);
         o.insert(QStringLiteral("user"), user);
@@ -79,8 +79,9 @@ bool HostConfig::fromJson(const QJsonObject &o, HostConfig &out, QString &error)
     c.sshConfigFile = o.value(QStringLiteral("ssh_config")).toString();
     c.knownHostsFile = o.value(QStringLiteral("known_hosts")).toString();
     if (c.kind == Kind::Ssh && c.sshHost.isEmpty()) {
-        error = QStringLiteral("host %1: an ssh host needs ssh_host (an alias from ~/.ssh/config or a host name)")
-                    .arg(c.name);
+        error =
+            QStringLiteral("host %1: an ssh host needs ssh_host (an alias from ~/.ssh/config or a host name)")
+                .arg(c.name);
         return false;
     }
     out = c;

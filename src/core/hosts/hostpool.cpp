@@ -24,9 +24,11 @@ void HostPool::addHost(Host *host)
         slot->index = i;
         slot->watchdog = new QTimer(this);
         slot->watchdog->setSingleShot(true);
-        // A runner enforces each eval's own timeout; the watchdog only catches a runner that stopped answering.
+        // A runner enforces each eval's own timeout; the watchdog only catches a runner that stopped
+        // answering.
         connect(slot->watchdog, &QTimer::timeout, this, [this, slot] {
-            qCWarning(lcHosts) << slot->host->name() << "slot" << slot->index << "stopped answering; restarting it";
+            qCWarning(lcHosts) << slot->host->name() << "slot" << slot->index
+                               << "stopped answering; restarting it";
             slot->host->closeSlot(slot->index);
             onSlotGone(slot->host, slot->index, QStringLiteral("the runner stopped answering"), false);
         });
@@ -38,8 +40,9 @@ void HostPool::addHost(Host *host)
             [this, host](int index, const QString &error) { onSlotGone(host, index, error, true); });
     connect(host, &Host::slotClosed, this,
             [this, host](int index, const QString &reason) { onSlotGone(host, index, reason, false); });
-    connect(host, &Host::stateChanged, this,
-            [this, host](Host::State state, const QString &detail) { Q_EMIT hostStateChanged(host, state, detail); });
+    connect(host, &Host::stateChanged, this, [this, host](Host::State state, const QString &detail) {
+        Q_EMIT hostStateChanged(host, state, detail);
+    });
 }
 
 void HostPool::start()
@@ -74,11 +77,15 @@ quint64 HostPool::submit(const EvalRequest &request)
     const quint64 id = m_nextJob++;
     m_jobs.insert(id, Job{request, 0});
     m_queue.append(id);
-    // Deferred so a caller can connect to evaluationFinished after submit() even when the answer is immediate.
-    QMetaObject::invokeMethod(this, [this] {
-        dispatch();
-        failQueueIfNoSlotCanServe();
-    }, Qt::QueuedConnection);
+    // Deferred so a caller can connect to evaluationFinished after submit() even when the answer is
+    // immediate.
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            dispatch();
+            failQueueIfNoSlotCanServe();
+        },
+        Qt::QueuedConnection);
     return id;
 }
 
@@ -134,7 +141,8 @@ void HostPool::onSlotOpened(Host *host, int index, QIODevice *stream)
     releaseClient(slot);
     slot->client = new RunnerClient(stream, this);
     slot->state = SlotState::Greeting;
-    connect(slot->client, &RunnerClient::helloReceived, this, [this, slot](const QJsonObject &hello) { onHello(slot, hello); });
+    connect(slot->client, &RunnerClient::helloReceived, this,
+            [this, slot](const QJsonObject &hello) { onHello(slot, hello); });
     connect(slot->client, &RunnerClient::resultReceived, this,
             [this, slot](const Evaluation &evaluation) { onResult(slot, evaluation); });
     connect(slot->client, &RunnerClient::protocolNoise, this, [slot](const QString &message) {
@@ -147,8 +155,9 @@ void HostPool::onSlotOpened(Host *host, int index, QIODevice *stream)
 void HostPool::onHello(Slot *slot, const QJsonObject &hello)
 {
     slot->watchdog->stop();
-    const QJsonValue version = hello.contains(QStringLiteral("protocol_version")) ? hello.value(QStringLiteral("protocol_version"))
-                                                                                  : hello.value(QStringLiteral("protocol"));
+    const QJsonValue version = hello.contains(QStringLiteral("protocol_version"))
+                                   ? hello.value(QStringLiteral("protocol_version"))
+                                   : hello.value(QStringLiteral("protocol"));
     if (version.toInt(-1) != RunnerClient::protocolVersion) {
         const QString detail = QStringLiteral("the runner speaks protocol %1, this build speaks %2")
                                    .arg(version.toVariant().toString())

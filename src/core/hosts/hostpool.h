@@ -43,7 +43,15 @@ Q_SIGNALS:
     void idle(); // nothing queued, nothing running
 
 private:
-    enum class SlotState { Closed, Opening, Greeting, Idle, Busy, Dead };
+    enum class SlotState
+    {
+        Closed,
+        Opening,
+        Greeting,
+        Idle,
+        Busy,
+        Dead
+    };
     struct Slot
     {
         Host *host = nullptr;

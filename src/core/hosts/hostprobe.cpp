@@ -9,7 +9,9 @@
 
 QJsonObject HostProbe::Result::toJson(const QString &hostName) const
 {
-    QJsonObject o{{QStringLiteral("host"), hostName}, {QStringLiteral("ok"), ok}, {QStringLiteral("seconds"), seconds},
+    QJsonObject o{{QStringLiteral("host"), hostName},
+                  {QStringLiteral("ok"), ok},
+                  {QStringLiteral("seconds"), seconds},
                   {QStringLiteral("hello"), hello}};
     if (!error.isEmpty())
         o.insert(QStringLiteral("error"), error);
@@ -35,7 +37,8 @@ void HostProbe::start(const HostConfig &config, std::shared_ptr<SshPrompter> pro
     m_client.reset();
     m_host.reset(HostFactory::create(one, std::move(prompter)));
     if (!m_host) {
-        finish(false, QStringLiteral("this build cannot reach a host of kind %1").arg(HostConfig::kindName(config.kind)));
+        finish(false, QStringLiteral("this build cannot reach a host of kind %1")
+                          .arg(HostConfig::kindName(config.kind)));
         return;
     }
     Q_EMIT hostCreated(m_host.get());
@@ -88,9 +91,12 @@ void HostProbe::finish(bool ok, const QString &error)
         m_client->sendShutdown();
     const Result result = m_result;
     // Let the host go after this event: its own signal may be what brought us here.
-    QMetaObject::invokeMethod(this, [this] {
-        m_client.reset();
-        m_host.reset();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_client.reset();
+            m_host.reset();
+        },
+        Qt::QueuedConnection);
     Q_EMIT finished(result);
 }

@@ -13,7 +13,8 @@ QString HostRegistry::defaultPath()
     const QString fromEnv = qEnvironmentVariable("ACCELOPT_HOSTS_FILE");
     if (!fromEnv.isEmpty())
         return fromEnv;
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("hosts.json"));
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+        .filePath(QStringLiteral("hosts.json"));
 }
 
 HostConfig HostRegistry::builtinLocal()
@@ -43,12 +44,13 @@ bool HostRegistry::load(QString &error)
     const QJsonDocument doc = QJsonDocument::fromJson(file.read(4 * 1024 * 1024), &parse);
     if (parse.error != QJsonParseError::NoError || !doc.isObject()) {
         m_loadFailed = true;
-        error = QStringLiteral("the hosts file %1 is not valid JSON (offset %2: %3); fix or move it, it was left "
-                               "untouched")
-                    .arg(m_path)
-                    .arg(parse.offset)
-                    .arg(parse.error == QJsonParseError::NoError ? QStringLiteral("not an object")
-                                                                 : parse.errorString());
+        error =
+            QStringLiteral("the hosts file %1 is not valid JSON (offset %2: %3); fix or move it, it was left "
+                           "untouched")
+                .arg(m_path)
+                .arg(parse.offset)
+                .arg(parse.error == QJsonParseError::NoError ? QStringLiteral("not an object")
+                                                             : parse.errorString());
         return false;
     }
     const QJsonObject root = doc.object();
@@ -90,8 +92,9 @@ bool HostRegistry::save(QString &error) const
         error = QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString());
         return false;
     }
-    file.write(QJsonDocument(QJsonObject{{QStringLiteral("version"), fileVersion}, {QStringLiteral("hosts"), hosts}})
-                   .toJson(QJsonDocument::Indented));
+    file.write(
+        QJsonDocument(QJsonObject{{QStringLiteral("version"), fileVersion}, {QStringLiteral("hosts"), hosts}})
+            .toJson(QJsonDocument::Indented));
     if (!file.commit()) {
         error = QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString());
         return false;

@@ -6,8 +6,9 @@
 #include <QString>
 
 // The user's hosts, kept in a versioned JSON file (default: <app data>/hosts.json; ACCELOPT_HOSTS_FILE or
-// setPath() point elsewhere). The built-in host "local" (this machine, nkisim) always exists and is not stored.
-// A file that cannot be read is reported and never overwritten, so a typo in a hand edit loses nothing.
+// setPath() point elsewhere). The built-in host "local" (this machine, nkisim) always exists and is not
+// stored. A file that cannot be read is reported and never overwritten, so a typo in a hand edit loses
+// nothing.
 class HostRegistry
 {
 public:

@@ -49,8 +49,9 @@ void LocalHost::openSlot(int slot)
             return; // an old process of a slot that was reopened
         m_processes.remove(slot);
         process->deleteLater();
-        QString reason = status == QProcess::CrashExit ? QStringLiteral("the runner crashed")
-                                                       : QStringLiteral("the runner exited with status %1").arg(code);
+        QString reason = status == QProcess::CrashExit
+                             ? QStringLiteral("the runner crashed")
+                             : QStringLiteral("the runner exited with status %1").arg(code);
         // The runner's last words usually say why (a missing module, a bad interpreter): pass them on.
         const QString lastWords = process->property("lastStderr").toString().trimmed();
         if (!lastWords.isEmpty())

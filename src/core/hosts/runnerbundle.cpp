@@ -25,7 +25,8 @@ bool RunnerBundle::scan(QString &error)
             continue;
         m_files.append({relative, path, it.fileInfo().size()});
     }
-    std::sort(m_files.begin(), m_files.end(), [](const File &a, const File &b) { return a.relativePath < b.relativePath; });
+    std::sort(m_files.begin(), m_files.end(),
+              [](const File &a, const File &b) { return a.relativePath < b.relativePath; });
     QCryptographicHash hash(QCryptographicHash::Sha256);
     for (const File &file : std::as_const(m_files)) {
         QFile f(file.absolutePath);

@@ -34,7 +34,8 @@ void RunnerClient::sendShutdown()
 void RunnerClient::send(const QJsonObject &message)
 {
     if (!m_device || !m_device->isWritable()) {
-        qCWarning(lcHosts) << "runner stream closed; dropped" << message.value(QStringLiteral("op")).toString();
+        qCWarning(lcHosts) << "runner stream closed; dropped"
+                           << message.value(QStringLiteral("op")).toString();
         return;
     }
     m_device->write(QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n');
@@ -53,7 +54,8 @@ void RunnerClient::readLines()
             handleLine(line);
     }
     if (m_buffer.size() > maxLineBytes) {
-        Q_EMIT protocolNoise(QStringLiteral("dropped %1 bytes without a line end from the runner").arg(m_buffer.size()));
+        Q_EMIT protocolNoise(
+            QStringLiteral("dropped %1 bytes without a line end from the runner").arg(m_buffer.size()));
         m_buffer.clear();
     }
 }
@@ -63,7 +65,8 @@ void RunnerClient::handleLine(const QByteArray &line)
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(line, &error);
     if (error.error != QJsonParseError::NoError || !doc.isObject()) {
-        Q_EMIT protocolNoise(QStringLiteral("not a protocol line: %1").arg(QString::fromUtf8(line.left(200))));
+        Q_EMIT protocolNoise(
+            QStringLiteral("not a protocol line: %1").arg(QString::fromUtf8(line.left(200))));
         return;
     }
     const QJsonObject o = doc.object();

@@ -120,7 +120,8 @@ bool SshConnection::connectSession(QString &error, QString &fingerprint)
     const int noDelay = 1;
     ssh_options_set(s, SSH_OPTIONS_NODELAY, &noDelay);
     if (ssh_connect(s) != SSH_OK) {
-        error = QStringLiteral("cannot connect to %1: %2. Check the host name and port, and that sshd runs there.")
+        error = QStringLiteral(
+                    "cannot connect to %1: %2. Check the host name and port, and that sshd runs there.")
                     .arg(endpoint(), sshError(s));
         return false;
     }
@@ -151,9 +152,10 @@ bool SshConnection::verifyHostKey(QString &error, QString &fingerprint)
         return true;
     case SSH_KNOWN_HOSTS_CHANGED:
     case SSH_KNOWN_HOSTS_OTHER:
-        error = QStringLiteral("REFUSED: the host key of %1 has CHANGED (now %2). Someone may be intercepting the "
-                               "connection, or the host was reinstalled. If you are sure it is legitimate, remove "
-                               "the old entry from your known_hosts file and connect again.")
+        error = QStringLiteral(
+                    "REFUSED: the host key of %1 has CHANGED (now %2). Someone may be intercepting the "
+                    "connection, or the host was reinstalled. If you are sure it is legitimate, remove "
+                    "the old entry from your known_hosts file and connect again.")
                     .arg(endpoint(), fingerprint);
         return false;
     case SSH_KNOWN_HOSTS_UNKNOWN:
@@ -170,7 +172,8 @@ bool SshConnection::verifyHostKey(QString &error, QString &fingerprint)
         else
             QDir().mkpath(QDir::home().filePath(QStringLiteral(".ssh")));
         if (ssh_session_update_known_hosts(s) != SSH_OK) {
-            error = QStringLiteral("accepted %1 but could not record it in known_hosts: %2").arg(fingerprint, sshError(s));
+            error = QStringLiteral("accepted %1 but could not record it in known_hosts: %2")
+                        .arg(fingerprint, sshError(s));
             return false;
         }
         qCInfo(lcHosts).noquote() << "added" << endpoint() << fingerprint << "to known_hosts";
@@ -188,8 +191,8 @@ bool SshConnection::authenticate(QString &error)
     ssh_session s = m_session.get();
     QStringList tried;
     if (!m_config.identityFile.isEmpty()) {
-        const QString path = QDir::fromNativeSeparators(m_config.identityFile).replace(
-            QRegularExpression(QStringLiteral("^~")), QDir::homePath());
+        const QString path = QDir::fromNativeSeparators(m_config.identityFile)
+                                 .replace(QRegularExpression(QStringLiteral("^~")), QDir::homePath());
         tried << path;
         ssh_key rawKey = nullptr;
         int rc = ssh_pki_import_privkey_file(path.toUtf8().constData(), nullptr, nullptr, nullptr, &rawKey);
@@ -197,12 +200,13 @@ bool SshConnection::authenticate(QString &error)
             // Probably encrypted: ask once; the passphrase lives only for this call.
             const QString passphrase = m_prompter->keyPassphrase(path);
             if (!passphrase.isEmpty())
-                rc = ssh_pki_import_privkey_file(path.toUtf8().constData(), passphrase.toUtf8().constData(), nullptr,
-                                                 nullptr, &rawKey);
+                rc = ssh_pki_import_privkey_file(path.toUtf8().constData(), passphrase.toUtf8().constData(),
+                                                 nullptr, nullptr, &rawKey);
         }
         if (rc != SSH_OK) {
-            error = QStringLiteral("cannot load the key file %1: it is missing, unreadable, not a private key, or its "
-                                   "passphrase was wrong")
+            error = QStringLiteral(
+                        "cannot load the key file %1: it is missing, unreadable, not a private key, or its "
+                        "passphrase was wrong")
                         .arg(path);
             return false;
         }
@@ -224,8 +228,9 @@ bool SshConnection::authenticate(QString &error)
     ssh_options_get(s, SSH_OPTIONS_USER, &user);
     const QString who = QString::fromUtf8(user ? user : "?");
     ssh_string_free_char(user);
-    error = QStringLiteral("authentication as '%1' on %2 failed (tried %3). Check the user name and that the public "
-                           "key is in the server's authorized_keys.")
+    error = QStringLiteral(
+                "authentication as '%1' on %2 failed (tried %3). Check the user name and that the public "
+                "key is in the server's authorized_keys.")
                 .arg(who, endpoint(), tried.join(QStringLiteral(", ")));
     return false;
 }
@@ -235,21 +240,24 @@ bool SshConnection::deploy(QString &error, int &uploaded)
     RunnerBundle bundle(m_nkibenchDir);
     if (!bundle.scan(error))
         return false;
-    const QString root = m_config.deployRoot.isEmpty() ? QStringLiteral(".cache/accelopt/runners") : m_config.deployRoot;
+    const QString root =
+        m_config.deployRoot.isEmpty() ? QStringLiteral(".cache/accelopt/runners") : m_config.deployRoot;
     m_remoteDir = root + u'/' + bundle.hash();
     SftpSessionPtr sftp(sftp_new(m_session.get()));
     if (!sftp || sftp_init(sftp.get()) != SSH_OK) {
         error = QStringLiteral("SFTP is not available on %1: %2").arg(endpoint(), sshError(m_session.get()));
         return false;
     }
-    if (SftpAttributesPtr done(sftp_stat(sftp.get(), (m_remoteDir + QStringLiteral("/.complete")).toUtf8().constData()));
+    if (SftpAttributesPtr done(
+            sftp_stat(sftp.get(), (m_remoteDir + QStringLiteral("/.complete")).toUtf8().constData()));
         done) {
         qCInfo(lcHosts).noquote() << "runner" << bundle.hash() << "already on" << endpoint();
         return true;
     }
     // Upload beside the final folder and rename at the end: a dropped upload never looks complete.
     const QString partial =
-        m_remoteDir + QStringLiteral(".partial-%1").arg(QRandomGenerator::global()->generate(), 8, 16, QLatin1Char('0'));
+        m_remoteDir +
+        QStringLiteral(".partial-%1").arg(QRandomGenerator::global()->generate(), 8, 16, QLatin1Char('0'));
     QString prefix;
     for (const QString &part : root.split(u'/', Qt::SkipEmptyParts)) {
         prefix += (prefix.isEmpty() && !root.startsWith(u'/') ? QString() : QStringLiteral("/")) + part;
@@ -275,22 +283,27 @@ bool SshConnection::deploy(QString &error, int &uploaded)
         ++uploaded;
     }
     {
-        SftpFilePtr marker(sftp_open(sftp.get(), (partial + QStringLiteral("/.complete")).toUtf8().constData(),
+        SftpFilePtr marker(sftp_open(sftp.get(),
+                                     (partial + QStringLiteral("/.complete")).toUtf8().constData(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644));
         if (!marker) {
-            error = QStringLiteral("cannot write to %1 on %2: %3").arg(partial, endpoint(), sshError(m_session.get()));
+            error = QStringLiteral("cannot write to %1 on %2: %3")
+                        .arg(partial, endpoint(), sshError(m_session.get()));
             return false;
         }
     }
     if (sftp_rename(sftp.get(), partial.toUtf8().constData(), m_remoteDir.toUtf8().constData()) != SSH_OK) {
         // Another client may have finished the same upload first; that copy is identical by construction.
-        if (SftpAttributesPtr done(sftp_stat(sftp.get(), (m_remoteDir + QStringLiteral("/.complete")).toUtf8().constData()));
+        if (SftpAttributesPtr done(
+                sftp_stat(sftp.get(), (m_remoteDir + QStringLiteral("/.complete")).toUtf8().constData()));
             !done) {
-            error = QStringLiteral("cannot move the runner into %1 on %2: %3").arg(m_remoteDir, endpoint(), sshError(m_session.get()));
+            error = QStringLiteral("cannot move the runner into %1 on %2: %3")
+                        .arg(m_remoteDir, endpoint(), sshError(m_session.get()));
             return false;
         }
     }
-    qCInfo(lcHosts).noquote() << "deployed runner" << bundle.hash() << "to" << endpoint() << uploaded << "files";
+    qCInfo(lcHosts).noquote() << "deployed runner" << bundle.hash() << "to" << endpoint() << uploaded
+                              << "files";
     return true;
 }
 
@@ -303,13 +316,15 @@ bool SshConnection::uploadFile(sftp_session sftp, const QString &local, const QS
     }
     SftpFilePtr out(sftp_open(sftp, remote.toUtf8().constData(), O_WRONLY | O_CREAT | O_TRUNC, 0644));
     if (!out) {
-        error = QStringLiteral("cannot create %1 on %2: %3").arg(remote, endpoint(), sshError(m_session.get()));
+        error =
+            QStringLiteral("cannot create %1 on %2: %3").arg(remote, endpoint(), sshError(m_session.get()));
         return false;
     }
     while (!in.atEnd()) {
         const QByteArray chunk = in.read(32 * 1024);
         if (sftp_write(out.get(), chunk.constData(), size_t(chunk.size())) != chunk.size()) {
-            error = QStringLiteral("writing %1 on %2 failed: %3").arg(remote, endpoint(), sshError(m_session.get()));
+            error = QStringLiteral("writing %1 on %2 failed: %3")
+                        .arg(remote, endpoint(), sshError(m_session.get()));
             return false;
         }
     }
@@ -408,8 +423,8 @@ void SshConnection::pump()
                 if (n > 0) {
                     progress = true;
                     if (isStderr)
-                        qCDebug(lcHosts).noquote() << endpoint() << "slot" << slot << "runner:"
-                                                   << QString::fromUtf8(buffer, n).trimmed();
+                        qCDebug(lcHosts).noquote() << endpoint() << "slot" << slot
+                                                   << "runner:" << QString::fromUtf8(buffer, n).trimmed();
                     else
                         Q_EMIT channelData(slot, QByteArray(buffer, n));
                 } else if (n == SSH_ERROR) {

@@ -49,7 +49,8 @@ SshHost::~SshHost()
 void SshHost::openSlot(int slot)
 {
     if (m_link == Link::Up) {
-        QMetaObject::invokeMethod(m_connection, [this, slot] { m_connection->openChannel(slot); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            m_connection, [this, slot] { m_connection->openChannel(slot); }, Qt::QueuedConnection);
         return;
     }
     if (!m_waiting.contains(slot))
@@ -66,7 +67,8 @@ void SshHost::closeSlot(int slot)
     m_waiting.removeAll(slot);
     if (SshChannelDevice *device = m_devices.take(slot))
         device->deleteLater();
-    QMetaObject::invokeMethod(m_connection, [this, slot] { m_connection->closeChannel(slot); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_connection, [this, slot] { m_connection->closeChannel(slot); }, Qt::QueuedConnection);
 }
 
 void SshHost::onConnected(const QString &fingerprint, const QString &remoteDir, int uploaded)
@@ -80,7 +82,8 @@ void SshHost::onConnected(const QString &fingerprint, const QString &remoteDir, 
     const QList<int> waiting = m_waiting;
     m_waiting.clear();
     for (int slot : waiting)
-        QMetaObject::invokeMethod(m_connection, [this, slot] { m_connection->openChannel(slot); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            m_connection, [this, slot] { m_connection->openChannel(slot); }, Qt::QueuedConnection);
 }
 
 void SshHost::onConnectFailed(const QString &error)

@@ -11,8 +11,8 @@ class SshChannelDevice;
 class SshConnection;
 class SshPrompter;
 
-// A host over SSH: one connection on its own worker thread, the runner deployed by content hash with SFTP, and
-// one runner channel per slot. A dropped connection closes every slot; the next openSlot reconnects.
+// A host over SSH: one connection on its own worker thread, the runner deployed by content hash with SFTP,
+// and one runner channel per slot. A dropped connection closes every slot; the next openSlot reconnects.
 class SshHost : public Host
 {
     Q_OBJECT
@@ -32,7 +32,12 @@ Q_SIGNALS:
     void deployed(const QString &remoteDir, int uploadedFiles);
 
 private:
-    enum class Link { Down, Connecting, Up };
+    enum class Link
+    {
+        Down,
+        Connecting,
+        Up
+    };
     void onConnected(const QString &fingerprint, const QString &remoteDir, int uploaded);
     void onConnectFailed(const QString &error);
     void onLost(const QString &reason);

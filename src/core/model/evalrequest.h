@@ -4,8 +4,8 @@
 #include <QList>
 #include <QString>
 
-// One evaluation job as the runner protocol's "eval" op carries it (DESIGN.md §5). The task is a reference the
-// host resolves: {"name": "silu"} (the host's own nkibench/tasks), {"dir": "/abs/task/folder"}, or
+// One evaluation job as the runner protocol's "eval" op carries it (DESIGN.md §5). The task is a reference
+// the host resolves: {"name": "silu"} (the host's own nkibench/tasks), {"dir": "/abs/task/folder"}, or
 // {"dataset": "/abs/nkibench-layout", "name": "silu"} for a dataset in the original NKIBench layout.
 struct EvalRequest
 {
@@ -15,9 +15,9 @@ struct EvalRequest
     QString backend = QStringLiteral("sim");
     QString target = QStringLiteral("trn1");
     QString size = QStringLiteral("full"); // "full" or "small" parameter set
-    QList<int> seeds;                     // empty: the runner's default
-    double relTol = 0.0;                  // 0: the task's own tolerance
-    int warmup = -1;                      // <0: runner default
+    QList<int> seeds;                      // empty: the runner's default
+    double relTol = 0.0;                   // 0: the task's own tolerance
+    int warmup = -1;                       // <0: runner default
     int iters = -1;
     double timeoutSeconds = 600.0;
     bool timingOnly = false;

@@ -56,17 +56,18 @@ Evaluation Evaluation::failure(const QString &id, const QString &status, const Q
 
 QJsonObject Evaluation::summaryJson(const QString &task) const
 {
-    return QJsonObject{{QStringLiteral("task"), task},
-                       {QStringLiteral("status"), status},
-                       {QStringLiteral("error"), error.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(error)},
-                       {QStringLiteral("correct"), correctKnown ? QJsonValue(correct) : QJsonValue(QJsonValue::Null)},
-                       {QStringLiteral("l2_rel_err"), orNull(l2RelErr)},
-                       {QStringLiteral("latency_ms"), orNull(latencyMeanMs)},
-                       {QStringLiteral("percent_of_peak"), orNull(percentOfPeak)},
-                       {QStringLiteral("peak_ms"), orNull(peakMs)},
-                       {QStringLiteral("bound"), bound.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(bound)},
-                       {QStringLiteral("rel_spread"), orNull(relSpread)},
-                       {QStringLiteral("wall_s"), orNull(wallSeconds)},
-                       {QStringLiteral("host"), host},
-                       {QStringLiteral("metrics"), metrics}};
+    return QJsonObject{
+        {QStringLiteral("task"), task},
+        {QStringLiteral("status"), status},
+        {QStringLiteral("error"), error.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(error)},
+        {QStringLiteral("correct"), correctKnown ? QJsonValue(correct) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("l2_rel_err"), orNull(l2RelErr)},
+        {QStringLiteral("latency_ms"), orNull(latencyMeanMs)},
+        {QStringLiteral("percent_of_peak"), orNull(percentOfPeak)},
+        {QStringLiteral("peak_ms"), orNull(peakMs)},
+        {QStringLiteral("bound"), bound.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(bound)},
+        {QStringLiteral("rel_spread"), orNull(relSpread)},
+        {QStringLiteral("wall_s"), orNull(wallSeconds)},
+        {QStringLiteral("host"), host},
+        {QStringLiteral("metrics"), metrics}};
 }

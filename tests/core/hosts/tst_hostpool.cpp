@@ -12,8 +12,8 @@
 #include <csignal>
 #include <unistd.h>
 
-// HostPool on the local host with the real runner: scheduling, retries after a runner dies, refusal of a runner
-// that speaks another protocol, an interpreter that cannot start, cancellation.
+// HostPool on the local host with the real runner: scheduling, retries after a runner dies, refusal of a
+// runner that speaks another protocol, an interpreter that cannot start, cancellation.
 class TestHostPool : public QObject
 {
     Q_OBJECT
@@ -32,7 +32,8 @@ class TestHostPool : public QObject
     {
         EvalRequest request;
         request.task = {{QStringLiteral("name"), task}};
-        QFile f(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/") + task + QStringLiteral("/baseline.py"));
+        QFile f(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/") + task +
+                QStringLiteral("/baseline.py"));
         if (f.open(QIODevice::ReadOnly))
             request.kernelSource = QString::fromUtf8(f.readAll());
         request.size = QStringLiteral("small");
@@ -57,7 +58,8 @@ class TestHostPool : public QObject
     {
         auto *p = new HostPool(owner);
         p->addHost(new LocalHost(config, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
-        QObject::connect(p, &HostPool::evaluationFinished, owner, [&results](quint64, const Evaluation &e) { results << e; });
+        QObject::connect(p, &HostPool::evaluationFinished, owner,
+                         [&results](quint64, const Evaluation &e) { results << e; });
         p->start();
         return p;
     }
@@ -67,7 +69,8 @@ private Q_SLOTS:
     {
         QList<Evaluation> results;
         HostPool *p = pool(local(2), results, this);
-        for (const QString &task : {QStringLiteral("silu"), QStringLiteral("adamw"), QStringLiteral("rmsnorm_matmul")})
+        for (const QString &task :
+             {QStringLiteral("silu"), QStringLiteral("adamw"), QStringLiteral("rmsnorm_matmul")})
             p->submit(baseline(task));
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 3, 120000);
         QSet<QString> used;
@@ -104,16 +107,19 @@ private Q_SLOTS:
 
     void runnerOfAnotherProtocolIsRefused()
     {
-        const QString fake = script(QStringLiteral("old-python"),
-                                    "#!/bin/sh\nexec /usr/bin/python3 " ACCELOPT_TEST_FIXTURES "/hosts/old_runner.py\n");
+        const QString fake =
+            script(QStringLiteral("old-python"),
+                   "#!/bin/sh\nexec /usr/bin/python3 " ACCELOPT_TEST_FIXTURES "/hosts/old_runner.py\n");
         QList<Evaluation> results;
         HostPool *p = pool(local(1, fake), results, this);
         QList<Host::State> states;
-        connect(p, &HostPool::hostStateChanged, this, [&](Host *, Host::State s, const QString &) { states << s; });
+        connect(p, &HostPool::hostStateChanged, this,
+                [&](Host *, Host::State s, const QString &) { states << s; });
         p->submit(baseline(QStringLiteral("silu")));
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 30000);
         QCOMPARE(results.first().status, QStringLiteral("infra_error"));
-        QVERIFY2(results.first().error.contains(QStringLiteral("protocol 99")), qPrintable(results.first().error));
+        QVERIFY2(results.first().error.contains(QStringLiteral("protocol 99")),
+                 qPrintable(results.first().error));
         QVERIFY(states.contains(Host::State::VersionMismatch));
         delete p;
     }
@@ -125,20 +131,22 @@ private Q_SLOTS:
         p->submit(baseline(QStringLiteral("silu")));
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 30000);
         QCOMPARE(results.first().status, QStringLiteral("infra_error"));
-        QVERIFY2(results.first().error.contains(QStringLiteral("/nonexistent/python3")), qPrintable(results.first().error));
+        QVERIFY2(results.first().error.contains(QStringLiteral("/nonexistent/python3")),
+                 qPrintable(results.first().error));
         delete p;
     }
 
     void runnerThatExitsAtOnceSaysWhy()
     {
-        const QString broken = script(QStringLiteral("broken-python"),
-                                      "#!/bin/sh\necho 'No module named numpy' >&2\nexit 1\n");
+        const QString broken =
+            script(QStringLiteral("broken-python"), "#!/bin/sh\necho 'No module named numpy' >&2\nexit 1\n");
         QList<Evaluation> results;
         HostPool *p = pool(local(1, broken), results, this);
         p->submit(baseline(QStringLiteral("silu")));
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 60000);
         QCOMPARE(results.first().status, QStringLiteral("infra_error"));
-        QVERIFY2(results.first().error.contains(QStringLiteral("No module named numpy")), qPrintable(results.first().error));
+        QVERIFY2(results.first().error.contains(QStringLiteral("No module named numpy")),
+                 qPrintable(results.first().error));
         delete p;
     }
 
@@ -155,7 +163,8 @@ private Q_SLOTS:
         p->cancel(running);
         const quint64 after = p->submit(baseline(QStringLiteral("adamw"), true));
         quint64 finishedJob = 0;
-        connect(p, &HostPool::evaluationFinished, this, [&](quint64 job, const Evaluation &) { finishedJob = job; });
+        connect(p, &HostPool::evaluationFinished, this,
+                [&](quint64 job, const Evaluation &) { finishedJob = job; });
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 60000);
         QCOMPARE(finishedJob, after);
         QVERIFY(results.first().ok());

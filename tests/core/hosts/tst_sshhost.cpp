@@ -8,8 +8,8 @@
 #include <QFile>
 #include <QSet>
 #include <QSignalSpy>
-#include <QTest>
 #include <QTcpServer>
+#include <QTest>
 #include <QTimer>
 
 // SshHost and HostPool against a real OpenSSH server on 127.0.0.1 (see SshdFixture).
@@ -94,7 +94,8 @@ class TestSshHost : public QObject
     {
         EvalRequest request;
         request.task = {{QStringLiteral("name"), task}};
-        QFile baseline(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/") + task + QStringLiteral("/baseline.py"));
+        QFile baseline(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/") + task +
+                       QStringLiteral("/baseline.py"));
         if (baseline.open(QIODevice::ReadOnly))
             request.kernelSource = QString::fromUtf8(baseline.readAll());
         request.size = size;
@@ -127,7 +128,8 @@ private Q_SLOTS:
     {
         const Attempt first = attempt(config(), accepting());
         QVERIFY2(first.ok, qPrintable(first.error));
-        QCOMPARE(first.hello.value(QStringLiteral("protocol_version")).toInt(), RunnerClient::protocolVersion);
+        QCOMPARE(first.hello.value(QStringLiteral("protocol_version")).toInt(),
+                 RunnerClient::protocolVersion);
         QVERIFY(readFile(m_sshd.knownHosts()).contains(QStringLiteral("[127.0.0.1]:%1").arg(m_sshd.port())));
 
         auto refusing = std::make_shared<SshPrompter>();
@@ -157,9 +159,10 @@ private Q_SLOTS:
         QVERIFY(!a.ok);
         QVERIFY2(a.error.contains(QStringLiteral("cannot load the key file")), qPrintable(a.error));
 
-        QProcess::execute(QStringLiteral("ssh-keygen"), {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
-                                                         QStringLiteral("-N"), QString(), QStringLiteral("-f"),
-                                                         m_sshd.path(QStringLiteral("stranger_key"))});
+        QProcess::execute(QStringLiteral("ssh-keygen"),
+                          {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
+                           QStringLiteral("-N"), QString(), QStringLiteral("-f"),
+                           m_sshd.path(QStringLiteral("stranger_key"))});
         HostConfig strangerKey = config();
         strangerKey.identityFile = m_sshd.path(QStringLiteral("stranger_key"));
         a = attempt(strangerKey, accepting());
@@ -204,7 +207,8 @@ private Q_SLOTS:
             ++finished;
         });
         QTimer sampler;
-        connect(&sampler, &QTimer::timeout, this, [&] { maxRunning = qMax(maxRunning, pool.runningCount()); });
+        connect(&sampler, &QTimer::timeout, this,
+                [&] { maxRunning = qMax(maxRunning, pool.runningCount()); });
         sampler.start(5);
         pool.start();
         for (int i = 0; i < 4; ++i)
@@ -223,7 +227,8 @@ private Q_SLOTS:
         HostPool pool;
         pool.addHost(new SshHost(config(1), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting()));
         QList<Evaluation> results;
-        connect(&pool, &HostPool::evaluationFinished, this, [&](quint64, const Evaluation &e) { results << e; });
+        connect(&pool, &HostPool::evaluationFinished, this,
+                [&](quint64, const Evaluation &e) { results << e; });
         pool.start();
         EvalRequest slow = quickEval(QStringLiteral("gqa_full"), QStringLiteral("small"), false);
         slow.seeds = {1, 2, 3, 4, 5, 6, 7, 8}; // several seconds of work, so the kill lands mid-evaluation
@@ -248,15 +253,18 @@ private Q_SLOTS:
         const QString wrapper = m_sshd.path(QStringLiteral("noisy-python"));
         QFile f(wrapper);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("#!/bin/sh\necho 'Welcome to the cluster!'\necho '{not json'\necho '[1,2,3]'\nexec /usr/bin/python3 \"$@\"\n");
+        f.write("#!/bin/sh\necho 'Welcome to the cluster!'\necho '{not json'\necho '[1,2,3]'\nexec "
+                "/usr/bin/python3 \"$@\"\n");
         f.close();
-        QFile::setPermissions(wrapper, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        QFile::setPermissions(wrapper,
+                              QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
         HostConfig noisy = config();
         noisy.python = wrapper;
         HostPool pool;
         pool.addHost(new SshHost(noisy, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting()));
         QList<Evaluation> results;
-        connect(&pool, &HostPool::evaluationFinished, this, [&](quint64, const Evaluation &e) { results << e; });
+        connect(&pool, &HostPool::evaluationFinished, this,
+                [&](quint64, const Evaluation &e) { results << e; });
         pool.start();
         pool.submit(quickEval(QStringLiteral("silu"), QStringLiteral("small"), true));
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 60000);

@@ -1,0 +1,26 @@
+#include "subcommandparser.h"
+
+#include <QCommandLineParser>
+#include <QTextStream>
+
+QTextStream &SubcommandParser::err()
+{
+    static QTextStream stream(stderr);
+    return stream;
+}
+
+bool SubcommandParser::parse(QCommandLineParser &parser, const QString &label, const QStringList &arguments, int &status)
+{
+    parser.addHelpOption();
+    if (!parser.parse(QStringList{label} + arguments)) {
+        err() << label << ": " << parser.errorText() << "\n";
+        status = 2;
+        return false;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        status = 0;
+        return false;
+    }
+    return true;
+}
