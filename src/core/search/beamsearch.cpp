@@ -1,0 +1,546 @@
+#include "search/beamsearch.h"
+
+#include "agents/executor.h"
+#include "agents/fixer.h"
+#include "agents/planner.h"
+#include "agents/summarizer.h"
+#include "common/logcategories.h"
+#include "hosts/hostpool.h"
+#include "llm/chatclient.h"
+#include "memory/experiencestore.h"
+#include "model/kernelnormalizer.h"
+#include "store/sessionstore.h"
+
+#include <cmath>
+
+namespace {
+
+// Failures the fixer can act on: the kernel text is wrong. Timeouts, crashes and infrastructure errors are
+// not the kernel's text to fix.
+bool fixable(const Evaluation &e)
+{
+    return e.status == QLatin1String("compile_error") || e.status == QLatin1String("runtime_error") ||
+           e.status == QLatin1String("incorrect") || e.status == QLatin1String("rejected") ||
+           (e.ok() && e.correctKnown && !e.correct);
+}
+
+std::optional<double> positive(double v)
+{
+    return v > 0 && std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+} // namespace
+
+BeamSearch::BeamSearch(HostPool *pool, SessionStore *store, const PromptLibrary *prompts, QObject *parent)
+    : QObject(parent), m_pool(pool), m_store(store), m_prompts(prompts)
+{
+    connect(m_pool, &HostPool::evaluationFinished, this, &BeamSearch::onEvaluationFinished);
+}
+
+BeamSearch::~BeamSearch()
+{
+    if (m_state != State::Idle && m_state != State::Finished)
+        finish(StopReason::Stopped);
+}
+
+void BeamSearch::setClient(ChatClient *client)
+{
+    for (AgentRole role : AgentRoles::all())
+        setClient(role, client);
+}
+
+void BeamSearch::setClient(AgentRole role, ChatClient *client)
+{
+    if (client && !m_clients.values().contains(client))
+        connect(client, &ChatClient::finished, this, [this, client](quint64 id, const ChatReply &reply) {
+            if (m_sending) { // finished inside send(): send() handles it once it knows the id
+                m_early.append({id, reply});
+                return;
+            }
+            const auto it = m_calls.find({client, id});
+            if (it == m_calls.end())
+                return; // not ours, or given up on
+            const Call call = it.value();
+            m_calls.erase(it);
+            onChatFinished(call, reply);
+        });
+    m_clients.insert(role, client);
+}
+
+ChatClient *BeamSearch::clientFor(AgentRole role) const
+{
+    return m_clients.value(role, nullptr);
+}
+
+QStringList BeamSearch::beam() const
+{
+    QStringList ids;
+    for (const ScoredKernel &k : m_beam)
+        ids << k.candidateId;
+    return ids;
+}
+
+std::optional<Evaluation> BeamSearch::bestEvaluation() const
+{
+    if (m_best.candidateId.isEmpty())
+        return std::nullopt;
+    return m_best.evaluation;
+}
+
+bool BeamSearch::storeOk(bool ok, const QString &what)
+{
+    if (!ok) {
+        m_error = QStringLiteral("the session store refused %1: %2").arg(what, m_store->lastError());
+        qCWarning(lcSearch).noquote() << m_error;
+    }
+    return ok;
+}
+
+bool BeamSearch::start(const Task &task, const SearchConfig &config)
+{
+    if (m_state != State::Idle && m_state != State::Finished) {
+        m_error = QStringLiteral("a search is already running");
+        return false;
+    }
+    if (const QStringList problems = config.problems(); !problems.isEmpty()) {
+        m_error = QStringLiteral("invalid search settings: ") + problems.join(QStringLiteral("; "));
+        return false;
+    }
+    for (AgentRole role : AgentRoles::all())
+        if (!clientFor(role)) {
+            m_error = QStringLiteral("no model is assigned to the %1 role").arg(AgentRoles::name(role));
+            return false;
+        }
+    if (task.kernel.trimmed().isEmpty()) {
+        m_error = QStringLiteral("the task has no starting kernel");
+        return false;
+    }
+    m_task = task;
+    m_config = config;
+    m_candidates.clear();
+    m_evaluations.clear();
+    m_beam.clear();
+    m_children.clear();
+    m_best = {};
+    m_calls.clear();
+    m_jobs.clear();
+    m_pairs.clear();
+    m_iteration = 0;
+    m_pending = 0;
+    m_withoutImprovement = 0;
+    m_costUsd = 0;
+    m_tokens = 0;
+    m_stopReason = StopReason::None;
+    m_error.clear();
+
+    SessionRecord session;
+    session.taskName = task.name;
+    session.task = task.ref;
+    session.target = task.target;
+    session.backend = task.backend;
+    session.config = config.toJson();
+    if (!storeOk(m_store->createSession(session), QStringLiteral("the new session")))
+        return false;
+    m_sessionId = session.id;
+    m_store->setActiveSession(m_sessionId);
+    m_clock.start();
+
+    Candidate baseline;
+    baseline.id = SessionStore::baselineCandidateId(m_sessionId);
+    baseline.sessionId = m_sessionId;
+    baseline.origin = Candidate::Origin::Baseline;
+    baseline.source = task.kernel;
+    if (!storeOk(m_store->addCandidate(baseline), QStringLiteral("the baseline")))
+        return false;
+    m_baselineId = baseline.id;
+    m_candidates.insert(baseline.id, baseline);
+    m_state = State::Baseline;
+    qCInfo(lcSearch).noquote() << "session" << m_sessionId << "task" << task.name
+                               << "evaluating the baseline";
+    submitCandidate(baseline, QString(), Plan{});
+    return true;
+}
+
+void BeamSearch::stop()
+{
+    if (m_state == State::Idle || m_state == State::Finished)
+        return;
+    finish(StopReason::Stopped);
+}
+
+void BeamSearch::send(const Call &call, const ChatMessages &messages, const QString &tag)
+{
+    ChatClient *client = clientFor(call.role);
+    ChatRequest request;
+    request.messages = messages;
+    request.role = call.role;
+    request.tag = tag;
+    ++m_pending;
+    // send() may finish the call before it returns (an unusable endpoint); such a reply is held until the
+    // call is registered under its id.
+    m_sending = true;
+    m_early.clear();
+    const quint64 id = client->send(request);
+    m_sending = false;
+    m_calls.insert({client, id}, call);
+    for (const auto &early : std::as_const(m_early))
+        if (early.first == id) {
+            m_calls.remove({client, id});
+            onChatFinished(call, early.second);
+        }
+    m_early.clear();
+}
+
+void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan)
+{
+    EvalRequest request;
+    request.task = m_task.ref;
+    request.kernelSource = candidate.source;
+    request.kernelName = candidate.id;
+    request.backend = m_task.backend;
+    request.target = m_task.target;
+    request.size = m_task.size;
+    request.timeoutSeconds = m_task.evalTimeoutSeconds;
+    ++m_pending;
+    const quint64 job = m_pool->submit(request);
+    if (candidate.origin == Candidate::Origin::Baseline)
+        m_baselineJob = job;
+    m_jobs.insert(job, Job{candidate.id, beamParentId, plan});
+}
+
+void BeamSearch::onEvaluationFinished(quint64 jobId, const Evaluation &evaluation)
+{
+    const auto it = m_jobs.find(jobId);
+    if (it == m_jobs.end())
+        return; // another user of the pool, or a job given up on
+    const Job job = it.value();
+    m_jobs.erase(it);
+    if (m_state == State::Finished || m_state == State::Idle)
+        return;
+    storeOk(m_store->addEvaluation(job.candidateId, evaluation), QStringLiteral("an evaluation"));
+    m_evaluations.insert(job.candidateId, evaluation);
+    const Candidate candidate = m_candidates.value(job.candidateId);
+    Q_EMIT candidateEvaluated(candidate, evaluation);
+
+    if (candidate.origin == Candidate::Origin::Baseline) {
+        --m_pending;
+        onBaseline(evaluation);
+        return;
+    }
+    if (Selection::isUsable(evaluation)) {
+        m_children << ScoredKernel{candidate.id, job.beamParentId, candidate.sourceHash, evaluation};
+    } else if (fixable(evaluation) && candidate.fixRound < m_config.fixRounds && !checkBudgets()) {
+        Call call;
+        call.role = AgentRole::Fixer;
+        call.beamParentId = job.beamParentId;
+        call.planIndex = candidate.planIndex;
+        call.sampleIndex = candidate.sampleIndex;
+        call.fixRound = candidate.fixRound + 1;
+        call.planId = candidate.planId;
+        call.plan = job.plan;
+        call.brokenCandidateId = candidate.id;
+        Fixer::Input input;
+        input.reference = m_task.reference;
+        input.kernel = candidate.source;
+        input.plan = job.plan;
+        input.failure.status = evaluation.status;
+        input.failure.message = evaluation.error;
+        input.failure.l2RelErr =
+            evaluation.l2RelErr >= 0 ? std::optional<double>(evaluation.l2RelErr) : std::nullopt;
+        input.failure.maxAbsErr =
+            evaluation.maxAbsErr >= 0 ? std::optional<double>(evaluation.maxAbsErr) : std::nullopt;
+        send(call, Fixer::messages(*m_prompts, input), candidate.id);
+    }
+    workDone();
+}
+
+void BeamSearch::onBaseline(const Evaluation &evaluation)
+{
+    Q_EMIT baselineEvaluated(evaluation);
+    if (!Selection::isUsable(evaluation)) {
+        m_error = QStringLiteral("the starting kernel is not usable (%1): %2")
+                      .arg(evaluation.status, evaluation.error.isEmpty() ? QStringLiteral("incorrect result")
+                                                                         : evaluation.error);
+        finish(StopReason::Failed);
+        return;
+    }
+    const Candidate &baseline = m_candidates[m_baselineId];
+    m_beam = {ScoredKernel{m_baselineId, QString(), baseline.sourceHash, evaluation}};
+    m_best = m_beam.first();
+    storeOk(m_store->transaction([&] {
+        return m_store->setBeam(m_sessionId, 0, {m_baselineId}) &&
+               m_store->markStepCompleted(m_sessionId, 0, QStringLiteral("baseline"));
+    }),
+            QStringLiteral("the baseline beam"));
+    Q_EMIT beamChanged(0, beam());
+    emitProgress();
+    m_iteration = 1;
+    startIteration();
+}
+
+void BeamSearch::startIteration()
+{
+    SearchProgress p;
+    p.iterationsDone = m_iteration - 1;
+    p.costUsd = m_costUsd;
+    p.tokens = m_tokens;
+    p.wallSeconds = m_clock.elapsed() / 1000.0;
+    p.bestPercentOfPeak = positive(m_best.evaluation.percentOfPeak);
+    p.iterationsWithoutImprovement = m_withoutImprovement;
+    if (const StopReason reason = StopRules::check(m_config, p); reason != StopReason::None) {
+        finish(reason);
+        return;
+    }
+    m_state = State::Generating;
+    m_children.clear();
+    qCInfo(lcSearch).noquote() << "iteration" << m_iteration << "beam" << beam().join(QStringLiteral(", "));
+    // Hold the end-of-step check until every first call is out, so a call that fails at once cannot end the
+    // step before its siblings are sent.
+    ++m_pending;
+    for (const ScoredKernel &parent : std::as_const(m_beam))
+        for (int i = 0; i < m_config.plansPerKernel; ++i)
+            askPlanner(parent.candidateId, i);
+    workDone();
+}
+
+void BeamSearch::askPlanner(const QString &beamKernelId, int planIndex)
+{
+    const Candidate &kernel = m_candidates[beamKernelId];
+    const Evaluation &evaluation = m_evaluations[beamKernelId];
+    Planner::Input input;
+    input.reference = m_task.reference;
+    input.kernel = kernel.source;
+    input.latencyMs = positive(evaluation.latencyMeanMs);
+    input.metrics = evaluation.metrics;
+    if (m_memory && m_config.expN > 0) {
+        const QList<ExperienceRecord> records =
+            m_memory->retrieve(m_task.name, m_task.target, kernel.source, m_config.expN);
+        for (const ExperienceRecord &r : records)
+            input.experiences << r.experience;
+    }
+    Call call;
+    call.role = AgentRole::Planner;
+    call.beamParentId = beamKernelId;
+    call.planIndex = planIndex;
+    call.planId = SessionStore::planId(m_sessionId, m_iteration, beamKernelId, planIndex);
+    send(call, Planner::messages(*m_prompts, input), call.planId);
+}
+
+void BeamSearch::onChatFinished(const Call &call, const ChatReply &reply)
+{
+    if (reply.usage)
+        m_tokens += reply.usage->inputTokens + reply.usage->outputTokens;
+    if (reply.costUsd)
+        m_costUsd += *reply.costUsd;
+    if (m_state == State::Finished || m_state == State::Idle)
+        return;
+    if (!reply.ok())
+        qCWarning(lcSearch).noquote() << AgentRoles::name(call.role) << "call failed:" << reply.errorText;
+    else if (call.role == AgentRole::Planner)
+        onPlan(call, reply);
+    else if (call.role == AgentRole::Summarizer)
+        onSummary(call, reply);
+    else
+        onKernel(call, reply);
+    workDone();
+}
+
+void BeamSearch::onPlan(const Call &call, const ChatReply &reply)
+{
+    const ParseResult<Plan> parsed = Planner::parse(reply.content);
+    if (!parsed.ok()) {
+        qCWarning(lcSearch).noquote() << "unusable plan:" << parsed.error().message;
+        return;
+    }
+    PlanRecord record;
+    record.id = call.planId;
+    record.sessionId = m_sessionId;
+    record.iteration = m_iteration;
+    record.parentCandidateId = call.beamParentId;
+    record.planIndex = call.planIndex;
+    record.plan = parsed.value();
+    if (!storeOk(m_store->addPlan(record), QStringLiteral("a plan")))
+        return;
+    if (checkBudgets())
+        return;
+    Executor::Input input;
+    input.reference = m_task.reference;
+    input.kernel = m_candidates[call.beamParentId].source;
+    input.plan = record.plan;
+    for (int k = 0; k < m_config.samplesPerPlan; ++k) {
+        Call next = call;
+        next.role = AgentRole::Executor;
+        next.sampleIndex = k;
+        next.plan = record.plan;
+        send(next, Executor::messages(*m_prompts, input),
+             SessionStore::candidateId(m_sessionId, m_iteration, call.beamParentId, call.planIndex, k, 0));
+    }
+}
+
+void BeamSearch::onKernel(const Call &call, const ChatReply &reply)
+{
+    const auto parsed =
+        call.role == AgentRole::Fixer ? Fixer::parse(reply.content) : Executor::parse(reply.content);
+    if (!parsed.ok()) {
+        qCWarning(lcSearch).noquote()
+            << AgentRoles::name(call.role) << "reply has no kernel:" << parsed.error().message;
+        return;
+    }
+    Candidate c;
+    c.sessionId = m_sessionId;
+    c.iteration = m_iteration;
+    c.id = SessionStore::candidateId(m_sessionId, m_iteration, call.beamParentId, call.planIndex,
+                                     call.sampleIndex, call.fixRound);
+    c.parentId = call.role == AgentRole::Fixer ? call.brokenCandidateId : call.beamParentId;
+    c.planId = call.planId;
+    c.planIndex = call.planIndex;
+    c.sampleIndex = call.sampleIndex;
+    c.fixRound = call.fixRound;
+    c.origin = call.role == AgentRole::Fixer ? Candidate::Origin::Fixer : Candidate::Origin::Executor;
+    c.source = parsed.value().source;
+    c.sourceHash = KernelNormalizer::hash(c.source);
+    if (!storeOk(m_store->addCandidate(c), QStringLiteral("a candidate")))
+        return;
+    m_candidates.insert(c.id, c);
+    submitCandidate(c, call.beamParentId, call.plan);
+}
+
+void BeamSearch::workDone()
+{
+    if (--m_pending > 0 || m_state == State::Finished)
+        return;
+    if (m_state == State::Generating)
+        selectAndSummarize();
+    else if (m_state == State::Summarizing)
+        finishIteration();
+}
+
+void BeamSearch::selectAndSummarize()
+{
+    const ScoredKernel previousBest = m_best;
+    const QList<ScoredKernel> parents = m_beam;
+    m_beam = Selection::nextBeam(parents, m_children, m_config.beamWidth, m_config.noiseFloor);
+    if (m_beam.isEmpty())
+        m_beam = parents; // cannot happen with usable parents; kept as a guard
+    m_best = m_beam.first();
+    const bool improved =
+        Selection::isFaster(m_best.evaluation, previousBest.evaluation, m_config.noiseFloor);
+    m_withoutImprovement = improved ? 0 : m_withoutImprovement + 1;
+    storeOk(m_store->transaction([&] {
+        return m_store->setBeam(m_sessionId, m_iteration, beam()) &&
+               m_store->markStepCompleted(m_sessionId, m_iteration, QStringLiteral("select"));
+    }),
+            QStringLiteral("the beam"));
+    qCInfo(lcSearch).noquote() << "iteration" << m_iteration << "children" << m_children.size() << "best"
+                               << m_best.evaluation.latencyMeanMs << "ms" << (improved ? "(improved)" : "");
+    Q_EMIT beamChanged(m_iteration, beam());
+    emitProgress();
+
+    m_state = State::Summarizing;
+    m_pairs = m_memory ? Selection::experiencePairs(parents, m_children, m_config.gainThreshold,
+                                                    m_config.lossThreshold, m_config.topK)
+                       : QList<ExperiencePair>{};
+    ++m_pending;
+    for (int i = 0; i < m_pairs.size() && !checkBudgets(); ++i) {
+        const ExperiencePair &pair = m_pairs.at(i);
+        Summarizer::Input input;
+        input.beforeKernel = m_candidates[pair.before.candidateId].source;
+        input.afterKernel = m_candidates[pair.after.candidateId].source;
+        input.speedup = pair.speedup;
+        input.beforeLatencyMs = positive(pair.before.evaluation.latencyMeanMs);
+        input.beforeMetrics = pair.before.evaluation.metrics;
+        input.afterLatencyMs = positive(pair.after.evaluation.latencyMeanMs);
+        input.afterMetrics = pair.after.evaluation.metrics;
+        Call call;
+        call.role = AgentRole::Summarizer;
+        call.beamParentId = pair.before.candidateId;
+        call.pairIndex = i;
+        send(call, Summarizer::messages(*m_prompts, input), pair.after.candidateId);
+    }
+    workDone();
+}
+
+void BeamSearch::onSummary(const Call &call, const ChatReply &reply)
+{
+    if (!m_memory || call.pairIndex < 0 || call.pairIndex >= m_pairs.size())
+        return;
+    const ExperiencePair &pair = m_pairs.at(call.pairIndex);
+    const ParseResult<Experience> parsed = Summarizer::parse(reply.content, pair.speedup);
+    if (!parsed.ok()) {
+        qCWarning(lcSearch).noquote() << "unusable summary:" << parsed.error().message;
+        return;
+    }
+    ExperienceRecord record;
+    record.task = m_task.name;
+    record.target = m_task.target;
+    record.experience = parsed.value();
+    record.sessionId = m_sessionId;
+    // slow = the slower kernel of the two, whichever way the change went
+    const bool negative = pair.isNegative();
+    const ScoredKernel &slow = negative ? pair.after : pair.before;
+    const ScoredKernel &fast = negative ? pair.before : pair.after;
+    record.slowCandidateId = slow.candidateId;
+    record.fastCandidateId = fast.candidateId;
+    record.slowHash = slow.sourceHash;
+    record.fastHash = fast.sourceHash;
+    if (!m_memory->add(record))
+        qCWarning(lcSearch).noquote() << "the memory refused an experience:" << m_memory->lastError();
+}
+
+void BeamSearch::finishIteration()
+{
+    storeOk(m_store->markStepCompleted(m_sessionId, m_iteration, QStringLiteral("summarize")),
+            QStringLiteral("the end of an iteration"));
+    ++m_iteration;
+    startIteration();
+}
+
+bool BeamSearch::checkBudgets()
+{
+    if (m_state == State::Finished)
+        return true;
+    SearchProgress p;
+    p.costUsd = m_costUsd;
+    p.tokens = m_tokens;
+    p.wallSeconds = m_clock.elapsed() / 1000.0;
+    const StopReason reason = StopRules::checkBudgets(m_config, p);
+    if (reason == StopReason::None)
+        return false;
+    // Let what is in flight land; start nothing new. The step ends when the last reply arrives.
+    if (m_stopReason == StopReason::None) {
+        m_stopReason = reason;
+        qCInfo(lcSearch).noquote() << "budget reached:" << StopRules::describe(reason);
+    }
+    return true;
+}
+
+void BeamSearch::emitProgress()
+{
+    Q_EMIT progress(m_iteration, m_best.evaluation.latencyMeanMs, m_best.evaluation.percentOfPeak, m_costUsd);
+}
+
+void BeamSearch::finish(StopReason reason)
+{
+    if (m_state == State::Finished)
+        return;
+    if (m_stopReason != StopReason::None && reason != StopReason::Stopped && reason != StopReason::Failed)
+        reason = m_stopReason; // a budget hit earlier decided it
+    m_state = State::Finished;
+    m_stopReason = reason;
+    // Forget everything in flight before cancelling, so the cancellations' own signals are dropped.
+    const auto calls = m_calls.keys();
+    m_calls.clear();
+    const auto jobs = m_jobs.keys();
+    m_jobs.clear();
+    m_pending = 0;
+    for (const auto &key : calls)
+        key.first->cancel(key.second);
+    for (quint64 job : jobs)
+        m_pool->cancel(job);
+    const SessionRecord::Status status = reason == StopReason::Stopped  ? SessionRecord::Status::Stopped
+                                         : reason == StopReason::Failed ? SessionRecord::Status::Crashed
+                                                                        : SessionRecord::Status::Finished;
+    storeOk(m_store->setStatus(m_sessionId, status), QStringLiteral("the session status"));
+    qCInfo(lcSearch).noquote() << "session" << m_sessionId << "finished:" << StopRules::describe(reason);
+    Q_EMIT finished(reason);
+}

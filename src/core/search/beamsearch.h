@@ -1,0 +1,156 @@
+#pragma once
+
+#include "llm/agentrole.h"
+#include "llm/chatmessage.h"
+#include "llm/chatreply.h"
+#include "model/candidate.h"
+#include "model/evaluation.h"
+#include "model/plan.h"
+#include "search/searchconfig.h"
+#include "search/selection.h"
+#include "search/stoprules.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QJsonObject>
+#include <QMap>
+#include <QObject>
+
+class ChatClient;
+class ExperienceStore;
+class HostPool;
+class PromptLibrary;
+class SessionStore;
+
+// The orchestrator of one optimization (DESIGN.md §3). Event-driven: every step is a ChatClient call or a
+// HostPool job, and the search advances in their finished() handlers, so nothing blocks the thread it lives
+// on. Per iteration and beam kernel it asks the planner N times, each plan the executor K times, evaluates
+// every kernel, sends failures to the fixer (up to F rounds), then selects the next beam (Selection) and has
+// the summarizer turn the iteration's strongest slow->fast pairs into experiences. A failed call or
+// evaluation costs one sample, never the step. Everything goes to the SessionStore as it happens.
+class BeamSearch : public QObject
+{
+    Q_OBJECT
+public:
+    // What is optimized and where it runs.
+    struct Task
+    {
+        QString name;      // the task's name: the memory and the session key on it
+        QJsonObject ref;   // EvalRequest::task, e.g. {"name": "silu"}
+        QString reference; // the numpy reference source the agents see
+        QString kernel;    // the starting kernel (the baseline)
+        QString backend = QStringLiteral("sim");
+        QString target = QStringLiteral("trn1");
+        QString size = QStringLiteral("full");
+        double evalTimeoutSeconds = 600;
+    };
+    enum class State
+    {
+        Idle,
+        Baseline,
+        Generating, // planner, executor, fixer calls and evaluations of one iteration
+        Summarizing,
+        Finished
+    };
+
+    BeamSearch(HostPool *pool, SessionStore *store, const PromptLibrary *prompts, QObject *parent = nullptr);
+    ~BeamSearch() override;
+
+    void setClient(ChatClient *client);                            // every role
+    void setClient(AgentRole role, ChatClient *client);            // one role
+    void setMemory(ExperienceStore *memory) { m_memory = memory; } // optional: no memory, no experiences
+
+    // False (with the reason in lastError()) when the config is invalid, a role has no client or the store
+    // refuses the session. Otherwise the baseline is submitted and finished() follows eventually.
+    bool start(const Task &task, const SearchConfig &config);
+    void stop(); // cancels what is in flight; finished(Stopped) follows at once
+
+    State state() const { return m_state; }
+    QString sessionId() const { return m_sessionId; }
+    QString lastError() const { return m_error; }
+    int iteration() const { return m_iteration; }
+    QStringList beam() const;
+    QString bestCandidateId() const { return m_best.candidateId; }
+    std::optional<Evaluation> bestEvaluation() const;
+    double costUsd() const { return m_costUsd; }
+    qint64 tokens() const { return m_tokens; }
+    StopReason stopReason() const { return m_stopReason; }
+
+Q_SIGNALS:
+    void baselineEvaluated(const Evaluation &evaluation);
+    void candidateEvaluated(const Candidate &candidate, const Evaluation &evaluation);
+    void beamChanged(int iteration, const QStringList &candidateIds);
+    void progress(int iteration, double bestLatencyMs, double bestPercentOfPeak, double costUsd);
+    void finished(StopReason reason);
+
+private:
+    struct Call
+    {
+        AgentRole role = AgentRole::Planner;
+        QString beamParentId; // the beam kernel this work descends from
+        int planIndex = -1;
+        int sampleIndex = -1;
+        int fixRound = 0;
+        QString planId;
+        Plan plan;
+        QString brokenCandidateId; // fixer: the candidate it repairs
+        int pairIndex = -1;        // summarizer: which of m_pairs
+    };
+    struct Job
+    {
+        QString candidateId;
+        QString beamParentId;
+        Plan plan;
+    };
+
+    ChatClient *clientFor(AgentRole role) const;
+    void send(const Call &call, const ChatMessages &messages, const QString &tag);
+    void onChatFinished(const Call &call, const ChatReply &reply);
+    void onEvaluationFinished(quint64 job, const Evaluation &evaluation);
+    void onBaseline(const Evaluation &evaluation);
+    void startIteration();
+    void askPlanner(const QString &beamKernelId, int planIndex);
+    void onPlan(const Call &call, const ChatReply &reply);
+    void onKernel(const Call &call, const ChatReply &reply);
+    void onSummary(const Call &call, const ChatReply &reply);
+    void submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan);
+    void workDone();
+    void selectAndSummarize();
+    void finishIteration();
+    void finish(StopReason reason);
+    bool checkBudgets();
+    void emitProgress();
+    bool storeOk(bool ok, const QString &what);
+
+    HostPool *m_pool;
+    SessionStore *m_store;
+    const PromptLibrary *m_prompts;
+    ExperienceStore *m_memory = nullptr;
+    QMap<AgentRole, ChatClient *> m_clients;
+
+    Task m_task;
+    SearchConfig m_config;
+    State m_state = State::Idle;
+    QString m_sessionId;
+    QString m_error;
+    StopReason m_stopReason = StopReason::None;
+    int m_iteration = 0;
+    int m_pending = 0; // calls and evaluations of the current step still out
+    int m_withoutImprovement = 0;
+    double m_costUsd = 0;
+    qint64 m_tokens = 0;
+    QElapsedTimer m_clock;
+
+    QHash<QString, Candidate> m_candidates;
+    QHash<QString, Evaluation> m_evaluations;
+    QList<ScoredKernel> m_beam;
+    QList<ScoredKernel> m_children;
+    ScoredKernel m_best;
+    QMap<QPair<ChatClient *, quint64>, Call> m_calls;
+    QHash<quint64, Job> m_jobs;
+    QString m_baselineId;
+    quint64 m_baselineJob = 0;
+    QList<ExperiencePair> m_pairs;
+    bool m_sending = false;
+    QList<QPair<quint64, ChatReply>> m_early;
+};

@@ -1,0 +1,119 @@
+#include "search/selection.h"
+
+#include <QHash>
+#include <QSet>
+
+#include <algorithm>
+#include <cmath>
+
+namespace Selection {
+
+bool isUsable(const Evaluation &evaluation)
+{
+    return evaluation.ok() && evaluation.correctKnown && evaluation.correct && evaluation.latencyMeanMs > 0 &&
+           std::isfinite(evaluation.latencyMeanMs);
+}
+
+double relativeNoise(const Evaluation &a, const Evaluation &b, double floor)
+{
+    auto spread = [](const Evaluation &e) { return std::isfinite(e.relSpread) ? e.relSpread : 0.0; };
+    return std::max({spread(a), spread(b), floor});
+}
+
+bool isFaster(const Evaluation &child, const Evaluation &parent, double floor)
+{
+    if (!isUsable(child) || !isUsable(parent))
+        return false;
+    return child.latencyMeanMs * (1.0 + relativeNoise(child, parent, floor)) < parent.latencyMeanMs;
+}
+
+QList<ScoredKernel> nextBeam(const QList<ScoredKernel> &parents, const QList<ScoredKernel> &children,
+                             int width, double noiseFloor)
+{
+    struct Entry
+    {
+        ScoredKernel kernel;
+        double key = 0; // the latency it ranks by
+        int tier = 0;   // at equal key: parents (0) before children (1)
+        int order = 0;  // then in the order given
+    };
+    QHash<QString, Evaluation> parentEval;
+    for (const ScoredKernel &p : parents)
+        if (isUsable(p.evaluation))
+            parentEval.insert(p.candidateId, p.evaluation);
+
+    QList<Entry> pool;
+    QSet<QString> seen;
+    int order = 0;
+    auto offer = [&](const ScoredKernel &k, int tier) {
+        if (!isUsable(k.evaluation))
+            return;
+        // A kernel without a hash is distinct by its id: never merge unknowns.
+        const QString identity =
+            k.sourceHash.isEmpty() ? QStringLiteral("id:") + k.candidateId : k.sourceHash;
+        if (seen.contains(identity))
+            return;
+        seen.insert(identity);
+        Entry e{k, k.evaluation.latencyMeanMs, tier, order++};
+        if (tier == 1) {
+            const auto parent = parentEval.constFind(k.parentId);
+            if (parent != parentEval.constEnd() && e.key < parent->latencyMeanMs &&
+                !isFaster(k.evaluation, *parent, noiseFloor))
+                e.key = parent->latencyMeanMs; // within the noise: no better than the parent
+        }
+        pool << e;
+    };
+    for (const ScoredKernel &p : parents)
+        offer(p, 0);
+    for (const ScoredKernel &c : children)
+        offer(c, 1);
+    std::stable_sort(pool.begin(), pool.end(), [](const Entry &a, const Entry &b) {
+        if (a.key != b.key)
+            return a.key < b.key;
+        if (a.tier != b.tier)
+            return a.tier < b.tier;
+        return a.order < b.order;
+    });
+    QList<ScoredKernel> beam;
+    for (const Entry &e : pool) {
+        if (beam.size() >= width)
+            break;
+        beam << e.kernel;
+    }
+    return beam;
+}
+
+QList<ExperiencePair> experiencePairs(const QList<ScoredKernel> &parents, const QList<ScoredKernel> &children,
+                                      double gain, double loss, int topK)
+{
+    QHash<QString, ScoredKernel> byId;
+    for (const ScoredKernel &p : parents)
+        if (isUsable(p.evaluation))
+            byId.insert(p.candidateId, p);
+    QList<ExperiencePair> pairs;
+    QSet<QString> seen;
+    for (const ScoredKernel &c : children) {
+        const auto parent = byId.constFind(c.parentId);
+        if (parent == byId.constEnd() || !isUsable(c.evaluation))
+            continue;
+        if (!c.sourceHash.isEmpty() && c.sourceHash == parent->sourceHash)
+            continue; // the same kernel: nothing to learn
+        const double speedup = parent->evaluation.latencyMeanMs / c.evaluation.latencyMeanMs;
+        if (!(speedup >= gain || speedup <= loss))
+            continue;
+        const QString key =
+            c.parentId + QLatin1Char('/') + (c.sourceHash.isEmpty() ? c.candidateId : c.sourceHash);
+        if (seen.contains(key))
+            continue;
+        seen.insert(key);
+        pairs << ExperiencePair{*parent, c, speedup};
+    }
+    std::stable_sort(pairs.begin(), pairs.end(), [](const ExperiencePair &a, const ExperiencePair &b) {
+        return std::fabs(std::log(a.speedup)) > std::fabs(std::log(b.speedup));
+    });
+    if (topK >= 0 && pairs.size() > topK)
+        pairs.resize(topK);
+    return pairs;
+}
+
+} // namespace Selection

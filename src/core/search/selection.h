@@ -1,0 +1,59 @@
+#pragma once
+
+#include "model/evaluation.h"
+
+#include <QList>
+#include <QString>
+
+// A kernel as selection sees it: its candidate id, the beam kernel it was derived from (for a fixer's output,
+// the beam parent of the candidate it repaired, not the broken candidate), its normalized source hash and its
+// evaluation.
+struct ScoredKernel
+{
+    QString candidateId;
+    QString parentId; // empty for beam kernels that are not compared with a parent (the baseline)
+    QString sourceHash;
+    Evaluation evaluation;
+};
+
+// A measured before -> after change worth a lesson. speedup = before latency / after latency: above the gain
+// threshold a positive experience, below the loss threshold a negative one, kept as measured (not flipped).
+struct ExperiencePair
+{
+    ScoredKernel before; // the beam parent
+    ScoredKernel after;  // its child
+    double speedup = 1.0;
+    bool isNegative() const { return speedup < 1.0; }
+};
+
+// The selection rules of the loop (DESIGN.md §3 steps 5 and 6) as pure functions. Unlike the original
+// AccelOpt scripts (reference/accelopt-method.md §1.3, pitfall 2), selection is elitist: a parent stays in
+// the beam unless enough children are faster than it, so the best kernel never gets worse from one iteration
+// to the next.
+namespace Selection {
+
+// Status ok, known correct and a positive mean latency: a kernel that may enter the beam.
+bool isUsable(const Evaluation &evaluation);
+
+// The relative noise of comparing two measurements: the larger of their spreads, and at least `floor`
+// (a missing spread counts as the floor).
+double relativeNoise(const Evaluation &a, const Evaluation &b, double floor = 0.01);
+
+// True when `child` is faster than `parent` beyond the noise:
+// child latency * (1 + relativeNoise) < parent latency. Both must be usable.
+bool isFaster(const Evaluation &child, const Evaluation &parent, double floor = 0.01);
+
+// The next beam: the `width` fastest distinct (by source hash) usable kernels among parents and children,
+// fastest first. When two kernels share a hash the parent (or the first seen) is kept. A child that is faster
+// than its own parent only within the noise ranks right behind that parent, so measurement noise never
+// replaces a parent by an equivalent child.
+QList<ScoredKernel> nextBeam(const QList<ScoredKernel> &parents, const QList<ScoredKernel> &children,
+                             int width, double noiseFloor = 0.01);
+
+// Parent -> child pairs for the memory: usable pairs with a different source whose speedup is >= gain
+// (positive) or <= loss (negative), one per distinct (parent, child source), the `topK` with the largest
+// |log speedup| first.
+QList<ExperiencePair> experiencePairs(const QList<ScoredKernel> &parents, const QList<ScoredKernel> &children,
+                                      double gain, double loss, int topK);
+
+} // namespace Selection

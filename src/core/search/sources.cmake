@@ -1,0 +1,8 @@
+target_sources(accelopt_core PRIVATE
+  search/searchconfig.cpp search/searchconfig.h)
+target_sources(accelopt_core PRIVATE
+  search/selection.cpp search/selection.h)
+target_sources(accelopt_core PRIVATE
+  search/stoprules.cpp search/stoprules.h)
+target_sources(accelopt_core PRIVATE
+  search/beamsearch.cpp search/beamsearch.h)

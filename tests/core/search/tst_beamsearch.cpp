@@ -1,0 +1,276 @@
+#include "agents/promptlibrary.h"
+#include "common/datapaths.h"
+#include "hosts/hostconfig.h"
+#include "hosts/hostpool.h"
+#include "hosts/localhost.h"
+#include "llm/chatclient.h"
+#include "memory/experiencestore.h"
+#include "scriptedllmserver.h"
+#include "search/beamsearch.h"
+#include "store/sessionstore.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+// BeamSearch end to end on the local host with the real runner (nkisim, --size small) and ScriptedLlmServer,
+// a stand-in for a real model server on loopback: it answers each agent role with a canned reply. The
+// executor's kernel is a real, correct and faster variant of the silu baseline (one fused activation instead
+// of four instructions), so selection, the memory and the store see genuine measurements.
+class TestBeamSearch : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    PromptLibrary m_prompts;
+    QString m_baseline;
+    QString m_fast;
+    QString m_reference;
+
+    static QString read(const QString &path)
+    {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly))
+            qFatal("cannot read %s", qPrintable(path));
+        return QString::fromUtf8(f.readAll());
+    }
+    static QString fenced(const QString &code)
+    {
+        return QStringLiteral("```python\n") + code + QStringLiteral("```\n");
+    }
+
+    // Which agent a request is for, from the first words of its system prompt (prompts/<role>/system.md).
+    static AgentRole roleOf(const ScriptedLlmServer::Request &r)
+    {
+        const QString system = r.json.value(QStringLiteral("messages"))
+                                   .toArray()
+                                   .at(0)
+                                   .toObject()
+                                   .value(QStringLiteral("content"))
+                                   .toString();
+        if (system.contains(QStringLiteral("repairs kernels")))
+            return AgentRole::Fixer;
+        if (system.contains(QStringLiteral("notebook")))
+            return AgentRole::Summarizer;
+        if (system.contains(QStringLiteral("implement optimization plans")))
+            return AgentRole::Executor;
+        return AgentRole::Planner;
+    }
+
+    static QString planReply()
+    {
+        return QStringLiteral("Title: Fuse the four SiLU instructions into one activation\n"
+                              "1. Replace exp, add, reciprocal and multiply by nisa.activation(op=nl.silu).\n"
+                              "2. Keep the tiling as it is.\n");
+    }
+    static QString summaryReply()
+    {
+        return QStringLiteral("Title: Use the fused silu activation\n"
+                              "Lesson: One scalar-engine activation replaces four instructions per tile.\n"
+                              "Before:\n```python\ne = nisa.activation(op=nl.exp, data=x, scale=-1.0)\n```\n"
+                              "After:\n```python\ny = nisa.activation(op=nl.silu, data=x)\n```\n");
+    }
+
+    struct Rig
+    {
+        ScriptedLlmServer server;
+        HostPool pool;
+        SessionStore store;
+        ExperienceStore memory;
+        ChatClient *client = nullptr;
+        BeamSearch *search = nullptr;
+        Rig(const QString &dir, const PromptLibrary &prompts)
+            : store(dir + QStringLiteral("/workspace.sqlite")), memory(dir + QStringLiteral("/memory.sqlite"))
+        {
+            HostConfig c;
+            c.name = QStringLiteral("here");
+            c.slotCount = 2;
+            c.python = QStringLiteral("/usr/bin/python3");
+            pool.addHost(new LocalHost(c, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
+            pool.start();
+            server.start();
+            Endpoint e;
+            e.name = QStringLiteral("stand-in");
+            e.baseUrl = server.baseUrl();
+            e.model = QStringLiteral("stand-in-model");
+            e.timeoutMs = 10000;
+            e.concurrency = 3;
+            client = new ChatClient(e, &server);
+            RetryPolicy noRetry;
+            noRetry.maxAttempts = 1;
+            client->setRetryPolicy(noRetry);
+            client->setRecorder(&store);
+            search = new BeamSearch(&pool, &store, &prompts, &server);
+            search->setClient(client);
+            search->setMemory(&memory);
+        }
+        ~Rig() { pool.stop(); }
+    };
+
+    BeamSearch::Task task() const
+    {
+        BeamSearch::Task t;
+        t.name = QStringLiteral("silu");
+        t.ref = {{QStringLiteral("name"), QStringLiteral("silu")}};
+        t.reference = m_reference;
+        t.kernel = m_baseline;
+        t.size = QStringLiteral("small");
+        t.evalTimeoutSeconds = 120;
+        return t;
+    }
+    static SearchConfig tiny(int b, int n, int k, int t)
+    {
+        SearchConfig c;
+        c.beamWidth = b;
+        c.plansPerKernel = n;
+        c.samplesPerPlan = k;
+        c.iterations = t;
+        return c;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(m_prompts.load(DataPaths::promptsDir()), qPrintable(m_prompts.errors().join(u'\n')));
+        m_baseline = read(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"));
+        m_reference = read(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/reference.py"));
+        m_fast = read(QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/core/search/silu_fast.py"));
+    }
+
+    void oneStepFindsTheFasterKernel()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        rig.server.setHandler([this](const ScriptedLlmServer::Request &r) {
+            switch (roleOf(r)) {
+            case AgentRole::Planner:
+                return ScriptedLlmServer::completion(planReply());
+            case AgentRole::Summarizer:
+                return ScriptedLlmServer::completion(summaryReply());
+            default:
+                return ScriptedLlmServer::completion(fenced(m_fast));
+            }
+        });
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QSignalSpy beams(rig.search, &BeamSearch::beamChanged);
+        QVERIFY2(rig.search->start(task(), tiny(1, 1, 1, 1)), qPrintable(rig.search->lastError()));
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.first().first().value<StopReason>(), StopReason::Iterations);
+        QCOMPARE(beams.size(), 2); // the baseline, then iteration 1
+
+        const QString session = rig.search->sessionId();
+        const QString baselineId = SessionStore::baselineCandidateId(session);
+        const QStringList beam = rig.store.beam(session, 1);
+        QCOMPARE(beam.size(), 1);
+        QVERIFY(beam.first() != baselineId);
+        const auto base = rig.store.evaluation(baselineId);
+        const auto best = rig.store.evaluation(beam.first());
+        QVERIFY(base && best);
+        QVERIFY2(best->latencyMeanMs < base->latencyMeanMs,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(best->latencyMeanMs).arg(base->latencyMeanMs)));
+        QCOMPARE(rig.store.plans(session, 1).size(), 1);
+        QCOMPARE(rig.store.candidates(session).size(), 2);
+        QVERIFY(rig.store.isStepCompleted(session, 1, QStringLiteral("select")));
+        QVERIFY(rig.store.isStepCompleted(session, 1, QStringLiteral("summarize")));
+        QCOMPARE(rig.store.session(session)->status, SessionRecord::Status::Finished);
+        QCOMPARE(rig.store.costTotals(session).calls, 3); // planner, executor, summarizer
+        // The 1.4x gain became a positive experience.
+        const auto memory = rig.memory.list(QStringLiteral("silu"));
+        QCOMPARE(memory.size(), 1);
+        QVERIFY(!memory.first().isNegative());
+        QCOMPARE(memory.first().fastCandidateId, beam.first());
+        QCOMPARE(memory.first().slowCandidateId, baselineId);
+        QVERIFY(memory.first().experience.speedup > 1.04);
+        QVERIFY(rig.search->tokens() > 0);
+    }
+
+    void failuresCostOnlyTheirSample()
+    {
+        // B=2, N=2, K=2, T=2. Some executor replies are broken kernels (the fixer repairs them), one is an
+        // HTTP error, one has no code. The search still finishes, with the fast kernel in the beam.
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        int executorCalls = 0;
+        rig.server.setHandler([this, &executorCalls](const ScriptedLlmServer::Request &r) {
+            switch (roleOf(r)) {
+            case AgentRole::Planner:
+                return ScriptedLlmServer::completion(planReply());
+            case AgentRole::Summarizer:
+                return ScriptedLlmServer::completion(summaryReply());
+            case AgentRole::Fixer:
+                return ScriptedLlmServer::completion(fenced(m_fast));
+            case AgentRole::Executor:
+                break;
+            }
+            switch (executorCalls++ % 4) {
+            case 0:
+                return ScriptedLlmServer::error(400, "bad request");
+            case 1:
+                return ScriptedLlmServer::completion(QStringLiteral("I could not do it."));
+            case 2: {
+                QString broken = m_fast;
+                broken.replace(QStringLiteral("nl.silu"), QStringLiteral("nl.no_such_op"));
+                return ScriptedLlmServer::completion(fenced(broken));
+            }
+            default:
+                return ScriptedLlmServer::completion(
+                    fenced(m_baseline)); // unchanged: same hash as the parent
+            }
+        });
+        SearchConfig config = tiny(2, 2, 2, 2);
+        config.fixRounds = 1;
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QVERIFY2(rig.search->start(task(), config), qPrintable(rig.search->lastError()));
+        QVERIFY(done.wait(240000));
+        QCOMPARE(done.first().first().value<StopReason>(), StopReason::Iterations);
+        const QString session = rig.search->sessionId();
+        const QStringList beam = rig.store.beam(session, 2);
+        QVERIFY(!beam.isEmpty() && beam.size() <= 2);
+        const auto best = rig.store.candidate(beam.first());
+        QVERIFY(best);
+        QCOMPARE(best->origin, Candidate::Origin::Fixer);
+        QVERIFY(rig.server.maxInFlight() > 1); // planner calls went out concurrently
+        QVERIFY(rig.server.maxInFlight() <= 3);
+        // Distinct kernels only: the beam never holds two copies of one source.
+        if (beam.size() == 2)
+            QVERIFY(rig.store.candidate(beam[0])->sourceHash != rig.store.candidate(beam[1])->sourceHash);
+    }
+
+    void stopEndsAtOnce()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        ScriptedLlmServer::Response hang;
+        hang.hang = true;
+        rig.server.setHandler([hang](const ScriptedLlmServer::Request &) { return hang; });
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QSignalSpy base(rig.search, &BeamSearch::baselineEvaluated);
+        QVERIFY(rig.search->start(task(), tiny(1, 2, 1, 3)));
+        QVERIFY(base.wait(120000));
+        QTRY_VERIFY(rig.server.requestCount() >= 1);
+        rig.search->stop();
+        QCOMPARE(done.size(), 1);
+        QCOMPARE(done.first().first().value<StopReason>(), StopReason::Stopped);
+        QCOMPARE(rig.store.session(rig.search->sessionId())->status, SessionRecord::Status::Stopped);
+    }
+
+    void refusesBadStart()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open());
+        QVERIFY(!rig.search->start(task(), tiny(0, 1, 1, 1)));
+        QVERIFY(rig.search->lastError().contains(QStringLiteral("beam width")));
+        BeamSearch::Task empty = task();
+        empty.kernel.clear();
+        QVERIFY(!rig.search->start(empty, tiny(1, 1, 1, 1)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBeamSearch)
+#include "tst_beamsearch.moc"
