@@ -33,6 +33,8 @@ void EvalBatch::addCommonOptions(QCommandLineParser &parser)
          QStringLiteral("SECONDS"), QStringLiteral("600")},
         {QStringLiteral("jobs"), QStringLiteral("Parallel slots on a local host (default: 2)."),
          QStringLiteral("N")},
+        {QStringLiteral("seeds"), QStringLiteral("Correctness seeds, e.g. 1,2,3 (default: 3 fresh random ones)."),
+         QStringLiteral("LIST")},
         {QStringLiteral("json"), QStringLiteral("Print one JSON object per task instead of a table.")},
     });
 }
@@ -63,6 +65,18 @@ bool EvalBatch::applyOptions(const QCommandLineParser &parser, EvalRequest &requ
         return false;
     }
     request.timingOnly = parser.isSet(QStringLiteral("timing-only"));
+    request.seeds.clear();
+    if (parser.isSet(QStringLiteral("seeds"))) {
+        for (const QString &part : parser.value(QStringLiteral("seeds")).split(u',', Qt::SkipEmptyParts)) {
+            const int seed = part.trimmed().toInt(&ok);
+            if (!ok || seed < 0) {
+                error = QStringLiteral("--seeds takes non-negative whole numbers separated by commas, not '%1'")
+                            .arg(parser.value(QStringLiteral("seeds")));
+                return false;
+            }
+            request.seeds.append(seed);
+        }
+    }
     return true;
 }
 

@@ -11,6 +11,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
+#include <QLoggingCategory>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTextStream>
@@ -41,29 +42,23 @@ double median(QList<double> v)
     return v.isEmpty() ? 0 : v.at(v.size() / 2);
 }
 
-// Wall time of each evaluation submitted one after another on a started pool (its slots already warm).
-QList<double> sequential(HostPool &pool, int count)
+// Wall time of one evaluation on a started pool whose slot is already warm.
+double timedEval(HostPool &pool)
 {
-    QList<double> times;
-    for (int i = 0; i < count + 1; ++i) { // the first one warms the slot and is dropped
-        QEventLoop loop;
-        QElapsedTimer clock;
-        Evaluation result;
-        auto c =
-            QObject::connect(&pool, &HostPool::evaluationFinished, &loop, [&](quint64, const Evaluation &e) {
-                result = e;
-                loop.quit();
-            });
-        clock.start();
-        pool.submit(trivialEval());
-        loop.exec();
-        QObject::disconnect(c);
-        if (!result.ok())
-            qFatal("evaluation failed: %s", qPrintable(result.error));
-        if (i > 0)
-            times << clock.nsecsElapsed() / 1e6;
-    }
-    return times;
+    QEventLoop loop;
+    QElapsedTimer clock;
+    Evaluation result;
+    auto c = QObject::connect(&pool, &HostPool::evaluationFinished, &loop, [&](quint64, const Evaluation &e) {
+        result = e;
+        loop.quit();
+    });
+    clock.start();
+    pool.submit(trivialEval());
+    loop.exec();
+    QObject::disconnect(c);
+    if (!result.ok())
+        qFatal("evaluation failed: %s", qPrintable(result.error));
+    return clock.nsecsElapsed() / 1e6;
 }
 
 double throughput(HostPool &pool, int count)
@@ -117,6 +112,7 @@ void startAndWarm(HostPool &pool, int slotCount)
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
+    QLoggingCategory::setFilterRules(QStringLiteral("accelopt.*.info=false\naccelopt.*.debug=false"));
     const int n = argc > 1 ? QString::fromLatin1(argv[1]).toInt() : 50;
     QTextStream out(stdout);
     SshdFixture sshd;
@@ -134,13 +130,18 @@ int main(int argc, char *argv[])
     HostPool localPool;
     localPool.addHost(new LocalHost(local, nkibench));
     startAndWarm(localPool, 1);
-    const QList<double> localTimes = sequential(localPool, n);
-
     HostPool sshPool;
     auto *ssh = new SshHost(sshConfig(sshd, 1), nkibench, prompter);
     sshPool.addHost(ssh);
     startAndWarm(sshPool, 1);
-    const QList<double> sshTimes = sequential(sshPool, n);
+    timedEval(localPool); // first evaluations warm caches on both sides and are not counted
+    timedEval(sshPool);
+    // Alternate, so that drift in the machine's load lands on both sides equally.
+    QList<double> localTimes, sshTimes;
+    for (int i = 0; i < n; ++i) {
+        localTimes << timedEval(localPool);
+        sshTimes << timedEval(sshPool);
+    }
     const QString remote = ssh->remoteDir();
 
     // A fresh ssh process per evaluation: what a script without a warm slot would do.

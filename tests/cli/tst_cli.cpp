@@ -101,6 +101,10 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QStringLiteral("--task is required")));
         r = run({QStringLiteral("bench"), kernel, QStringLiteral("--task"), QStringLiteral("silu"),
+                 QStringLiteral("--seeds"), QStringLiteral("1,x")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("--seeds")));
+        r = run({QStringLiteral("bench"), kernel, QStringLiteral("--task"), QStringLiteral("silu"),
                  QStringLiteral("--target"), QStringLiteral("trn9")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QStringLiteral("trn1 or trn2")));
