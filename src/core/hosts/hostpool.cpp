@@ -239,6 +239,7 @@ void HostPool::onSlotGone(Host *host, int index, const QString &reason, bool fai
                                                 .arg(reason)));
         else
             m_queue.prepend(job); // first in line again: it waited longest
+        dispatch();               // another slot may be idle right now
     }
     // A runner that cannot even start (wrong interpreter) will not start on the fifth try either.
     const int limit = failedToOpen ? 1 : maxSlotRestarts;
@@ -246,6 +247,7 @@ void HostPool::onSlotGone(Host *host, int index, const QString &reason, bool fai
         slot->state = SlotState::Dead;
         host->setState(Host::State::Failed, reason);
         failQueueIfNoSlotCanServe();
+        dispatch();
         return;
     }
     host->setState(failedToOpen ? Host::State::Failed : Host::State::Lost, reason);

@@ -31,10 +31,17 @@ void HostProbe::start(const HostConfig &config, std::shared_ptr<SshPrompter> pro
 {
     m_result = Result();
     m_done = false;
+    const quint64 generation = ++m_generation;
     m_clock.start();
     HostConfig one = config;
     one.slotCount = 1;
-    m_client.reset();
+    // The previous probe's host may be inside one of its own signals right now: let it go later, deaf to us.
+    if (m_client)
+        m_client.release()->deleteLater();
+    if (m_host) {
+        m_host->disconnect(this);
+        m_host.release()->deleteLater();
+    }
     m_host.reset(HostFactory::create(one, std::move(prompter)));
     if (!m_host) {
         finish(false, QStringLiteral("this build cannot reach a host of kind %1")
@@ -63,8 +70,9 @@ void HostProbe::start(const HostConfig &config, std::shared_ptr<SshPrompter> pro
         });
         m_client->sendHello();
     });
-    QTimer::singleShot(timeoutMs, this, [this, timeoutMs] {
-        finish(false, QStringLiteral("no answer within %1 s").arg(timeoutMs / 1000));
+    QTimer::singleShot(timeoutMs, this, [this, timeoutMs, generation] {
+        if (generation == m_generation) // an older probe's timer must not fail this one
+            finish(false, QStringLiteral("no answer within %1 s").arg(timeoutMs / 1000));
     });
     m_host->setState(Host::State::Connecting);
     m_host->openSlot(0);
@@ -93,7 +101,9 @@ void HostProbe::finish(bool ok, const QString &error)
     // Let the host go after this event: its own signal may be what brought us here.
     QMetaObject::invokeMethod(
         this,
-        [this] {
+        [this, generation = m_generation] {
+            if (generation != m_generation)
+                return; // a newer probe owns m_host now
             m_client.reset();
             m_host.reset();
         },

@@ -48,4 +48,5 @@ private:
     QElapsedTimer m_clock;
     Result m_result;
     bool m_done = true;
+    quint64 m_generation = 0; // which start() the pending timer and cleanup belong to
 };

@@ -72,6 +72,7 @@ void SshConnection::connectAndDeploy()
         Q_EMIT connected(QString(), m_remoteDir, 0);
         return;
     }
+    shutdown(); // channels of a half-dead session must go before the session they belong to
     QString error, fingerprint;
     int uploaded = 0;
     if (!connectSession(error, fingerprint) || !verifyHostKey(error, fingerprint) || !authenticate(error) ||

@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QPointer>
 #include <QTimer>
 
 struct ChatClient::Call
@@ -305,7 +306,9 @@ void ChatClient::onReplyFinished(quint64 id)
                     QStringLiteral("no complete reply within %1 s").arg(m_endpoint.timeoutMs / 1000.0), {});
         return;
     }
-    if (status == 0) {
+    // A connection that drops after the headers arrived still carries an HTTP status; without this check a
+    // cut-off stream would be taken for a complete (and wrong) reply.
+    if (status == 0 || (reply->error() != QNetworkReply::NoError && status / 100 == 2)) {
         const QString text = redacted(reply->errorString());
         if (transientNetworkError(reply->error()))
             retryOrFail(call, ChatReply::Error::Network, text, {});
@@ -514,6 +517,9 @@ void ChatClient::complete(quint64 id, ChatReply reply)
         record.startedUtc = call->startedUtc;
         m_recorder->record(record);
     }
+    // A listener may delete this client in its finished handler.
+    QPointer<ChatClient> self(this);
     Q_EMIT finished(id, reply);
-    pump();
+    if (self)
+        pump();
 }

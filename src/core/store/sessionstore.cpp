@@ -132,6 +132,7 @@ QString SessionStore::candidateId(const QString &sessionId, int iteration, const
 
 bool SessionStore::transaction(const std::function<bool()> &work)
 {
+    m_error.clear(); // so a failure reports its own cause, not an earlier one
     QString error;
     const bool ok = m_db.transact(
         [&](QString &workError) {

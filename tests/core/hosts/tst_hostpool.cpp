@@ -105,6 +105,45 @@ private Q_SLOTS:
         delete p;
     }
 
+    void jobOfADeadHostMovesToAnIdleOne()
+    {
+        // Host "flaky" runs its runner once; every restart fails. Host "steady" sits idle meanwhile.
+        const QString marker = m_dir.filePath(QStringLiteral("flaky-started"));
+        const QString flaky = script(QStringLiteral("flaky-python"),
+                                     QStringLiteral("#!/bin/sh\nif [ -e %1 ]; then echo 'gone for good' >&2; exit 1; fi\n"
+                                                    "touch %1\nexec /usr/bin/python3 \"$@\"\n")
+                                         .arg(marker)
+                                         .toUtf8());
+        QList<Evaluation> results;
+        auto *p = new HostPool(this);
+        HostConfig first = local(1, flaky);
+        first.name = QStringLiteral("flaky");
+        first.environment.insert(QStringLiteral("ACCELOPT_TEST_HOST"), QStringLiteral("flaky"));
+        HostConfig second = local(1);
+        second.name = QStringLiteral("steady");
+        p->addHost(new LocalHost(first, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
+        p->addHost(new LocalHost(second, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
+        connect(p, &HostPool::evaluationFinished, this, [&](quint64, const Evaluation &e) { results << e; });
+        p->start();
+        QTRY_COMPARE_WITH_TIMEOUT(p->liveSlotCount(), 2, 60000);
+        EvalRequest slow = baseline(QStringLiteral("gqa_full"));
+        slow.seeds = {1, 2, 3, 4, 5, 6, 7, 8};
+        p->submit(slow);
+        QTRY_COMPARE_WITH_TIMEOUT(p->runningCount(), 1, 60000);
+        pid_t flakyRunner = 0;
+        for (pid_t pid : ProcessTree::children(::getpid())) {
+            QFile environment(QStringLiteral("/proc/%1/environ").arg(pid));
+            if (environment.open(QIODevice::ReadOnly) && environment.readAll().contains("ACCELOPT_TEST_HOST=flaky"))
+                flakyRunner = pid;
+        }
+        QVERIFY(flakyRunner > 0);
+        ::kill(flakyRunner, SIGKILL);
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 120000);
+        QVERIFY2(results.first().ok(), qPrintable(results.first().error));
+        QCOMPARE(results.first().host, QStringLiteral("steady#0"));
+        delete p;
+    }
+
     void runnerOfAnotherProtocolIsRefused()
     {
         const QString fake =
