@@ -327,16 +327,7 @@ bool SessionStore::addPlan(PlanRecord &plan)
 
 bool SessionStore::addPlans(QList<PlanRecord> &plans)
 {
-    QString error;
-    const bool ok = m_db.transact(
-        [&](QString &e) {
-            for (PlanRecord &p : plans)
-                if (!insertPlan(p, e))
-                    return false;
-            return plans.isEmpty() || touchSession(plans.first().sessionId, e);
-        },
-        error);
-    return ok || fail(error);
+    return insertAll(plans, &SessionStore::insertPlan);
 }
 
 QList<PlanRecord> SessionStore::plans(const QString &sessionId, int iteration) const
@@ -409,16 +400,7 @@ bool SessionStore::addCandidate(Candidate &candidate)
 
 bool SessionStore::addCandidates(QList<Candidate> &candidates)
 {
-    QString error;
-    const bool ok = m_db.transact(
-        [&](QString &e) {
-            for (Candidate &c : candidates)
-                if (!insertCandidate(c, e))
-                    return false;
-            return candidates.isEmpty() || touchSession(candidates.first().sessionId, e);
-        },
-        error);
-    return ok || fail(error);
+    return insertAll(candidates, &SessionStore::insertCandidate);
 }
 
 std::optional<Candidate> SessionStore::candidate(const QString &candidateId) const

@@ -125,6 +125,21 @@ private:
     bool insertPlan(PlanRecord &plan, QString &error);
     bool insertCandidate(Candidate &candidate, QString &error);
     bool touchSession(const QString &sessionId, QString &error);
+    // One transaction for a batch of rows of one session: all land, or none.
+    template<typename Record>
+    bool insertAll(QList<Record> &records, bool (SessionStore::*insert)(Record &, QString &))
+    {
+        QString error;
+        const bool ok = m_db.transact(
+            [&](QString &e) {
+                for (Record &r : records)
+                    if (!(this->*insert)(r, e))
+                        return false;
+                return records.isEmpty() || touchSession(records.first().sessionId, e);
+            },
+            error);
+        return ok || fail(error);
+    }
 
     QString m_path;
     Database m_db;
