@@ -39,6 +39,7 @@ QJsonObject sessionJson(const SessionRecord &s)
                        {QStringLiteral("backend"), s.backend},
                        {QStringLiteral("host"), s.host},
                        {QStringLiteral("status"), SessionRecord::statusName(s.status)},
+                       {QStringLiteral("stop_reason"), s.stopReason},
                        {QStringLiteral("config"), s.config},
                        {QStringLiteral("created"), s.created.toString(Qt::ISODateWithMs)},
                        {QStringLiteral("updated"), s.updated.toString(Qt::ISODateWithMs)},
@@ -176,6 +177,8 @@ int SessionsCommand::show(const QStringList &arguments)
         << session->currentIteration
         << (session->currentStep.isEmpty() ? QString()
                                            : QStringLiteral(" after '%1'").arg(session->currentStep))
+        << (session->stopReason.isEmpty() ? QString()
+                                          : QStringLiteral(", stopped by: %1").arg(session->stopReason))
         << "\n"
         << "started   " << session->created.toLocalTime().toString(Qt::ISODate) << "\n\n"
         << "iteration  candidates  correct  best latency (ms)  % of peak\n";
@@ -186,7 +189,7 @@ int SessionsCommand::show(const QStringList &arguments)
                    .arg(it.correct, 7)
                    .arg(it.bestLatencyMs ? QString::number(*it.bestLatencyMs, 'f', 4) : QStringLiteral("-"),
                         17)
-                   .arg(it.bestPercentOfPeak ? QString::number(*it.bestPercentOfPeak * 100, 'f', 1)
+                   .arg(it.bestPercentOfPeak ? QString::number(*it.bestPercentOfPeak, 'f', 1)
                                              : QStringLiteral("-"),
                         9);
     out << "\ncandidates by status:";

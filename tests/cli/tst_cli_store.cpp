@@ -161,7 +161,7 @@ private Q_SLOTS:
             e.status = QStringLiteral("ok");
             e.correctKnown = e.correct = true;
             e.latencyMeanMs = 4.0;
-            e.percentOfPeak = 0.25;
+            e.percentOfPeak = 25.0; // the runner reports percent, 0-100
             QVERIFY(store.addEvaluation(base.id, e));
             Candidate child;
             child.sessionId = s.id;
@@ -193,6 +193,7 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.out.contains(QStringLiteral("silu")));
         QVERIFY(r.out.contains(QStringLiteral("25.0")));
+        QVERIFY(!r.out.contains(QStringLiteral("2500.0"))); // percent is 0-100 already, never scaled again
         QVERIFY(r.out.contains(QStringLiteral("pending=1")));
         QVERIFY(r.out.contains(QStringLiteral("$0.2500")));
 

@@ -170,6 +170,8 @@ QByteArray ChatClient::requestBody(const ChatRequest &request) const
         body.insert(QStringLiteral("max_tokens"), *m_endpoint.maxTokens);
     if (!m_endpoint.reasoningEffort.isEmpty())
         body.insert(QStringLiteral("reasoning_effort"), m_endpoint.reasoningEffort);
+    if (request.seed && m_endpoint.sendSeed)
+        body.insert(QStringLiteral("seed"), *request.seed);
     if (request.stream) {
         body.insert(QStringLiteral("stream"), true);
         // Without this, OpenAI-style servers send no usage in a stream and the cost would be unknown.

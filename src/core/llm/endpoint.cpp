@@ -46,7 +46,8 @@ QJsonObject Endpoint::toJson() const
                   {QStringLiteral("auth_header"), authHeader},
                   {QStringLiteral("reasoning_effort"), reasoningEffort},
                   {QStringLiteral("timeout_ms"), timeoutMs},
-                  {QStringLiteral("concurrency"), concurrency}};
+                  {QStringLiteral("concurrency"), concurrency},
+                  {QStringLiteral("send_seed"), sendSeed}};
     QJsonArray headers;
     for (const auto &[header, value] : extraHeaders)
         headers.append(QJsonArray{header, value});
@@ -85,6 +86,7 @@ Endpoint Endpoint::fromJson(const QJsonObject &o)
     e.reasoningEffort = o.value(QStringLiteral("reasoning_effort")).toString();
     e.timeoutMs = o.value(QStringLiteral("timeout_ms")).toInt(e.timeoutMs);
     e.concurrency = o.value(QStringLiteral("concurrency")).toInt(e.concurrency);
+    e.sendSeed = o.value(QStringLiteral("send_seed")).toBool(e.sendSeed);
     return e;
 }
 

@@ -40,6 +40,9 @@ struct Endpoint
     QString reasoningEffort; // "", "low", "medium", "high": sent as reasoning_effort when set
     int timeoutMs = 600000;  // per attempt; reasoning models can take minutes
     int concurrency = 4;     // calls in flight at once on this endpoint
+    // Send each call's `seed` (OpenAI's sampling seed, honoured by vLLM and SGLang too): the N plans and K
+    // samples of one prompt differ, and a rerun draws the same. Off for servers that reject the field.
+    bool sendSeed = true;
 
     QJsonObject toJson() const; // no key material, by construction
     static Endpoint fromJson(const QJsonObject &o);

@@ -2,6 +2,7 @@
 find_package(Qt6Keychain REQUIRED)
 target_link_libraries(accelopt_core PUBLIC Qt6Keychain::Qt6Keychain)
 target_sources(accelopt_core PRIVATE
+  llm/agentclients.cpp llm/agentclients.h
   llm/agentrole.cpp llm/agentrole.h
   llm/apikeystore.cpp llm/apikeystore.h
   llm/chatclient.cpp llm/chatclient.h

@@ -120,6 +120,15 @@ bool ExperienceStore::add(ExperienceRecord &record)
     return m_db.transact([&](QString &e) { return insert(record, e); }, error) || fail(error);
 }
 
+bool ExperienceStore::contains(const ExperienceRecord &record) const
+{
+    bool duplicate = false;
+    QString error;
+    if (!isDuplicate(record, duplicate, error))
+        return fail(error);
+    return duplicate;
+}
+
 QList<ExperienceRecord> ExperienceStore::select(const QString &where,
                                                 const QList<QPair<QString, QVariant>> &binds) const
 {

@@ -28,6 +28,9 @@ public:
     // Fills record.id and the times when they are unset. Title, lesson and task must not be empty; the
     // speedup must be positive.
     bool add(ExperienceRecord &record);
+    // Whether the memory already holds this experience: the same task and kernel pair, or the same title and
+    // lesson (the duplicate rule of importJson). False on a read error, with lastError() set.
+    bool contains(const ExperienceRecord &record) const;
     std::optional<ExperienceRecord> get(qint64 id) const;
     // Pinned first, then newest first; an empty task lists every task.
     QList<ExperienceRecord> list(const QString &task = {}) const;

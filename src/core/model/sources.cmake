@@ -10,3 +10,5 @@ target_sources(accelopt_core PRIVATE
 target_sources(accelopt_core PRIVATE
   model/candidate.h
   model/kernelnormalizer.cpp model/kernelnormalizer.h)
+target_sources(accelopt_core PRIVATE
+  model/tasksources.cpp model/tasksources.h)

@@ -6,12 +6,20 @@
 #include "agents/summarizer.h"
 #include "common/logcategories.h"
 #include "hosts/hostpool.h"
+#include "llm/agentclients.h"
 #include "llm/chatclient.h"
 #include "memory/experiencestore.h"
 #include "model/kernelnormalizer.h"
+#include "search/resumepoint.h"
 #include "store/sessionstore.h"
 
+#include <QCryptographicHash>
+#include <QRandomGenerator>
+#include <QTimer>
+
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace {
 
@@ -29,7 +37,39 @@ std::optional<double> positive(double v)
     return v > 0 && std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
+// 31 bits of a hash, which every server takes as a seed.
+qint64 seedFrom(const QString &text)
+{
+    const QByteArray digest = QCryptographicHash::hash(text.toUtf8(), QCryptographicHash::Sha256);
+    quint32 seed = 0;
+    for (int i = 0; i < 4; ++i)
+        seed = (seed << 8) | quint8(digest.at(i));
+    return qint64(seed & 0x7fffffffu);
+}
+
 } // namespace
+
+// Accounts the time spent in the search's own code; nested entries count once.
+class BeamSearch::Busy
+{
+public:
+    explicit Busy(BeamSearch *search) : m_search(search)
+    {
+        if (m_search->m_busyDepth++ == 0)
+            m_clock.start();
+    }
+    ~Busy()
+    {
+        if (--m_search->m_busyDepth == 0)
+            m_search->m_busyNs += m_clock.nsecsElapsed();
+    }
+    Busy(const Busy &) = delete;
+    Busy &operator=(const Busy &) = delete;
+
+private:
+    BeamSearch *m_search;
+    QElapsedTimer m_clock;
+};
 
 BeamSearch::BeamSearch(HostPool *pool, SessionStore *store, const PromptLibrary *prompts, QObject *parent)
     : QObject(parent), m_pool(pool), m_store(store), m_prompts(prompts)
@@ -51,24 +91,42 @@ void BeamSearch::setClient(ChatClient *client)
 
 void BeamSearch::setClient(AgentRole role, ChatClient *client)
 {
-    if (client && !m_clients.values().contains(client))
-        connect(client, &ChatClient::finished, this, [this, client](quint64 id, const ChatReply &reply) {
-            if (m_sending) { // finished inside send(): send() handles it once it knows the id
-                m_early.append({id, reply});
-                return;
-            }
-            const auto it = m_calls.find({client, id});
-            if (it == m_calls.end())
-                return; // not ours, or given up on
-            const Call call = it.value();
-            m_calls.erase(it);
-            onChatFinished(call, reply);
-        });
+    connectClient(client);
     m_clients.insert(role, client);
 }
 
-ChatClient *BeamSearch::clientFor(AgentRole role) const
+void BeamSearch::setClients(AgentClients *clients)
 {
+    m_agentClients = clients;
+    if (clients)
+        for (ChatClient *client : clients->clients())
+            connectClient(client);
+}
+
+void BeamSearch::connectClient(ChatClient *client)
+{
+    if (!client || m_connected.contains(client))
+        return;
+    m_connected << client;
+    connect(client, &ChatClient::finished, this, [this, client](quint64 id, const ChatReply &reply) {
+        if (m_sending) { // finished inside send(): send() handles it once it knows the id
+            m_early.append({id, reply});
+            return;
+        }
+        const auto it = m_calls.find({client, id});
+        if (it == m_calls.end())
+            return; // not ours, or given up on
+        const Call call = it.value();
+        m_calls.erase(it);
+        Busy busy(this);
+        onChatFinished(call, reply);
+    });
+}
+
+ChatClient *BeamSearch::clientFor(AgentRole role, const QString &key) const
+{
+    if (m_agentClients)
+        return m_agentClients->pick(role, key);
     return m_clients.value(role, nullptr);
 }
 
@@ -96,7 +154,7 @@ bool BeamSearch::storeOk(bool ok, const QString &what)
     return ok;
 }
 
-bool BeamSearch::start(const Task &task, const SearchConfig &config)
+bool BeamSearch::begin(const Task &task, const SearchConfig &config)
 {
     if (m_state != State::Idle && m_state != State::Finished) {
         m_error = QStringLiteral("a search is already running");
@@ -107,7 +165,7 @@ bool BeamSearch::start(const Task &task, const SearchConfig &config)
         return false;
     }
     for (AgentRole role : AgentRoles::all())
-        if (!clientFor(role)) {
+        if (!clientFor(role, QStringLiteral("check"))) {
             m_error = QStringLiteral("no model is assigned to the %1 role").arg(AgentRoles::name(role));
             return false;
         }
@@ -115,6 +173,7 @@ bool BeamSearch::start(const Task &task, const SearchConfig &config)
         m_error = QStringLiteral("the task has no starting kernel");
         return false;
     }
+    ++m_generation;
     m_task = task;
     m_config = config;
     m_candidates.clear();
@@ -130,20 +189,32 @@ bool BeamSearch::start(const Task &task, const SearchConfig &config)
     m_withoutImprovement = 0;
     m_costUsd = 0;
     m_tokens = 0;
+    m_busyNs = 0;
     m_stopReason = StopReason::None;
     m_error.clear();
+    m_clock.start();
+    return true;
+}
 
+bool BeamSearch::start(const Task &task, const SearchConfig &config)
+{
+    Busy busy(this);
+    if (!begin(task, config))
+        return false;
+    if (m_config.seed == 0)
+        m_config.seed = int(QRandomGenerator::global()->bounded(1, std::numeric_limits<int>::max()));
     SessionRecord session;
     session.taskName = task.name;
     session.task = task.ref;
     session.target = task.target;
     session.backend = task.backend;
-    session.config = config.toJson();
+    session.host = task.host;
+    session.config = m_config.toJson();
+    session.run = task.runJson();
     if (!storeOk(m_store->createSession(session), QStringLiteral("the new session")))
         return false;
     m_sessionId = session.id;
     m_store->setActiveSession(m_sessionId);
-    m_clock.start();
 
     Candidate baseline;
     baseline.id = SessionStore::baselineCandidateId(m_sessionId);
@@ -161,6 +232,54 @@ bool BeamSearch::start(const Task &task, const SearchConfig &config)
     return true;
 }
 
+bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConfig> &config)
+{
+    Busy busy(this);
+    QString error;
+    std::optional<ResumePoint> point = ResumePoint::load(*m_store, sessionId, error);
+    if (!point) {
+        m_error = error;
+        return false;
+    }
+    if (config &&
+        !storeOk(m_store->setConfig(sessionId, config->toJson()), QStringLiteral("the new settings")))
+        return false;
+    if (!begin(point->task, config.value_or(point->config)))
+        return false;
+    m_sessionId = sessionId;
+    m_store->setActiveSession(m_sessionId);
+    if (!storeOk(m_store->setStatus(m_sessionId, SessionRecord::Status::Running),
+                 QStringLiteral("the status")))
+        return false;
+    m_candidates = point->candidates;
+    m_evaluations = point->evaluations;
+    m_costUsd = point->costUsd;
+    m_tokens = point->tokens;
+    m_baselineId = SessionStore::baselineCandidateId(m_sessionId);
+    qCInfo(lcSearch).noquote() << "session" << m_sessionId << "resumes at iteration" << point->iteration;
+    if (point->iteration == 0) {
+        m_state = State::Baseline;
+        submitCandidate(m_candidates.value(m_baselineId), QString(), Plan{});
+        return true;
+    }
+    m_beam = point->beam;
+    m_best = m_beam.first();
+    m_withoutImprovement = point->iterationsWithoutImprovement;
+    m_iteration = point->iteration;
+    Q_EMIT beamChanged(m_iteration - 1, beam());
+    emitProgress();
+    // Through the event loop, as a fresh start would, so the caller can connect before anything happens.
+    const quint64 generation = m_generation;
+    m_state = State::Generating;
+    QTimer::singleShot(0, this, [this, generation] {
+        if (generation != m_generation || m_state == State::Finished)
+            return;
+        Busy inner(this);
+        startIteration();
+    });
+    return true;
+}
+
 void BeamSearch::stop()
 {
     if (m_state == State::Idle || m_state == State::Finished)
@@ -170,12 +289,17 @@ void BeamSearch::stop()
 
 void BeamSearch::send(const Call &call, const ChatMessages &messages, const QString &tag)
 {
-    ChatClient *client = clientFor(call.role);
+    ++m_pending;
+    if (const auto recorded = m_store->recordedCall(m_sessionId, AgentRoles::name(call.role), tag)) {
+        replay(call, *recorded);
+        return;
+    }
+    ChatClient *client = clientFor(call.role, tag);
     ChatRequest request;
     request.messages = messages;
     request.role = call.role;
     request.tag = tag;
-    ++m_pending;
+    request.seed = seedOf(call);
     // send() may finish the call before it returns (an unusable endpoint); such a reply is held until the
     // call is registered under its id.
     m_sending = true;
@@ -191,8 +315,57 @@ void BeamSearch::send(const Call &call, const ChatMessages &messages, const QStr
     m_early.clear();
 }
 
+qint64 BeamSearch::seedOf(const Call &call) const
+{
+    // The call's place in the search by content, not by ids (which differ per session): the N plans and K
+    // samples of one prompt draw differently, and a session rerun with the same seed draws the same.
+    const QString kernel = call.role == AgentRole::Fixer ? call.brokenCandidateId : call.beamParentId;
+    const QString pair = call.pairIndex >= 0 && call.pairIndex < m_pairs.size()
+                             ? m_pairs.at(call.pairIndex).after.sourceHash
+                             : QString();
+    return seedFrom(QStringList{QString::number(m_config.seed), AgentRoles::name(call.role),
+                                QString::number(m_iteration), m_candidates.value(kernel).sourceHash, pair,
+                                QString::number(call.planIndex), QString::number(call.sampleIndex),
+                                QString::number(call.fixRound)}
+                        .join(u'/'));
+}
+
+void BeamSearch::replay(const Call &call, const LlmCallRecord &recorded)
+{
+    ChatReply reply;
+    reply.content = recorded.reply;
+    reply.reasoning = recorded.reasoning;
+    reply.finishReason = recorded.finishReason;
+    reply.model = recorded.model;
+    reply.endpoint = recorded.endpoint;
+    if (!recorded.error.isEmpty()) {
+        reply.error = ChatReply::Error::Http;
+        reply.errorText = recorded.error;
+    }
+    // Usage and cost stay unset: the call was booked when it was made, and resume() counted it.
+    const quint64 generation = m_generation;
+    QTimer::singleShot(0, this, [this, generation, call, reply] {
+        if (generation != m_generation)
+            return;
+        Busy busy(this);
+        onChatFinished(call, reply);
+    });
+}
+
 void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan)
 {
+    ++m_pending;
+    const Job job{candidate.id, beamParentId, plan};
+    if (const auto stored = m_store->evaluation(candidate.id)) {
+        const quint64 generation = m_generation;
+        QTimer::singleShot(0, this, [this, generation, job, evaluation = *stored] {
+            if (generation != m_generation)
+                return;
+            Busy busy(this);
+            onEvaluation(job, evaluation, false);
+        });
+        return;
+    }
     EvalRequest request;
     request.task = m_task.ref;
     request.kernelSource = candidate.source;
@@ -201,11 +374,7 @@ void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentI
     request.target = m_task.target;
     request.size = m_task.size;
     request.timeoutSeconds = m_task.evalTimeoutSeconds;
-    ++m_pending;
-    const quint64 job = m_pool->submit(request);
-    if (candidate.origin == Candidate::Origin::Baseline)
-        m_baselineJob = job;
-    m_jobs.insert(job, Job{candidate.id, beamParentId, plan});
+    m_jobs.insert(m_pool->submit(request), job);
 }
 
 void BeamSearch::onEvaluationFinished(quint64 jobId, const Evaluation &evaluation)
@@ -215,9 +384,16 @@ void BeamSearch::onEvaluationFinished(quint64 jobId, const Evaluation &evaluatio
         return; // another user of the pool, or a job given up on
     const Job job = it.value();
     m_jobs.erase(it);
+    Busy busy(this);
+    onEvaluation(job, evaluation, true);
+}
+
+void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool fresh)
+{
     if (m_state == State::Finished || m_state == State::Idle)
         return;
-    storeOk(m_store->addEvaluation(job.candidateId, evaluation), QStringLiteral("an evaluation"));
+    if (fresh)
+        storeOk(m_store->addEvaluation(job.candidateId, evaluation), QStringLiteral("an evaluation"));
     m_evaluations.insert(job.candidateId, evaluation);
     const Candidate candidate = m_candidates.value(job.candidateId);
     Q_EMIT candidateEvaluated(candidate, evaluation);
@@ -419,6 +595,10 @@ void BeamSearch::selectAndSummarize()
 {
     const ScoredKernel previousBest = m_best;
     const QList<ScoredKernel> parents = m_beam;
+    // Replies and evaluations land in any order; ranking ties must not depend on it, or a resumed run could
+    // keep a different twin than the uninterrupted one would have.
+    std::sort(m_children.begin(), m_children.end(),
+              [](const ScoredKernel &a, const ScoredKernel &b) { return a.candidateId < b.candidateId; });
     m_beam = Selection::nextBeam(parents, m_children, m_config.beamWidth, m_config.noiseFloor);
     if (m_beam.isEmpty())
         m_beam = parents; // cannot happen with usable parents; kept as a guard
@@ -483,6 +663,8 @@ void BeamSearch::onSummary(const Call &call, const ChatReply &reply)
     record.fastCandidateId = fast.candidateId;
     record.slowHash = slow.sourceHash;
     record.fastHash = fast.sourceHash;
+    if (m_memory->contains(record))
+        return; // a resumed step summarizing again, or a lesson the memory already has
     if (!m_memory->add(record))
         qCWarning(lcSearch).noquote() << "the memory refused an experience:" << m_memory->lastError();
 }
@@ -533,14 +715,18 @@ void BeamSearch::finish(StopReason reason)
     const auto jobs = m_jobs.keys();
     m_jobs.clear();
     m_pending = 0;
-    for (const auto &key : calls)
-        key.first->cancel(key.second);
+    ++m_generation;
+    // Newest first: a client's queued calls are its newest, and cancelling them before the running ones keeps
+    // a freed slot from starting a queued call only to abort it.
+    for (auto key = calls.crbegin(); key != calls.crend(); ++key)
+        key->first->cancel(key->second);
     for (quint64 job : jobs)
         m_pool->cancel(job);
     const SessionRecord::Status status = reason == StopReason::Stopped  ? SessionRecord::Status::Stopped
                                          : reason == StopReason::Failed ? SessionRecord::Status::Crashed
                                                                         : SessionRecord::Status::Finished;
-    storeOk(m_store->setStatus(m_sessionId, status), QStringLiteral("the session status"));
+    storeOk(m_store->setStatus(m_sessionId, status, StopRules::name(reason)),
+            QStringLiteral("the session status"));
     qCInfo(lcSearch).noquote() << "session" << m_sessionId << "finished:" << StopRules::describe(reason);
     Q_EMIT finished(reason);
 }

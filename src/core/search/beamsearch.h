@@ -3,10 +3,12 @@
 #include "llm/agentrole.h"
 #include "llm/chatmessage.h"
 #include "llm/chatreply.h"
+#include "llm/llmcallrecord.h"
 #include "model/candidate.h"
 #include "model/evaluation.h"
 #include "model/plan.h"
 #include "search/searchconfig.h"
+#include "search/searchtask.h"
 #include "search/selection.h"
 #include "search/stoprules.h"
 
@@ -16,6 +18,7 @@
 #include <QMap>
 #include <QObject>
 
+class AgentClients;
 class ChatClient;
 class ExperienceStore;
 class HostPool;
@@ -32,18 +35,7 @@ class BeamSearch : public QObject
 {
     Q_OBJECT
 public:
-    // What is optimized and where it runs.
-    struct Task
-    {
-        QString name;      // the task's name: the memory and the session key on it
-        QJsonObject ref;   // EvalRequest::task, e.g. {"name": "silu"}
-        QString reference; // the numpy reference source the agents see
-        QString kernel;    // the starting kernel (the baseline)
-        QString backend = QStringLiteral("sim");
-        QString target = QStringLiteral("trn1");
-        QString size = QStringLiteral("full");
-        double evalTimeoutSeconds = 600;
-    };
+    using Task = SearchTask;
     enum class State
     {
         Idle,
@@ -58,11 +50,16 @@ public:
 
     void setClient(ChatClient *client);                            // every role
     void setClient(AgentRole role, ChatClient *client);            // one role
+    void setClients(AgentClients *clients);                        // the roster's pick per call; wins
     void setMemory(ExperienceStore *memory) { m_memory = memory; } // optional: no memory, no experiences
 
     // False (with the reason in lastError()) when the config is invalid, a role has no client or the store
     // refuses the session. Otherwise the baseline is submitted and finished() follows eventually.
     bool start(const Task &task, const SearchConfig &config);
+    // Continues a stopped or crashed session (ResumePoint): the unfinished iteration is rerun, replaying
+    // from the stores what had already landed. `config` replaces the session's settings (e.g. more
+    // iterations or a larger budget). The wall-time budget counts from the resume. False with lastError().
+    bool resume(const QString &sessionId, const std::optional<SearchConfig> &config = std::nullopt);
     void stop(); // cancels what is in flight; finished(Stopped) follows at once
 
     State state() const { return m_state; }
@@ -75,6 +72,12 @@ public:
     double costUsd() const { return m_costUsd; }
     qint64 tokens() const { return m_tokens; }
     StopReason stopReason() const { return m_stopReason; }
+    const Task &task() const { return m_task; }
+    const SearchConfig &config() const { return m_config; }
+    // Time spent in the search's own code (prompt building, parsing, selection, store writes), not waiting
+    // for models or hosts: the orchestration overhead.
+    double orchestrationSeconds() const { return m_busyNs / 1e9; }
+    int candidateCount() const { return int(m_candidates.size()); }
 
 Q_SIGNALS:
     void baselineEvaluated(const Evaluation &evaluation);
@@ -103,10 +106,16 @@ private:
         Plan plan;
     };
 
-    ChatClient *clientFor(AgentRole role) const;
+    class Busy;
+    ChatClient *clientFor(AgentRole role, const QString &key) const;
+    void connectClient(ChatClient *client);
+    bool begin(const Task &task, const SearchConfig &config);
     void send(const Call &call, const ChatMessages &messages, const QString &tag);
+    void replay(const Call &call, const LlmCallRecord &recorded);
+    qint64 seedOf(const Call &call) const;
     void onChatFinished(const Call &call, const ChatReply &reply);
     void onEvaluationFinished(quint64 job, const Evaluation &evaluation);
+    void onEvaluation(const Job &job, const Evaluation &evaluation, bool fresh);
     void onBaseline(const Evaluation &evaluation);
     void startIteration();
     void askPlanner(const QString &beamKernelId, int planIndex);
@@ -127,6 +136,8 @@ private:
     const PromptLibrary *m_prompts;
     ExperienceStore *m_memory = nullptr;
     QMap<AgentRole, ChatClient *> m_clients;
+    AgentClients *m_agentClients = nullptr;
+    QList<ChatClient *> m_connected;
 
     Task m_task;
     SearchConfig m_config;
@@ -149,8 +160,10 @@ private:
     QMap<QPair<ChatClient *, quint64>, Call> m_calls;
     QHash<quint64, Job> m_jobs;
     QString m_baselineId;
-    quint64 m_baselineJob = 0;
     QList<ExperiencePair> m_pairs;
     bool m_sending = false;
     QList<QPair<quint64, ChatReply>> m_early;
+    quint64 m_generation = 0; // bumped when a run starts or ends, so replays queued for an older one drop
+    qint64 m_busyNs = 0;
+    int m_busyDepth = 0;
 };

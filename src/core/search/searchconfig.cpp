@@ -30,6 +30,7 @@ constexpr IntField kIntFields[] = {
     {"top_k", &SearchConfig::topK},
     {"exp_n", &SearchConfig::expN},
     {"patience", &SearchConfig::patience},
+    {"seed", &SearchConfig::seed},
 };
 constexpr DoubleField kDoubleFields[] = {
     {"gain_threshold", &SearchConfig::gainThreshold},
@@ -74,6 +75,7 @@ QStringList SearchConfig::problems() const
     atLeast("TopK (new experiences per iteration)", topK, 0);
     atLeast("ExpN (experiences shown to the planner)", expN, 0);
     atLeast("patience P", patience, 0);
+    atLeast("seed", seed, 0);
     atLeast("token budget", budgetTokens, 0);
     if (!std::isfinite(gainThreshold) || gainThreshold <= 1.0)
         out << QStringLiteral("the gain threshold must be above 1 (it is %1)").arg(gainThreshold);

@@ -27,6 +27,9 @@ struct SearchConfig
     double budgetWallSeconds = 0;      // since the session started (this run)
     double targetPercentOfPeak = 0;    // stop when the best kernel reaches this % of the roofline peak
     int patience = 0;                  // P: stop after this many iterations without improvement
+    // Seeds every LLM call's sampling (with the call's place in the search), so a rerun with the same seed
+    // asks the same questions the same way. 0: a fresh one is drawn when the session starts, then kept.
+    int seed = 0;
 
     // Everything wrong with the settings, in words naming the setting; empty when usable.
     QStringList problems() const;

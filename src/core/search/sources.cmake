@@ -6,3 +6,5 @@ target_sources(accelopt_core PRIVATE
   search/stoprules.cpp search/stoprules.h)
 target_sources(accelopt_core PRIVATE
   search/beamsearch.cpp search/beamsearch.h)
+target_sources(accelopt_core PRIVATE
+  search/resumepoint.cpp search/resumepoint.h search/searchtask.h)

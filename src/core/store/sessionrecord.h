@@ -24,7 +24,12 @@ struct SessionRecord
     QString backend;
     QString host;
     QJsonObject config;
+    // How the session's kernels are run and shown to the agents, so a resume needs nothing from today's
+    // settings or files: {"size", "eval_timeout_s", "reference" (the numpy source the agents saw)}.
+    QJsonObject run;
     Status status = Status::Running;
+    QString stopReason; // StopRules::name of why it ended ("iterations", "money_budget", ...); empty while
+                        // running
     QDateTime created;
     QDateTime updated;
     int currentIteration = 0;

@@ -73,12 +73,14 @@ SessionRecord sessionFrom(const Statement &q)
     s.updated = timeFrom(q.value(9));
     s.currentIteration = q.value(10).toInt();
     s.currentStep = q.value(11).toString();
+    s.run = objectFrom(q.value(12));
+    s.stopReason = q.value(13).toString();
     return s;
 }
 
 const QString sessionColumns =
     QStringLiteral("id, task_name, task_json, target, backend, host, config_json, status, "
-                   "created_at, updated_at, current_iteration, current_step");
+                   "created_at, updated_at, current_iteration, current_step, run_json, stop_reason");
 
 // Name-based UUIDs in a namespace of our own: the same natural key gives the same id in every run.
 QString derivedId(const QStringList &parts)
@@ -164,11 +166,11 @@ bool SessionStore::createSession(SessionRecord &session)
         session.created = QDateTime::currentDateTimeUtc();
     if (!session.updated.isValid())
         session.updated = session.created;
-    Statement q(
-        m_db.connection(),
-        QStringLiteral("INSERT OR IGNORE INTO sessions (%1) VALUES (:id, :task_name, :task_json, :target, "
-                       ":backend, :host, :config, :status, :created, :updated, :iteration, :step)")
-            .arg(sessionColumns));
+    Statement q(m_db.connection(),
+                QStringLiteral(
+                    "INSERT OR IGNORE INTO sessions (%1) VALUES (:id, :task_name, :task_json, :target, "
+                    ":backend, :host, :config, :status, :created, :updated, :iteration, :step, :run, :stop)")
+                    .arg(sessionColumns));
     q.bind(QStringLiteral(":id"), session.id)
         .bind(QStringLiteral(":task_name"), session.taskName)
         .bind(QStringLiteral(":task_json"), compactJson(session.task))
@@ -180,15 +182,20 @@ bool SessionStore::createSession(SessionRecord &session)
         .bind(QStringLiteral(":created"), session.created.toUTC().toString(Qt::ISODateWithMs))
         .bind(QStringLiteral(":updated"), session.updated.toUTC().toString(Qt::ISODateWithMs))
         .bind(QStringLiteral(":iteration"), session.currentIteration)
-        .bind(QStringLiteral(":step"), session.currentStep);
+        .bind(QStringLiteral(":step"), session.currentStep)
+        .bind(QStringLiteral(":run"), compactJson(session.run))
+        .bind(QStringLiteral(":stop"), session.stopReason);
     return q.exec() || fail(q.error());
 }
 
-bool SessionStore::setStatus(const QString &sessionId, SessionRecord::Status status)
+bool SessionStore::setStatus(const QString &sessionId, SessionRecord::Status status,
+                             const QString &stopReason)
 {
     Statement q(m_db.connection(),
-                QStringLiteral("UPDATE sessions SET status = :status, updated_at = :now WHERE id = :id"));
+                QStringLiteral("UPDATE sessions SET status = :status, stop_reason = :reason, "
+                               "updated_at = :now WHERE id = :id"));
     q.bind(QStringLiteral(":status"), SessionRecord::statusName(status))
+        .bind(QStringLiteral(":reason"), stopReason)
         .bind(QStringLiteral(":now"), now())
         .bind(QStringLiteral(":id"), sessionId);
     if (!q.exec())
@@ -662,6 +669,43 @@ bool SessionStore::recordLlmCall(const QString &sessionId, const LlmCallRecord &
                                               : QVariant())
         .bind(QStringLiteral(":now"), now());
     return q.exec() || fail(q.error());
+}
+
+std::optional<LlmCallRecord> SessionStore::recordedCall(const QString &sessionId, const QString &role,
+                                                        const QString &tag) const
+{
+    Statement q(
+        m_db.connection(),
+        QStringLiteral("SELECT call_id, model, endpoint, reply, reasoning, finish_reason, prompt_tokens, "
+                       "completion_tokens, latency_ms, attempts, cost_usd, error FROM llm_calls WHERE "
+                       "session_id = :s AND role = :role AND tag = :tag AND error <> 'cancelled' "
+                       "ORDER BY id DESC LIMIT 1"));
+    q.bind(QStringLiteral(":s"), sessionId)
+        .bind(QStringLiteral(":role"), role)
+        .bind(QStringLiteral(":tag"), tag);
+    if (!q.exec()) {
+        fail(q.error());
+        return std::nullopt;
+    }
+    if (!q.next())
+        return std::nullopt;
+    LlmCallRecord r;
+    r.callId = q.value(0).toULongLong();
+    r.role = role;
+    r.tag = tag;
+    r.model = q.value(1).toString();
+    r.endpoint = q.value(2).toString();
+    r.reply = q.value(3).toString();
+    r.reasoning = q.value(4).toString();
+    r.finishReason = q.value(5).toString();
+    if (!q.value(6).isNull() && !q.value(7).isNull())
+        r.usage = TokenUsage{q.value(6).toLongLong(), q.value(7).toLongLong()};
+    r.latencyMs = q.value(8).toLongLong();
+    r.attempts = q.value(9).toInt();
+    if (!q.value(10).isNull())
+        r.costUsd = q.value(10).toDouble();
+    r.error = q.value(11).toString();
+    return r;
 }
 
 SessionStore::CostTotals SessionStore::costTotals(const QString &sessionId) const

@@ -50,7 +50,8 @@ public:
     // Sessions. createSession fills id (new UUID) and times when empty; re-creating an existing id is a
     // no-op.
     bool createSession(SessionRecord &session);
-    bool setStatus(const QString &sessionId, SessionRecord::Status status);
+    // `stopReason` says why a session ended (StopRules::name); a running one has none.
+    bool setStatus(const QString &sessionId, SessionRecord::Status status, const QString &stopReason = {});
     bool setConfig(const QString &sessionId, const QJsonObject &config);
     std::optional<SessionRecord> session(const QString &sessionId) const;
     QList<SessionRecord> sessions() const; // newest first
@@ -93,6 +94,11 @@ public:
     void setActiveSession(const QString &sessionId) { m_activeSession = sessionId; }
     void record(const LlmCallRecord &call) override;
     bool recordLlmCall(const QString &sessionId, const LlmCallRecord &call);
+
+    // The last call of `role` filed under `tag` in the session, cancelled ones left out: what a resumed step
+    // replays instead of asking the model again, so a resume neither pays twice nor gets a different answer.
+    std::optional<LlmCallRecord> recordedCall(const QString &sessionId, const QString &role,
+                                              const QString &tag) const;
 
     struct CostTotals
     {

@@ -114,5 +114,11 @@ DatabaseSchema WorkspaceSchema::schema()
              step TEXT NOT NULL,
              completed_at TEXT NOT NULL,
              PRIMARY KEY (session_id, iteration, step)))")}});
+    s.steps.append(
+        MigrationStep{3,
+                      QStringLiteral("what a resume needs to rerun a session, and why a session stopped"),
+                      {QStringLiteral("ALTER TABLE sessions ADD COLUMN run_json TEXT NOT NULL DEFAULT '{}'"),
+                       QStringLiteral("ALTER TABLE sessions ADD COLUMN stop_reason TEXT NOT NULL DEFAULT ''"),
+                       QStringLiteral("CREATE INDEX llm_calls_by_tag ON llm_calls(session_id, role, tag)")}});
     return s;
 }

@@ -39,7 +39,8 @@ ChatRequest hello(AgentRole role = AgentRole::Planner)
         {ChatMessage::system(QStringLiteral("You are terse.")), ChatMessage::user(QStringLiteral("Say hi."))},
         role,
         false,
-        QStringLiteral("test")};
+        QStringLiteral("test"),
+        std::nullopt};
 }
 
 // Captures every log line of the process, to prove a key never reaches one.
@@ -148,6 +149,27 @@ private Q_SLOTS:
         QCOMPARE(rec.tag, QStringLiteral("test"));
         QVERIFY(rec.error.isEmpty());
         QVERIFY(rec.costUsd);
+        QVERIFY(!req.json.contains(QStringLiteral("seed"))); // the request had none
+    }
+
+    void seedIsSentOnlyWhenAllowed()
+    {
+        Endpoint e = endpoint();
+        for (const bool allowed : {true, false}) {
+            e.sendSeed = allowed;
+            ChatClient client(e);
+            Finished done(&client);
+            m_server->enqueue(ScriptedLlmServer::completion(QStringLiteral("ok")));
+            ChatRequest request = hello();
+            request.seed = 123456789012LL;
+            const quint64 id = client.send(request);
+            QVERIFY(done.waitFor(id));
+            const QJsonObject body = m_server->requests().last().json;
+            QCOMPARE(body.contains(QStringLiteral("seed")), allowed);
+            if (allowed)
+                QCOMPARE(body.value(QStringLiteral("seed")).toInteger(), 123456789012LL);
+        }
+        QVERIFY(Endpoint::fromJson(e.toJson()).sendSeed == false); // the setting survives the config file
     }
 
     void retryAfterIsHonoured()

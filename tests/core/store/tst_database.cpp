@@ -149,13 +149,14 @@ private Q_SLOTS:
 
         SessionStore store(path);
         QVERIFY2(store.open(), qPrintable(store.lastError()));
-        QCOMPARE(store.database().schemaVersion(), 2);
+        QCOMPARE(store.database().schemaVersion(), WorkspaceSchema::schema().latestVersion());
         const auto s = store.session(QStringLiteral("old-session"));
         QVERIFY(s);
         QCOMPARE(s->taskName, QStringLiteral("silu"));
         QCOMPARE(s->status, SessionRecord::Status::Stopped);
         QCOMPARE(s->currentIteration, 3);
         QCOMPARE(s->currentStep, QString());
+        QVERIFY(s->run.isEmpty()); // sessions from before version 3 have no run settings
         // The new tables work.
         QVERIFY(store.markStepCompleted(QStringLiteral("old-session"), 3, QStringLiteral("plan")));
         QVERIFY(store.isStepCompleted(QStringLiteral("old-session"), 3, QStringLiteral("plan")));

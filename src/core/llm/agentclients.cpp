@@ -1,0 +1,79 @@
+#include "llm/agentclients.h"
+
+#include "llm/chatclient.h"
+
+#include <QCryptographicHash>
+#include <QRandomGenerator>
+
+AgentClients::AgentClients(const LlmConfig &config, QObject *parent) : QObject(parent), m_config(config)
+{
+    m_ledger.setPrices(config.prices);
+    for (AgentRole role : AgentRoles::all())
+        for (const ModelRoster::Member &m : config.roster.members(role)) {
+            const Endpoint *endpoint = config.endpoint(m.endpoint);
+            if (!endpoint || m_clients.count(m.endpoint))
+                continue;
+            auto *client = new ChatClient(*endpoint, this);
+            client->setRetryPolicy(config.retry);
+            client->setLedger(&m_ledger);
+            m_clients.emplace(m.endpoint, client);
+        }
+}
+
+QStringList AgentClients::problems() const
+{
+    if (m_config.endpoints.isEmpty())
+        return {QStringLiteral("no model endpoints are configured; add one in the workbench (Tools > "
+                               "Models...) or in the LLM settings file")};
+    QStringList out = m_config.problems();
+    for (AgentRole role : AgentRoles::all())
+        if (!m_config.roster.isAssigned(role))
+            out << QStringLiteral("no model is assigned to the %1 role; assign one in the workbench (Tools > "
+                                  "Models...) or in the LLM settings file")
+                       .arg(AgentRoles::name(role));
+    return out;
+}
+
+QList<Endpoint> AgentClients::endpointsInUse() const
+{
+    QList<Endpoint> out;
+    for (const auto &[name, client] : m_clients)
+        out << client->endpoint();
+    return out;
+}
+
+void AgentClients::setApiKey(const QString &endpointName, const QString &key)
+{
+    if (ChatClient *c = client(endpointName))
+        c->setApiKey(key);
+}
+
+void AgentClients::setRecorder(LlmCallRecorder *recorder)
+{
+    for (const auto &[name, client] : m_clients)
+        client->setRecorder(recorder);
+}
+
+ChatClient *AgentClients::client(const QString &endpointName) const
+{
+    const auto it = m_clients.find(endpointName);
+    return it == m_clients.end() ? nullptr : it->second;
+}
+
+QList<ChatClient *> AgentClients::clients() const
+{
+    QList<ChatClient *> out;
+    for (const auto &[name, client] : m_clients)
+        out << client;
+    return out;
+}
+
+ChatClient *AgentClients::pick(AgentRole role, const QString &key) const
+{
+    const QByteArray digest = QCryptographicHash::hash(key.toUtf8(), QCryptographicHash::Sha256);
+    quint32 seed = 0;
+    for (int i = 0; i < 4; ++i)
+        seed = (seed << 8) | quint8(digest.at(i));
+    QRandomGenerator rng(seed);
+    return client(m_config.roster.pick(role, rng));
+}

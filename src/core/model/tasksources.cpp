@@ -1,0 +1,67 @@
+#include "model/tasksources.h"
+
+#include "model/kernelfile.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace {
+
+bool readInto(const QString &path, const QString &what, QString &text, QString &error)
+{
+    const KernelFile::ReadResult r = KernelFile::read(path);
+    if (!r.ok) {
+        error = QStringLiteral("cannot read the task's %1: %2").arg(what, r.error);
+        return false;
+    }
+    text = r.text;
+    return true;
+}
+
+// The first file (sorted) in `dir` matching `pattern`, or empty.
+QString firstMatch(const QString &dir, const QString &pattern)
+{
+    const QStringList found = QDir(dir).entryList({pattern}, QDir::Files, QDir::Name);
+    return found.isEmpty() ? QString() : QDir(dir).filePath(found.first());
+}
+
+} // namespace
+
+std::optional<TaskSources> TaskSources::load(const QJsonObject &ref, const QString &tasksDir, QString &error)
+{
+    TaskSources t;
+    const QString dataset = ref.value(QStringLiteral("dataset")).toString();
+    const QString dir = ref.value(QStringLiteral("dir")).toString();
+    t.name = ref.value(QStringLiteral("name")).toString();
+    if (!dataset.isEmpty()) {
+        t.referencePath =
+            firstMatch(dataset + QStringLiteral("/reference"), t.name + QStringLiteral("_*.py"));
+        t.kernelPath = firstMatch(dataset + QStringLiteral("/kernels"), t.name + QStringLiteral("_*_0.py"));
+        if (t.referencePath.isEmpty() || t.kernelPath.isEmpty()) {
+            error =
+                QStringLiteral("dataset %1 has no %2 for problem '%3' (looked for reference/%3_*.py and "
+                               "kernels/%3_*_0.py); pass the starting kernel with --kernel or check the name")
+                    .arg(dataset,
+                         t.referencePath.isEmpty() ? QStringLiteral("reference") : QStringLiteral("kernel"),
+                         t.name);
+            return std::nullopt;
+        }
+    } else {
+        const QString folder = !dir.isEmpty() ? dir : QDir(tasksDir).filePath(t.name);
+        if (t.name.isEmpty())
+            t.name = QFileInfo(folder).fileName();
+        if (!QFileInfo(folder).isDir()) {
+            error =
+                QStringLiteral("no task '%1' in %2; see 'accelopt suite --help' for the task names, or pass "
+                               "a task folder")
+                    .arg(t.name, tasksDir);
+            return std::nullopt;
+        }
+        t.referencePath = QDir(folder).filePath(QStringLiteral("reference.py"));
+        t.kernelPath = QDir(folder).filePath(QStringLiteral("baseline.py"));
+    }
+    if (!readInto(t.referencePath, QStringLiteral("reference"), t.reference, error) ||
+        !readInto(t.kernelPath, QStringLiteral("starting kernel"), t.kernel, error))
+        return std::nullopt;
+    return t;
+}
