@@ -1,9 +1,12 @@
 #include "commandregistry.h"
 
 #include "benchcommand.h"
+#include "exportcommand.h"
 #include "hostscommand.h"
 #include "memorycommand.h"
 #include "modelscommand.h"
+#include "optimizecommand.h"
+#include "resumecommand.h"
 #include "sessionscommand.h"
 #include "suitecommand.h"
 
@@ -12,9 +15,12 @@ std::vector<std::unique_ptr<Command>> CommandRegistry::all()
     std::vector<std::unique_ptr<Command>> commands;
     commands.push_back(std::make_unique<BenchCommand>());
     commands.push_back(std::make_unique<SuiteCommand>());
+    commands.push_back(std::make_unique<OptimizeCommand>());
+    commands.push_back(std::make_unique<ResumeCommand>());
     commands.push_back(std::make_unique<HostsCommand>());
     commands.push_back(std::make_unique<ModelsCommand>());
     commands.push_back(std::make_unique<MemoryCommand>());
     commands.push_back(std::make_unique<SessionsCommand>());
+    commands.push_back(std::make_unique<ExportCommand>());
     return commands;
 }

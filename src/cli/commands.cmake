@@ -5,4 +5,8 @@ target_sources(accelopt PRIVATE hostscommand.cpp hostscommand.h clisshprompter.c
 target_sources(accelopt PRIVATE modelscommand.cpp modelscommand.h)
 target_sources(accelopt PRIVATE memorycommand.cpp memorycommand.h)
 target_sources(accelopt PRIVATE sessionscommand.cpp sessionscommand.h)
+target_sources(accelopt PRIVATE exportcommand.cpp exportcommand.h)
 target_sources(accelopt PRIVATE subcommandparser.cpp subcommandparser.h)
+target_sources(accelopt PRIVATE optimizecommand.cpp optimizecommand.h resumecommand.cpp resumecommand.h)
+target_sources(accelopt PRIVATE optimizerun.cpp optimizerun.h searchoptions.cpp searchoptions.h)
+target_sources(accelopt PRIVATE hostchoice.cpp hostchoice.h)

@@ -1,0 +1,193 @@
+#include "exportcommand.h"
+
+#include "export/exportfile.h"
+#include "export/exportformat.h"
+#include "export/kernelexporter.h"
+#include "export/reportwriter.h"
+#include "store/sessionstore.h"
+
+#include "subcommandparser.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTextStream>
+
+namespace {
+struct Output
+{
+    QString label;
+    QString path;
+    QByteArray bytes;
+};
+
+// A name for the file inside --to, never a path: a name like "../x.py" would quietly write outside the folder
+// the user chose.
+bool checkName(QString &name, QString &problem)
+{
+    if (name.trimmed().isEmpty() || name.contains(u'/') || name.contains(u'\\') ||
+        name == QStringLiteral(".") || name == QStringLiteral("..")) {
+        problem =
+            QStringLiteral("--name takes a file name such as fast_silu.py, not '%1'; put the folder in --to")
+                .arg(name);
+        return false;
+    }
+    if (!name.endsWith(QStringLiteral(".py"), Qt::CaseInsensitive))
+        name += QStringLiteral(".py");
+    return true;
+}
+
+QString shown(const QString &path)
+{
+    return QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath());
+}
+} // namespace
+
+int ExportCommand::run(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Write a session's best kernel (or --candidate) into DIR as a .py file that starts with its "
+        "provenance (task, hardware, latency, speedup, lineage), and beside it the session's "
+        "candidates as CSV and JSON and a Markdown report. Existing files are never replaced "
+        "without --force; if any would be, nothing is written."));
+    parser.addPositionalArgument(QStringLiteral("session"),
+                                 QStringLiteral("The session (a unique prefix of its id is enough)."));
+    const QCommandLineOption toOption(QStringLiteral("to"),
+                                      QStringLiteral("The folder to export into (created when missing)."),
+                                      QStringLiteral("DIR"));
+    const QCommandLineOption candidateOption(
+        QStringLiteral("candidate"),
+        QStringLiteral("Export this candidate (a unique id prefix) instead of the session's best."),
+        QStringLiteral("ID"));
+    const QCommandLineOption nameOption(
+        QStringLiteral("name"),
+        QStringLiteral("The kernel's file name (default <task>_<session>.py; .py is added when missing). The "
+                       "reports take its stem."),
+        QStringLiteral("FILE.py"));
+    const QCommandLineOption forceOption(QStringLiteral("force"), QStringLiteral("Replace existing files."));
+    const QCommandLineOption noReportOption(QStringLiteral("no-report"),
+                                            QStringLiteral("Write only the kernel, no CSV, JSON or report."));
+    const QCommandLineOption dbOption(
+        QStringLiteral("db"),
+        QStringLiteral("The workspace database (default: ACCELOPT_WORKSPACE_DB, else the per-user one)."),
+        QStringLiteral("PATH"));
+    parser.addOptions({toOption, candidateOption, nameOption, forceOption, noReportOption, dbOption});
+    int status = 0;
+    if (!SubcommandParser::parse(parser, QStringLiteral("accelopt export"), arguments, status))
+        return status;
+    QTextStream &err = SubcommandParser::err();
+    if (parser.positionalArguments().size() != 1) {
+        err << "accelopt export: give one session id (see 'accelopt sessions list')\n";
+        return 2;
+    }
+    const QString folder = parser.value(toOption);
+    if (folder.trimmed().isEmpty()) {
+        err << "accelopt export: --to DIR is required: the folder to export into\n";
+        return 2;
+    }
+    QString fileName = parser.value(nameOption);
+    if (parser.isSet(nameOption)) {
+        QString problem;
+        if (!checkName(fileName, problem)) {
+            err << "accelopt export: " << problem << "\n";
+            return 2;
+        }
+    }
+
+    const QString path = parser.isSet(dbOption) ? parser.value(dbOption) : SessionStore::defaultPath();
+    // Exporting must not create a workspace as a side effect.
+    if (!QFileInfo::exists(path)) {
+        err << "accelopt export: no workspace database at " << QDir::toNativeSeparators(path)
+            << ", so there is no session to export; run an optimization first, or pass --db PATH\n";
+        return 1;
+    }
+    SessionStore store(path);
+    if (!store.open()) {
+        err << "accelopt export: " << store.lastError() << "\n";
+        return 1;
+    }
+    const auto session = store.findSession(parser.positionalArguments().first());
+    if (!session) {
+        err << "accelopt export: " << store.lastError() << " (see 'accelopt sessions list')\n";
+        return 1;
+    }
+    KernelExporter exporter(store);
+    const auto prepared = exporter.prepare(session->id, parser.value(candidateOption));
+    if (!prepared) {
+        err << "accelopt export: " << exporter.lastError() << "\n";
+        return 1;
+    }
+    if (fileName.isEmpty())
+        fileName = KernelExporter::defaultFileName(*session);
+    const QString stem = fileName.chopped(3);
+
+    const QDir dir(folder);
+    QList<Output> outputs{{QStringLiteral("kernel"), dir.filePath(fileName), prepared->text.toUtf8()}};
+    if (!parser.isSet(noReportOption)) {
+        ReportWriter report(store);
+        if (!report.load(session->id)) {
+            err << "accelopt export: " << report.lastError() << "\n";
+            return 1;
+        }
+        outputs.append({QStringLiteral("csv"), dir.filePath(ReportWriter::csvFileName(stem)), report.csv()});
+        outputs.append(
+            {QStringLiteral("json"), dir.filePath(ReportWriter::jsonFileName(stem)), report.json()});
+        outputs.append({QStringLiteral("report"), dir.filePath(ReportWriter::markdownFileName(stem)),
+                        report.markdown()});
+    }
+
+    // All or nothing: look at every target before writing the first, so a refusal leaves the folder as it
+    // was.
+    QStringList existing;
+    for (const Output &o : outputs)
+        if (QFileInfo::exists(o.path))
+            existing.append(shown(o.path));
+    if (!existing.isEmpty() && !parser.isSet(forceOption)) {
+        err << "accelopt export: " << existing.join(QStringLiteral(", "))
+            << (existing.size() == 1 ? " already exists" : " already exist")
+            << "; nothing was written. Pass --force to replace, or --name to export under another name.\n";
+        return 1;
+    }
+    QString error;
+    if (!ExportFile::ensureFolder(folder, error)) {
+        err << "accelopt export: " << error << "\n";
+        return 1;
+    }
+    QStringList created;
+    for (const Output &o : outputs) {
+        const bool isNew = !QFileInfo::exists(o.path);
+        if (!ExportFile::write(o.path, o.bytes, parser.isSet(forceOption), error)) {
+            // Files this run created are taken back; files it replaced (--force) cannot be restored.
+            for (const QString &p : std::as_const(created))
+                QFile::remove(p);
+            err << "accelopt export: " << error
+                << (created.isEmpty() ? QString()
+                                      : QStringLiteral("; removed the files this export had written"))
+                << "\n";
+            return 1;
+        }
+        if (isNew)
+            created.append(o.path);
+    }
+
+    QTextStream out(stdout);
+    const Evaluation &e = prepared->evaluation;
+    out << "exported candidate " << prepared->candidate.id.left(8) << " (iteration "
+        << prepared->candidate.iteration << ") of session " << session->id.left(8) << " ("
+        << session->taskName << " on " << session->target << "/" << session->backend << ")\n";
+    for (const Output &o : outputs)
+        out << "  " << o.label.leftJustified(7) << shown(o.path) << "\n";
+    out << (e.latencyMeanMs > 0 ? ExportFormat::milliseconds(e.latencyMeanMs)
+                                : QStringLiteral("latency unknown"));
+    if (prepared->speedup)
+        out << ", " << ExportFormat::speedup(*prepared->speedup) << " over the baseline ("
+            << ExportFormat::milliseconds(*prepared->baselineLatencyMs) << ")";
+    else
+        out << ", speedup unknown (the baseline has no correct timing)";
+    if (e.percentOfPeak >= 0)
+        out << ", " << ExportFormat::percent(e.percentOfPeak) << " of peak";
+    out << "\n";
+    return 0;
+}

@@ -1,0 +1,96 @@
+#include "optimizecommand.h"
+
+#include "common/datapaths.h"
+#include "evalbatch.h"
+#include "model/kernelfile.h"
+#include "model/tasksources.h"
+#include "optimizerun.h"
+#include "searchoptions.h"
+
+#include <QCommandLineParser>
+#include <QTextStream>
+
+int OptimizeCommand::run(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(summary());
+    parser.addHelpOption();
+    parser.addOptions({
+        {QStringLiteral("task"), QStringLiteral("Task name (e.g. silu) or task folder."),
+         QStringLiteral("TASK")},
+        {QStringLiteral("dataset"), QStringLiteral("A dataset in the original NKIBench layout."),
+         QStringLiteral("DIR")},
+        {QStringLiteral("kernel"), QStringLiteral("Start from this kernel instead of the task's baseline."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("backend"),
+         QStringLiteral("sim (nkisim) or neuron (real Trainium). Default: the host's."),
+         QStringLiteral("BACKEND")},
+        {QStringLiteral("target"), QStringLiteral("trn1 or trn2. Default: the host's."),
+         QStringLiteral("TARGET")},
+        {QStringLiteral("size"), QStringLiteral("Parameter set: full (NKIBench) or small (quick)."),
+         QStringLiteral("SIZE"), QStringLiteral("full")},
+        {QStringLiteral("timeout"), QStringLiteral("Seconds one evaluation may take (default 600)."),
+         QStringLiteral("SECONDS"), QStringLiteral("600")},
+    });
+    OptimizeRun::addOptions(parser);
+    SearchOptions::add(parser);
+    QTextStream err(stderr);
+    if (!parser.parse(QStringList{QStringLiteral("accelopt optimize")} + arguments)) {
+        err << "accelopt optimize: " << parser.errorText() << "\n";
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        return 0;
+    }
+    auto usage = [&err](const QString &message) {
+        err << "accelopt optimize: " << message << "\n";
+        return 2;
+    };
+    if (!parser.positionalArguments().isEmpty())
+        return usage(QStringLiteral("unexpected argument '%1'; the task goes in --task")
+                         .arg(parser.positionalArguments().first()));
+
+    SearchTask task;
+    QString error;
+    if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")),
+                                  parser.value(QStringLiteral("dataset")), task.ref, error))
+        return usage(error);
+    const std::optional<TaskSources> sources = TaskSources::load(task.ref, DataPaths::tasksDir(), error);
+    if (!sources)
+        return usage(error);
+    task.name = sources->name;
+    task.reference = sources->reference;
+    task.kernel = sources->kernel;
+    if (parser.isSet(QStringLiteral("kernel"))) {
+        const KernelFile::ReadResult kernel = KernelFile::read(parser.value(QStringLiteral("kernel")));
+        if (!kernel.ok)
+            return usage(kernel.error);
+        task.kernel = kernel.text;
+    }
+    task.backend = parser.value(QStringLiteral("backend"));
+    task.target = parser.value(QStringLiteral("target"));
+    if (!task.backend.isEmpty() && task.backend != QStringLiteral("sim") &&
+        task.backend != QStringLiteral("neuron"))
+        return usage(QStringLiteral("--backend must be sim or neuron, not '%1'").arg(task.backend));
+    if (!task.target.isEmpty() && task.target != QStringLiteral("trn1") &&
+        task.target != QStringLiteral("trn2"))
+        return usage(QStringLiteral("--target must be trn1 or trn2, not '%1'").arg(task.target));
+    task.size = parser.value(QStringLiteral("size"));
+    if (task.size != QStringLiteral("full") && task.size != QStringLiteral("small"))
+        return usage(QStringLiteral("--size must be full or small, not '%1'").arg(task.size));
+    bool ok = false;
+    task.evalTimeoutSeconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
+    if (!ok || task.evalTimeoutSeconds <= 0)
+        return usage(QStringLiteral("--timeout must be a positive number of seconds"));
+
+    SearchConfig config;
+    bool changed = false;
+    if (!SearchOptions::apply(parser, config, changed, error))
+        return usage(error);
+    OptimizeRun::Options options;
+    if (!OptimizeRun::readOptions(parser, options, error))
+        return usage(error);
+    OptimizeRun run(options);
+    return run.start(task, config);
+}

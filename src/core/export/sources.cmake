@@ -1,0 +1,5 @@
+target_sources(accelopt_core PRIVATE
+  export/exportfile.cpp export/exportfile.h
+  export/exportformat.cpp export/exportformat.h
+  export/kernelexporter.cpp export/kernelexporter.h
+  export/reportwriter.cpp export/reportwriter.h)
