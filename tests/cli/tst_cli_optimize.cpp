@@ -62,6 +62,7 @@ class TestCliOptimize : public QObject
     {
         QString role;
         int occurrence = 0;
+        int signal = SIGKILL; // SIGINT: what Ctrl+C sends
     };
 
     ScriptedLlmServer m_server;
@@ -71,6 +72,7 @@ class TestCliOptimize : public QObject
     QMap<QString, int> m_seen; // requests per role
     std::optional<KillPoint> m_killAt;
     bool m_killNow = false;
+    int m_killSignal = SIGKILL;
 
     static constexpr double inputPrice = 3.0; // USD per million tokens of the stand-in model
     static constexpr double outputPrice = 15.0;
@@ -123,6 +125,10 @@ class TestCliOptimize : public QObject
         clock.start();
         while (process.state() != QProcess::NotRunning && clock.elapsed() < timeoutMs) {
             QTest::qWait(20);
+            if (m_killNow && m_killSignal != SIGKILL) {
+                m_killNow = false;
+                ::kill(pid_t(process.processId()), m_killSignal);
+            }
             if (m_killNow) {
                 m_killNow = false;
                 const QList<pid_t> children = ProcessTree::descendants(pid_t(process.processId()));
@@ -240,6 +246,7 @@ private Q_SLOTS:
             const int n = ++m_seen[role];
             if (m_killAt && m_killAt->role == role && m_killAt->occurrence == n) {
                 m_killNow = true; // the test kills the CLI while this call is out
+                m_killSignal = m_killAt->signal;
                 ScriptedLlmServer::Response hang;
                 hang.hang = true;
                 return hang;
@@ -440,6 +447,32 @@ private Q_SLOTS:
             requests <= wholeRequests + 4 * int(kills.size()),
             qPrintable(
                 QStringLiteral("%1 requests against %2 uninterrupted").arg(requests).arg(wholeRequests)));
+    }
+
+    void ctrlCStopsCleanly()
+    {
+        Workspace w;
+        writeLlmConfig(w);
+        useAgents(m_swiglu);
+        m_killAt = KillPoint{QStringLiteral("executor"), 1, SIGINT};
+        Run r = cli(w, optimizeArgs(QStringLiteral("swiglu"), 11));
+        QCOMPARE(r.exitCode, 130);
+        const QJsonObject done = r.event(QStringLiteral("finished"));
+        QCOMPARE(done.value(QStringLiteral("stop_reason")).toString(), QStringLiteral("stopped"));
+        QVERIFY2(r.err.contains(QStringLiteral("accelopt resume")), qPrintable(r.err));
+        const QString session = done.value(QStringLiteral("session")).toString();
+        {
+            SessionStore store(w.db());
+            QVERIFY(store.open());
+            QCOMPARE(store.session(session)->status, SessionRecord::Status::Stopped);
+            QCOMPARE(store.session(session)->stopReason, QStringLiteral("stopped"));
+        }
+        m_killAt.reset();
+        r = cli(w, {QStringLiteral("resume"), session.left(8), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.event(QStringLiteral("finished")).value(QStringLiteral("stop_reason")).toString(),
+                 QStringLiteral("iterations"));
+        QCOMPARE(r.all(QStringLiteral("iteration")).size(), 2);
     }
 
     void resumeRefusals()

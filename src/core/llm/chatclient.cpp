@@ -86,12 +86,33 @@ bool transientNetworkError(QNetworkReply::NetworkError error)
 } // namespace
 
 ChatClient::ChatClient(const Endpoint &endpoint, QObject *parent)
-    : QObject(parent), m_endpoint(endpoint), m_rng(QRandomGenerator::securelySeeded()),
-      m_network(new QNetworkAccessManager(this))
+    : QObject(parent), m_endpoint(endpoint), m_rng(QRandomGenerator::securelySeeded())
 {
-    // Redirects would carry the auth header to wherever the server points; an API endpoint has no business
-    // redirecting, so don't follow.
-    m_network->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
+}
+
+QNetworkAccessManager *ChatClient::network(qsizetype &lane)
+{
+    // QNetworkAccessManager opens at most 6 HTTP/1.1 connections per server and queues the rest, which would
+    // cap an endpoint's concurrency at 6 (local vLLM and SGLang speak HTTP/1.1). So calls spread over as many
+    // managers as the concurrency limit needs, each call to the least busy one.
+    const qsizetype wanted =
+        std::max(1, (m_endpoint.concurrency + kConnectionsPerManager - 1) / kConnectionsPerManager);
+    lane = 0;
+    for (qsizetype i = 1; i < m_networks.size(); ++i)
+        if (m_lanesInUse.at(i) < m_lanesInUse.at(lane))
+            lane = i;
+    if (m_networks.isEmpty() ||
+        (m_lanesInUse.at(lane) >= kConnectionsPerManager && m_networks.size() < wanted)) {
+        auto *manager = new QNetworkAccessManager(this);
+        // Redirects would carry the auth header to wherever the server points; an API endpoint has no
+        // business redirecting, so don't follow.
+        manager->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
+        m_networks << manager;
+        m_lanesInUse << 0;
+        lane = m_networks.size() - 1;
+    }
+    ++m_lanesInUse[lane];
+    return m_networks.at(lane);
 }
 
 ChatClient::~ChatClient()
@@ -214,7 +235,12 @@ void ChatClient::startAttempt(Call &call)
                                          m_endpoint.model)
                                     .arg(call.attempt);
     const quint64 id = call.id;
-    call.reply = m_network->post(request, requestBody(call.request));
+    qsizetype lane = 0;
+    QNetworkAccessManager *manager = network(lane);
+    call.reply = manager->post(request, requestBody(call.request));
+    // The reply's end frees its lane, whichever way it ends (finished, aborted, cancelled). The manager is
+    // the context because cancel() disconnects the reply from this.
+    connect(call.reply, &QObject::destroyed, manager, [this, lane] { --m_lanesInUse[lane]; });
     connect(call.reply, &QNetworkReply::readyRead, this, [this, id] { onReadyRead(id); });
     connect(call.reply, &QNetworkReply::finished, this, [this, id] { onReplyFinished(id); });
     call.timeout->disconnect();

@@ -5,6 +5,7 @@
 #include "llm/endpoint.h"
 #include "llm/retrypolicy.h"
 
+#include <QList>
 #include <QObject>
 #include <QRandomGenerator>
 
@@ -71,7 +72,10 @@ private:
     qint64 m_maxReplyBytes = 64LL * 1024 * 1024;
     CostLedger *m_ledger = nullptr;
     LlmCallRecorder *m_recorder = nullptr;
-    QNetworkAccessManager *m_network;
+    QNetworkAccessManager *network(qsizetype &lane);
+    static constexpr int kConnectionsPerManager = 6;
+    QList<QNetworkAccessManager *> m_networks;
+    QList<int> m_lanesInUse; // replies alive per manager
     std::map<quint64, std::unique_ptr<Call>> m_calls;
     std::deque<quint64> m_queue;
     int m_running = 0;

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <limits>
 
 namespace {
@@ -55,20 +56,32 @@ class BeamSearch::Busy
 public:
     explicit Busy(BeamSearch *search) : m_search(search)
     {
-        if (m_search->m_busyDepth++ == 0)
+        if (m_search->m_busyDepth++ == 0) {
             m_clock.start();
+            m_cpuStart = threadCpuNs();
+        }
     }
     ~Busy()
     {
-        if (--m_search->m_busyDepth == 0)
+        if (--m_search->m_busyDepth == 0) {
             m_search->m_busyNs += m_clock.nsecsElapsed();
+            m_search->m_busyCpuNs += threadCpuNs() - m_cpuStart;
+        }
     }
     Busy(const Busy &) = delete;
     Busy &operator=(const Busy &) = delete;
 
 private:
+    static qint64 threadCpuNs()
+    {
+        timespec t{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return qint64(t.tv_sec) * 1000000000 + t.tv_nsec;
+    }
+
     BeamSearch *m_search;
     QElapsedTimer m_clock;
+    qint64 m_cpuStart = 0;
 };
 
 BeamSearch::BeamSearch(HostPool *pool, SessionStore *store, const PromptLibrary *prompts, QObject *parent)
@@ -190,6 +203,7 @@ bool BeamSearch::begin(const Task &task, const SearchConfig &config)
     m_costUsd = 0;
     m_tokens = 0;
     m_busyNs = 0;
+    m_busyCpuNs = 0;
     m_stopReason = StopReason::None;
     m_error.clear();
     m_clock.start();

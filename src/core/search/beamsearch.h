@@ -77,6 +77,7 @@ public:
     // Time spent in the search's own code (prompt building, parsing, selection, store writes), not waiting
     // for models or hosts: the orchestration overhead.
     double orchestrationSeconds() const { return m_busyNs / 1e9; }
+    double orchestrationCpuSeconds() const { return m_busyCpuNs / 1e9; } // of it, on this thread's CPU clock
     int candidateCount() const { return int(m_candidates.size()); }
 
 Q_SIGNALS:
@@ -165,5 +166,6 @@ private:
     QList<QPair<quint64, ChatReply>> m_early;
     quint64 m_generation = 0; // bumped when a run starts or ends, so replays queued for an older one drop
     qint64 m_busyNs = 0;
+    qint64 m_busyCpuNs = 0;
     int m_busyDepth = 0;
 };

@@ -397,6 +397,26 @@ private Q_SLOTS:
         QCOMPARE(m_server->maxInFlight(), 3);
     }
 
+    void concurrencyAboveSixConnections()
+    {
+        // Qt opens at most 6 HTTP/1.1 connections per server and manager; a limit of 16 must still mean 16.
+        Endpoint e = endpoint();
+        e.concurrency = 16;
+        ChatClient client(e);
+        Finished done(&client);
+        m_server->setHandler([](const auto &) {
+            auto r = ScriptedLlmServer::completion(QStringLiteral("ok"));
+            r.delayMs = 300;
+            return r;
+        });
+        for (int i = 0; i < 48; ++i)
+            client.send(hello(AgentRole::Executor));
+        QVERIFY(QTest::qWaitFor([&] { return done.replies.size() == 48; }, 30000));
+        QCOMPARE(m_server->maxInFlight(), 16);
+        for (const ChatReply &r : std::as_const(done.replies))
+            QVERIFY(r.ok());
+    }
+
     void cancelOneAndAll()
     {
         Endpoint e = endpoint();

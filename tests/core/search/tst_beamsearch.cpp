@@ -259,6 +259,41 @@ private Q_SLOTS:
         QCOMPARE(rig.store.session(rig.search->sessionId())->status, SessionRecord::Status::Stopped);
     }
 
+    void resumeRefusesWhatItCannotTrust()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open());
+        QVERIFY(!rig.search->resume(QStringLiteral("no-such-session")));
+        QVERIFY(rig.search->lastError().contains(QStringLiteral("no session")));
+
+        // A session whose steps say the baseline was done but whose beam is missing.
+        SessionRecord session;
+        session.taskName = QStringLiteral("silu");
+        session.task = {{QStringLiteral("name"), QStringLiteral("silu")}};
+        session.config = tiny(1, 1, 1, 1).toJson();
+        QVERIFY(rig.store.createSession(session));
+        QVERIFY(!rig.search->resume(session.id));
+        QVERIFY2(rig.search->lastError().contains(QStringLiteral("no starting kernel")),
+                 qPrintable(rig.search->lastError()));
+        Candidate baseline;
+        baseline.id = SessionStore::baselineCandidateId(session.id);
+        baseline.sessionId = session.id;
+        baseline.origin = Candidate::Origin::Baseline;
+        baseline.source = m_baseline;
+        QVERIFY(rig.store.addCandidate(baseline));
+        QVERIFY(rig.store.markStepCompleted(session.id, 0, QStringLiteral("baseline")));
+        QVERIFY(!rig.search->resume(session.id));
+        QVERIFY2(rig.search->lastError().contains(QStringLiteral("no beam")),
+                 qPrintable(rig.search->lastError()));
+        // Settings this program cannot read are named, not guessed.
+        QVERIFY(rig.store.setConfig(session.id, {{QStringLiteral("beam_width"), QStringLiteral("two")}}));
+        QVERIFY(!rig.search->resume(session.id));
+        QVERIFY2(rig.search->lastError().contains(QStringLiteral("beam_width")),
+                 qPrintable(rig.search->lastError()));
+        QCOMPARE(rig.search->state(), BeamSearch::State::Idle);
+    }
+
     void refusesBadStart()
     {
         QTemporaryDir dir;
