@@ -86,6 +86,24 @@ private Q_SLOTS:
         QVERIFY(!m_store->add(bad));
     }
 
+    void containsFollowsTheDuplicateRule()
+    {
+        ExperienceRecord r = make(QStringLiteral("silu"), QStringLiteral("Fuse the activation"), 1.4);
+        r.slowHash = QStringLiteral("aaa");
+        r.fastHash = QStringLiteral("bbb");
+        QVERIFY(!m_store->contains(r));
+        QVERIFY(m_store->add(r));
+        QVERIFY(m_store->contains(r));
+        ExperienceRecord samePair = make(QStringLiteral("silu"), QStringLiteral("Other words"), 1.4);
+        samePair.slowHash = r.slowHash;
+        samePair.fastHash = r.fastHash;
+        QVERIFY(m_store->contains(samePair)); // the same two kernels
+        ExperienceRecord sameText = make(QStringLiteral("silu"), QStringLiteral("Fuse the activation"), 1.1);
+        QVERIFY(m_store->contains(sameText)); // the same title and lesson
+        ExperienceRecord otherTask = make(QStringLiteral("gemm"), QStringLiteral("Fuse the activation"), 1.4);
+        QVERIFY(!m_store->contains(otherTask));
+    }
+
     void retrievalOrdersSameTaskAndPinnedFirst()
     {
         add(make(QStringLiteral("gemm"), QStringLiteral("Other task, relevant"), 2.0,
