@@ -6,21 +6,13 @@
 #include "llm/endpointpresets.h"
 #include "llm/llmconfig.h"
 
+#include "console.h"
+
 #include <QCommandLineParser>
 #include <QEventLoop>
 #include <QTextStream>
 
 namespace {
-QTextStream &out()
-{
-    static QTextStream stream(stdout);
-    return stream;
-}
-QTextStream &err()
-{
-    static QTextStream stream(stderr);
-    return stream;
-}
 
 const QCommandLineOption
     configOption(QStringLiteral("config"),
@@ -34,12 +26,12 @@ bool parseOrFail(QCommandLineParser &parser, const QString &command, const QStri
     parser.addHelpOption();
     parser.addOption(configOption);
     if (!parser.parse(QStringList{QStringLiteral("accelopt models ") + command} + arguments)) {
-        err() << "accelopt models " << command << ": " << parser.errorText() << "\n";
+        Console::err() << "accelopt models " << command << ": " << parser.errorText() << "\n";
         status = 2;
         return false;
     }
     if (parser.isSet(QStringLiteral("help"))) {
-        out() << parser.helpText();
+        Console::out() << parser.helpText();
         status = 0;
         return false;
     }
@@ -52,7 +44,7 @@ std::optional<LlmConfig> loadConfig(const QCommandLineParser &parser, QString *p
     QString error;
     auto config = LlmConfig::load(*path, &error);
     if (!config)
-        err() << "accelopt models: " << error << "\n";
+        Console::err() << "accelopt models: " << error << "\n";
     return config;
 }
 
@@ -81,16 +73,17 @@ int ModelsCommand::run(const QStringList &arguments)
     if (sub == QStringLiteral("test"))
         return test(arguments.mid(1));
     if (sub.isEmpty() || sub == QStringLiteral("--help") || sub == QStringLiteral("-h")) {
-        out() << "Usage: accelopt models list|presets|test ...\n"
-                 "  list [--config FILE]                      endpoints, role assignments and prices\n"
-                 "  presets                                   the server presets the Models dialog offers\n"
-                 "  test [--endpoint NAME] [--config FILE] [--attempts N]\n"
-                 "                                            a real tiny call to each (or one) endpoint\n"
-                 "Settings are edited in the workbench (Tools > Models…) and kept in "
-              << LlmConfig::defaultPath() << "\n";
+        Console::out()
+            << "Usage: accelopt models list|presets|test ...\n"
+               "  list [--config FILE]                      endpoints, role assignments and prices\n"
+               "  presets                                   the server presets the Models dialog offers\n"
+               "  test [--endpoint NAME] [--config FILE] [--attempts N]\n"
+               "                                            a real tiny call to each (or one) endpoint\n"
+               "Settings are edited in the workbench (Tools > Models…) and kept in "
+            << LlmConfig::defaultPath() << "\n";
         return sub.isEmpty() ? 2 : 0;
     }
-    err() << "accelopt models: unknown subcommand '" << sub << "' (list, presets, test)\n";
+    Console::err() << "accelopt models: unknown subcommand '" << sub << "' (list, presets, test)\n";
     return 2;
 }
 
@@ -104,39 +97,41 @@ int ModelsCommand::list(const QStringList &arguments)
     const auto config = loadConfig(parser, &path);
     if (!config)
         return 1;
-    out() << "Settings: " << path << "\n";
+    Console::out() << "Settings: " << path << "\n";
     if (config->endpoints.isEmpty())
-        out() << "No endpoints yet: add one in the workbench (Tools > Models…) or edit the file.\n";
+        Console::out() << "No endpoints yet: add one in the workbench (Tools > Models…) or edit the file.\n";
     for (const Endpoint &e : config->endpoints)
-        out() << QStringLiteral("  %1  %2  model %3, %4, %5 at once, timeout %6 s\n")
-                     .arg(e.name, e.baseUrl, e.model, keyDescription(e))
-                     .arg(e.concurrency)
-                     .arg(e.timeoutMs / 1000.0);
-    out() << "Roles:\n";
+        Console::out() << QStringLiteral("  %1  %2  model %3, %4, %5 at once, timeout %6 s\n")
+                              .arg(e.name, e.baseUrl, e.model, keyDescription(e))
+                              .arg(e.concurrency)
+                              .arg(e.timeoutMs / 1000.0);
+    Console::out() << "Roles:\n";
     for (AgentRole role : AgentRoles::all()) {
         const auto members = config->roster.members(role);
-        out() << QStringLiteral("  %1 %2\n")
-                     .arg(AgentRoles::name(role).leftJustified(11),
-                          members.isEmpty() ? QStringLiteral("(unassigned)") : ModelRoster::format(members));
+        Console::out() << QStringLiteral("  %1 %2\n")
+                              .arg(AgentRoles::name(role).leftJustified(11),
+                                   members.isEmpty() ? QStringLiteral("(unassigned)")
+                                                     : ModelRoster::format(members));
     }
-    out() << "Prices (USD per million tokens, input / output):\n";
+    Console::out() << "Prices (USD per million tokens, input / output):\n";
     for (const QString &model : config->prices.models()) {
         const auto p = config->prices.price(model);
-        out() << QStringLiteral("  %1 %2 / %3\n").arg(model).arg(p->inputPerMillion).arg(p->outputPerMillion);
+        Console::out()
+            << QStringLiteral("  %1 %2 / %3\n").arg(model).arg(p->inputPerMillion).arg(p->outputPerMillion);
     }
     if (config->prices.models().isEmpty())
-        out() << "  (none: costs will be reported as unknown)\n";
+        Console::out() << "  (none: costs will be reported as unknown)\n";
     const QStringList problems = config->problems();
     for (const QString &p : problems)
-        out() << "Problem: " << p << "\n";
+        Console::out() << "Problem: " << p << "\n";
     return 0;
 }
 
 int ModelsCommand::presets()
 {
     for (const EndpointPreset &p : EndpointPresets::all())
-        out() << QStringLiteral("%1  %2\n    %3\n    %4\n")
-                     .arg(p.id.leftJustified(10), p.label, p.endpoint.baseUrl, p.note);
+        Console::out() << QStringLiteral("%1  %2\n    %3\n    %4\n")
+                              .arg(p.id.leftJustified(10), p.label, p.endpoint.baseUrl, p.note);
     return 0;
 }
 
@@ -161,20 +156,21 @@ int ModelsCommand::test(const QStringList &arguments)
     if (parser.isSet(endpointOption)) {
         const Endpoint *e = config->endpoint(parser.value(endpointOption));
         if (!e) {
-            err() << "accelopt models test: no endpoint named '" << parser.value(endpointOption) << "' in "
-                  << path << " (have: " << config->endpointNames().join(QStringLiteral(", ")) << ")\n";
+            Console::err() << "accelopt models test: no endpoint named '" << parser.value(endpointOption)
+                           << "' in " << path
+                           << " (have: " << config->endpointNames().join(QStringLiteral(", ")) << ")\n";
             return 2;
         }
         targets = {*e};
     }
     if (targets.isEmpty()) {
-        err() << "accelopt models test: no endpoints configured in " << path << "\n";
+        Console::err() << "accelopt models test: no endpoints configured in " << path << "\n";
         return 1;
     }
     bool ok = false;
     const int attempts = parser.value(attemptsOption).toInt(&ok);
     if (!ok || attempts < 1) {
-        err() << "accelopt models test: --attempts wants a positive number\n";
+        Console::err() << "accelopt models test: --attempts wants a positive number\n";
         return 2;
     }
     int failures = 0;
@@ -195,11 +191,11 @@ int ModelsCommand::testOne(const Endpoint &endpoint, const LlmConfig &config, in
     if (!key)
         loop.exec();
     if (!key->ok) {
-        out() << endpoint.name << ": FAILED: " << key->message << "\n";
+        Console::out() << endpoint.name << ": FAILED: " << key->message << "\n";
         return 1;
     }
     if (!key->message.isEmpty())
-        err() << endpoint.name << ": " << key->message << "\n";
+        Console::err() << endpoint.name << ": " << key->message << "\n";
 
     ChatClient client(endpoint);
     client.setApiKey(key->key);
@@ -224,23 +220,24 @@ int ModelsCommand::testOne(const Endpoint &endpoint, const LlmConfig &config, in
     if (!reply)
         loop.exec();
     if (!reply->ok()) {
-        out() << endpoint.name << ": FAILED after " << reply->latencyMs << " ms: " << reply->errorText
-              << "\n";
+        Console::out() << endpoint.name << ": FAILED after " << reply->latencyMs
+                       << " ms: " << reply->errorText << "\n";
         return 1;
     }
     const QString firstLine = reply->content.trimmed().section(u'\n', 0, 0).left(200);
-    out() << QStringLiteral("%1: ok in %2 ms (%3 attempt%4), model %5, tokens %6, cost %7\n  reply: %8\n")
-                 .arg(endpoint.name)
-                 .arg(reply->latencyMs)
-                 .arg(reply->attempts)
-                 .arg(reply->attempts == 1 ? "" : "s")
-                 .arg(endpoint.model,
-                      reply->usage ? QStringLiteral("%1 in / %2 out")
-                                         .arg(reply->usage->inputTokens)
-                                         .arg(reply->usage->outputTokens)
-                                   : QStringLiteral("unknown (no usage in the reply)"),
-                      reply->costUsd ? QStringLiteral("$%1").arg(*reply->costUsd, 0, 'f', 6)
-                                     : QStringLiteral("unknown"),
-                      firstLine.isEmpty() ? QStringLiteral("(empty)") : firstLine);
+    Console::out() << QStringLiteral(
+                          "%1: ok in %2 ms (%3 attempt%4), model %5, tokens %6, cost %7\n  reply: %8\n")
+                          .arg(endpoint.name)
+                          .arg(reply->latencyMs)
+                          .arg(reply->attempts)
+                          .arg(reply->attempts == 1 ? "" : "s")
+                          .arg(endpoint.model,
+                               reply->usage ? QStringLiteral("%1 in / %2 out")
+                                                  .arg(reply->usage->inputTokens)
+                                                  .arg(reply->usage->outputTokens)
+                                            : QStringLiteral("unknown (no usage in the reply)"),
+                               reply->costUsd ? QStringLiteral("$%1").arg(*reply->costUsd, 0, 'f', 6)
+                                              : QStringLiteral("unknown"),
+                               firstLine.isEmpty() ? QStringLiteral("(empty)") : firstLine);
     return 0;
 }

@@ -14,6 +14,8 @@
 #include "search/selection.h"
 #include "store/sessionstore.h"
 
+#include "console.h"
+
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
@@ -32,17 +34,6 @@ volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void onInterrupt(int)
 {
     g_interrupted = 1;
-}
-
-QTextStream &out()
-{
-    static QTextStream s(stdout);
-    return s;
-}
-QTextStream &err()
-{
-    static QTextStream s(stderr);
-    return s;
 }
 
 QJsonValue number(double v)
@@ -82,7 +73,10 @@ public:
     void onBaseline(const Evaluation &e);
     void onIteration(int iteration);
     int finished(StopReason reason);
-    void emitLine(const QJsonObject &o) { out() << QJsonDocument(o).toJson(QJsonDocument::Compact) << "\n"; }
+    void emitLine(const QJsonObject &o)
+    {
+        Console::out() << QJsonDocument(o).toJson(QJsonDocument::Compact) << "\n";
+    }
 
     Options options;
     QString error;
@@ -143,7 +137,7 @@ bool OptimizeRun::Private::prepare(const QString &hostName)
             return false;
         }
         if (!key->message.isEmpty())
-            err() << "accelopt: " << endpoint.name << ": " << key->message << "\n";
+            Console::err() << "accelopt: " << endpoint.name << ": " << key->message << "\n";
         clients->setApiKey(endpoint.name, key->key);
     }
     clients->setRecorder(&store);
@@ -159,8 +153,8 @@ bool OptimizeRun::Private::prepare(const QString &hostName)
                      [](Host *h, Host::State state, const QString &detail) {
                          if (state == Host::State::Lost || state == Host::State::Failed ||
                              state == Host::State::VersionMismatch)
-                             err() << "accelopt: host " << h->name() << " " << Host::stateName(state) << ": "
-                                   << detail << "\n";
+                             Console::err() << "accelopt: host " << h->name() << " " << Host::stateName(state)
+                                            << ": " << detail << "\n";
                      });
     pool.start();
     search = std::make_unique<BeamSearch>(&pool, &store, &prompts);
@@ -214,12 +208,12 @@ void OptimizeRun::Private::printSession(bool resumed)
                   {QStringLiteral("size"), t.size},
                   {QStringLiteral("config"), c.toJson()}});
     } else {
-        out() << (resumed ? "resuming session " : "session ") << search->sessionId() << ": " << t.name
-              << " on " << t.target << " (" << t.backend << ", host " << t.host << ", size " << t.size
-              << "), B=" << c.beamWidth << " N=" << c.plansPerKernel << " K=" << c.samplesPerPlan
-              << " T=" << c.iterations << " F=" << c.fixRounds << "\n";
+        Console::out() << (resumed ? "resuming session " : "session ") << search->sessionId() << ": "
+                       << t.name << " on " << t.target << " (" << t.backend << ", host " << t.host
+                       << ", size " << t.size << "), B=" << c.beamWidth << " N=" << c.plansPerKernel
+                       << " K=" << c.samplesPerPlan << " T=" << c.iterations << " F=" << c.fixRounds << "\n";
     }
-    out().flush();
+    Console::out().flush();
 }
 
 void OptimizeRun::Private::onBaseline(const Evaluation &e)
@@ -232,9 +226,9 @@ void OptimizeRun::Private::onBaseline(const Evaluation &e)
                   {QStringLiteral("latency_ms"), number(e.latencyMeanMs)},
                   {QStringLiteral("percent_of_peak"), number(e.percentOfPeak)}});
     else
-        out() << "baseline: " << e.status << ", " << ms(e.latencyMeanMs) << ", " << percent(e.percentOfPeak)
-              << "\n";
-    out().flush();
+        Console::out() << "baseline: " << e.status << ", " << ms(e.latencyMeanMs) << ", "
+                       << percent(e.percentOfPeak) << "\n";
+    Console::out().flush();
 }
 
 void OptimizeRun::Private::onIteration(int iteration)
@@ -255,17 +249,18 @@ void OptimizeRun::Private::onIteration(int iteration)
                   {QStringLiteral("cost_usd"), search->costUsd()},
                   {QStringLiteral("tokens"), search->tokens()}});
     } else {
-        out() << QStringLiteral("iteration %1/%2: best %3 (%4x), %5, %6 candidates (%7 correct), cost $%8\n")
-                     .arg(iteration)
-                     .arg(search->config().iterations)
-                     .arg(ms(latency))
-                     .arg(speedup, 0, 'f', 2)
-                     .arg(percent(best ? best->percentOfPeak : 0))
-                     .arg(evaluated)
-                     .arg(usable)
-                     .arg(search->costUsd(), 0, 'f', 4);
+        Console::out() << QStringLiteral(
+                              "iteration %1/%2: best %3 (%4x), %5, %6 candidates (%7 correct), cost $%8\n")
+                              .arg(iteration)
+                              .arg(search->config().iterations)
+                              .arg(ms(latency))
+                              .arg(speedup, 0, 'f', 2)
+                              .arg(percent(best ? best->percentOfPeak : 0))
+                              .arg(evaluated)
+                              .arg(usable)
+                              .arg(search->costUsd(), 0, 'f', 4);
     }
-    out().flush();
+    Console::out().flush();
     evaluated = usable = 0;
 }
 
@@ -283,8 +278,8 @@ int OptimizeRun::Private::run()
     QTimer poll;
     QObject::connect(&poll, &QTimer::timeout, [&] {
         if (g_interrupted && search->state() != BeamSearch::State::Finished) {
-            err() << "accelopt: stopping; the session can be resumed with 'accelopt resume "
-                  << search->sessionId().left(8) << "'\n";
+            Console::err() << "accelopt: stopping; the session can be resumed with 'accelopt resume "
+                           << search->sessionId().left(8) << "'\n";
             search->stop();
         }
     });
@@ -323,27 +318,28 @@ int OptimizeRun::Private::finished(StopReason reason)
                   {QStringLiteral("orchestration_s"), search->orchestrationSeconds()},
                   {QStringLiteral("wall_s"), wall.elapsed() / 1000.0}});
     } else {
-        out() << "finished: " << StopRules::describe(reason) << "\n";
+        Console::out() << "finished: " << StopRules::describe(reason) << "\n";
         if (!search->lastError().isEmpty())
-            out() << "  " << search->lastError() << "\n";
+            Console::out() << "  " << search->lastError() << "\n";
         if (best)
-            out() << QStringLiteral("  best: %1 (%2x over the baseline), %3, candidate %4\n")
-                         .arg(ms(latency))
-                         .arg(speedup, 0, 'f', 2)
-                         .arg(percent(best->percentOfPeak), search->bestCandidateId());
-        out() << QStringLiteral("  %1 LLM calls, %2 tokens, cost $%3%4\n")
-                     .arg(totals.calls)
-                     .arg(totals.promptTokens + totals.completionTokens)
-                     .arg(totals.costUsd, 0, 'f', 4)
-                     .arg(totals.callsWithoutCost
-                              ? QStringLiteral(" (+%1 calls of unknown cost)").arg(totals.callsWithoutCost)
-                              : QString());
+            Console::out() << QStringLiteral("  best: %1 (%2x over the baseline), %3, candidate %4\n")
+                                  .arg(ms(latency))
+                                  .arg(speedup, 0, 'f', 2)
+                                  .arg(percent(best->percentOfPeak), search->bestCandidateId());
+        Console::out()
+            << QStringLiteral("  %1 LLM calls, %2 tokens, cost $%3%4\n")
+                   .arg(totals.calls)
+                   .arg(totals.promptTokens + totals.completionTokens)
+                   .arg(totals.costUsd, 0, 'f', 4)
+                   .arg(totals.callsWithoutCost
+                            ? QStringLiteral(" (+%1 calls of unknown cost)").arg(totals.callsWithoutCost)
+                            : QString());
         if (reason == StopReason::Stopped)
-            out() << "  resume with: accelopt resume " << shortId << "\n";
+            Console::out() << "  resume with: accelopt resume " << shortId << "\n";
         if (best)
-            out() << "  export with: accelopt export " << shortId << " --to DIR\n";
+            Console::out() << "  export with: accelopt export " << shortId << " --to DIR\n";
     }
-    out().flush();
+    Console::out().flush();
     if (reason == StopReason::Stopped)
         return 130;
     return reason == StopReason::Failed ? 1 : 0;
@@ -395,7 +391,7 @@ int OptimizeRun::start(const SearchTask &givenTask, const SearchConfig &config)
     SearchTask task = givenTask;
     task.host = d->options.host.isEmpty() ? QStringLiteral("local") : d->options.host;
     if (!d->prepare(task.host)) {
-        err() << "accelopt optimize: " << d->error << "\n";
+        Console::err() << "accelopt optimize: " << d->error << "\n";
         return 1;
     }
     if (task.backend.isEmpty())
@@ -403,11 +399,11 @@ int OptimizeRun::start(const SearchTask &givenTask, const SearchConfig &config)
     if (task.target.isEmpty())
         task.target = d->hostConfig.target;
     if (!d->search->start(task, config)) {
-        err() << "accelopt optimize: " << d->search->lastError() << "\n";
+        Console::err() << "accelopt optimize: " << d->search->lastError() << "\n";
         return 1;
     }
     if (!d->lock(d->search->sessionId())) {
-        err() << "accelopt optimize: " << d->error << "\n";
+        Console::err() << "accelopt optimize: " << d->error << "\n";
         d->search->stop();
         return 1;
     }
@@ -420,35 +416,37 @@ int OptimizeRun::resume(const QString &sessionPrefix, const std::optional<Search
     d->wall.start();
     SessionStore &store = d->store;
     if (!store.open()) {
-        err() << "accelopt resume: cannot open the workspace database: " << store.lastError() << "\n";
+        Console::err() << "accelopt resume: cannot open the workspace database: " << store.lastError()
+                       << "\n";
         return 1;
     }
     const std::optional<SessionRecord> session = store.findSession(sessionPrefix);
     if (!session) {
-        err() << "accelopt resume: " << store.lastError() << "\n";
+        Console::err() << "accelopt resume: " << store.lastError() << "\n";
         return 1;
     }
     if (!d->lock(session->id)) {
-        err() << "accelopt resume: " << d->error << "\n";
+        Console::err() << "accelopt resume: " << d->error << "\n";
         return 1;
     }
     if (session->status == SessionRecord::Status::Finished && !config) {
-        out() << "session " << session->id << " has finished; give it more room to go on (e.g. -T with more "
-              << "iterations, or a larger budget)\n";
+        Console::out() << "session " << session->id
+                       << " has finished; give it more room to go on (e.g. -T with more "
+                       << "iterations, or a larger budget)\n";
         return 0;
     }
     const QString host = !d->options.host.isEmpty() ? d->options.host
                          : !session->host.isEmpty() ? session->host
                                                     : QStringLiteral("local");
     if (!d->prepare(host)) {
-        err() << "accelopt resume: " << d->error << "\n";
+        Console::err() << "accelopt resume: " << d->error << "\n";
         return 1;
     }
     d->resuming = true;
     const bool resumed = d->search->resume(session->id, config);
     d->resuming = false;
     if (!resumed) {
-        err() << "accelopt resume: " << d->search->lastError() << "\n";
+        Console::err() << "accelopt resume: " << d->search->lastError() << "\n";
         return 1;
     }
     if (const auto baseline = store.evaluation(SessionStore::baselineCandidateId(session->id)))

@@ -1,15 +1,17 @@
 #include "subcommandparser.h"
 
+#include "console.h"
+
 #include <QCommandLineParser>
 #include <QTextStream>
 
 QTextStream &SubcommandParser::err()
 {
-    static QTextStream stream(stderr);
-    return stream;
+    return Console::err();
 }
 
-bool SubcommandParser::parse(QCommandLineParser &parser, const QString &label, const QStringList &arguments, int &status)
+bool SubcommandParser::parse(QCommandLineParser &parser, const QString &label, const QStringList &arguments,
+                             int &status)
 {
     parser.addHelpOption();
     if (!parser.parse(QStringList{label} + arguments)) {

@@ -10,7 +10,9 @@ class QTextStream;
 class SubcommandParser
 {
 public:
-    // Adds --help and parses; false when the caller should return `status` (2 on a usage error, 0 after help).
-    static bool parse(QCommandLineParser &parser, const QString &label, const QStringList &arguments, int &status);
+    // Adds --help and parses; false when the caller should return `status` (2 on a usage error, 0 after
+    // help).
+    static bool parse(QCommandLineParser &parser, const QString &label, const QStringList &arguments,
+                      int &status);
     static QTextStream &err();
 };

@@ -124,6 +124,9 @@ ChatClient::~ChatClient()
             call->reply->disconnect(this);
             call->reply->abort();
         }
+    // The managers delete their replies, whose ends count down m_lanesInUse: that must happen while it
+    // exists.
+    qDeleteAll(std::exchange(m_networks, {}));
 }
 
 quint64 ChatClient::send(const ChatRequest &request)

@@ -283,15 +283,20 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
     Q_EMIT beamChanged(m_iteration - 1, beam());
     emitProgress();
     // Through the event loop, as a fresh start would, so the caller can connect before anything happens.
-    const quint64 generation = m_generation;
     m_state = State::Generating;
-    QTimer::singleShot(0, this, [this, generation] {
+    later([this] { startIteration(); });
+    return true;
+}
+
+void BeamSearch::later(const std::function<void()> &work)
+{
+    // Work queued for a run that has ended since (stop, a new start) must not touch the next one.
+    QTimer::singleShot(0, this, [this, generation = m_generation, work] {
         if (generation != m_generation || m_state == State::Finished)
             return;
-        Busy inner(this);
-        startIteration();
+        Busy busy(this);
+        work();
     });
-    return true;
 }
 
 void BeamSearch::stop()
@@ -357,13 +362,7 @@ void BeamSearch::replay(const Call &call, const LlmCallRecord &recorded)
         reply.errorText = recorded.error;
     }
     // Usage and cost stay unset: the call was booked when it was made, and resume() counted it.
-    const quint64 generation = m_generation;
-    QTimer::singleShot(0, this, [this, generation, call, reply] {
-        if (generation != m_generation)
-            return;
-        Busy busy(this);
-        onChatFinished(call, reply);
-    });
+    later([this, call, reply] { onChatFinished(call, reply); });
 }
 
 void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan)
@@ -371,13 +370,7 @@ void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentI
     ++m_pending;
     const Job job{candidate.id, beamParentId, plan};
     if (const auto stored = m_store->evaluation(candidate.id)) {
-        const quint64 generation = m_generation;
-        QTimer::singleShot(0, this, [this, generation, job, evaluation = *stored] {
-            if (generation != m_generation)
-                return;
-            Busy busy(this);
-            onEvaluation(job, evaluation, false);
-        });
+        later([this, job, evaluation = *stored] { onEvaluation(job, evaluation, false); });
         return;
     }
     EvalRequest request;

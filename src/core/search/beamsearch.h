@@ -18,6 +18,8 @@
 #include <QMap>
 #include <QObject>
 
+#include <functional>
+
 class AgentClients;
 class ChatClient;
 class ExperienceStore;
@@ -113,6 +115,7 @@ private:
     bool begin(const Task &task, const SearchConfig &config);
     void send(const Call &call, const ChatMessages &messages, const QString &tag);
     void replay(const Call &call, const LlmCallRecord &recorded);
+    void later(const std::function<void()> &work); // on the event loop, dropped if this run has ended
     qint64 seedOf(const Call &call) const;
     void onChatFinished(const Call &call, const ChatReply &reply);
     void onEvaluationFinished(quint64 job, const Evaluation &evaluation);

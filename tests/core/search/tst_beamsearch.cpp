@@ -5,6 +5,7 @@
 #include "hosts/localhost.h"
 #include "llm/chatclient.h"
 #include "memory/experiencestore.h"
+#include "scriptedagents.h"
 #include "scriptedllmserver.h"
 #include "search/beamsearch.h"
 #include "store/sessionstore.h"
@@ -40,22 +41,9 @@ class TestBeamSearch : public QObject
         return QStringLiteral("```python\n") + code + QStringLiteral("```\n");
     }
 
-    // Which agent a request is for, from the first words of its system prompt (prompts/<role>/system.md).
     static AgentRole roleOf(const ScriptedLlmServer::Request &r)
     {
-        const QString system = r.json.value(QStringLiteral("messages"))
-                                   .toArray()
-                                   .at(0)
-                                   .toObject()
-                                   .value(QStringLiteral("content"))
-                                   .toString();
-        if (system.contains(QStringLiteral("repairs kernels")))
-            return AgentRole::Fixer;
-        if (system.contains(QStringLiteral("notebook")))
-            return AgentRole::Summarizer;
-        if (system.contains(QStringLiteral("implement optimization plans")))
-            return AgentRole::Executor;
-        return AgentRole::Planner;
+        return AgentRoles::fromName(ScriptedAgents::roleOf(r)).value_or(AgentRole::Planner);
     }
 
     static QString planReply()
