@@ -14,6 +14,8 @@ packages=(
   xvfb xauth fonts-dejavu-core
   # the host side and its tests run on Debian's python3 with numpy and pytest
   python3 python3-numpy python3-pytest
+  # an optimised BLAS for numpy (Debian's default reference BLAS makes full-size matmul checks take minutes)
+  libopenblas0-pthread
   # the runner's sandbox for untrusted kernels
   bubblewrap
   # SSH host tests start a real sshd on loopback

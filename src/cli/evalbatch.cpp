@@ -1,12 +1,10 @@
 #include "evalbatch.h"
 
 #include "clilogging.h"
-#include "clisshprompter.h"
 #include "common/datapaths.h"
+#include "hostchoice.h"
 #include "hosts/host.h"
-#include "hosts/hostfactory.h"
 #include "hosts/hostpool.h"
-#include "hosts/hostregistry.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -29,11 +27,16 @@ void EvalBatch::addCommonOptions(QCommandLineParser &parser)
         {QStringLiteral("timing-only"), QStringLiteral("Skip the numerics: latency and profile only.")},
         {QStringLiteral("size"), QStringLiteral("Parameter set: full (NKIBench) or small (quick)."),
          QStringLiteral("SIZE"), QStringLiteral("full")},
-        {QStringLiteral("timeout"), QStringLiteral("Seconds one evaluation may take (default 600)."),
-         QStringLiteral("SECONDS"), QStringLiteral("600")},
+        {QStringLiteral("timeout"),
+         QStringLiteral(
+             "Seconds one evaluation may take (default 600; a full-size numeric evaluation: 300 + 600 "
+             "per correctness seed, as each seed runs the float64 reference and the kernel at full "
+             "size)."),
+         QStringLiteral("SECONDS")},
         {QStringLiteral("jobs"), QStringLiteral("Parallel slots on a local host (default: 2)."),
          QStringLiteral("N")},
-        {QStringLiteral("seeds"), QStringLiteral("Correctness seeds, e.g. 1,2,3 (default: 3 fresh random ones)."),
+        {QStringLiteral("seeds"),
+         QStringLiteral("Correctness seeds, e.g. 1,2,3 (default: 3 fresh random ones)."),
          QStringLiteral("LIST")},
         {QStringLiteral("json"), QStringLiteral("Print one JSON object per task instead of a table.")},
     });
@@ -59,25 +62,41 @@ bool EvalBatch::applyOptions(const QCommandLineParser &parser, EvalRequest &requ
         return false;
     }
     bool ok = false;
-    request.timeoutSeconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
-    if (!ok || request.timeoutSeconds <= 0) {
-        error = QStringLiteral("--timeout must be a positive number of seconds");
-        return false;
-    }
     request.timingOnly = parser.isSet(QStringLiteral("timing-only"));
     request.seeds.clear();
     if (parser.isSet(QStringLiteral("seeds"))) {
         for (const QString &part : parser.value(QStringLiteral("seeds")).split(u',', Qt::SkipEmptyParts)) {
             const int seed = part.trimmed().toInt(&ok);
             if (!ok || seed < 0) {
-                error = QStringLiteral("--seeds takes non-negative whole numbers separated by commas, not '%1'")
-                            .arg(parser.value(QStringLiteral("seeds")));
+                error =
+                    QStringLiteral("--seeds takes non-negative whole numbers separated by commas, not '%1'")
+                        .arg(parser.value(QStringLiteral("seeds")));
                 return false;
             }
             request.seeds.append(seed);
         }
     }
+    if (parser.isSet(QStringLiteral("timeout"))) {
+        request.timeoutSeconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
+        if (!ok || request.timeoutSeconds <= 0) {
+            error = QStringLiteral("--timeout must be a positive number of seconds");
+            return false;
+        }
+    } else {
+        request.timeoutSeconds = defaultTimeoutSeconds(request);
+    }
     return true;
+}
+
+double EvalBatch::defaultTimeoutSeconds(const EvalRequest &request)
+{
+    if (request.timingOnly || request.size != QStringLiteral("full"))
+        return 600.0;
+    // Each seed runs the task's float64 reference and the kernel's numeric run at full size: about 30 s a
+    // seed for matmul with OpenBLAS, 5-9 minutes on a reference BLAS (nkibench/runner/README.md). Same rule
+    // as the runner's own default; it draws 3 seeds when none are given.
+    const qsizetype seeds = request.seeds.isEmpty() ? 3 : request.seeds.size();
+    return 300.0 + 600.0 * double(seeds);
 }
 
 bool EvalBatch::taskReference(const QString &task, const QString &dataset, QJsonObject &out, QString &error)
@@ -105,30 +124,19 @@ bool EvalBatch::taskReference(const QString &task, const QString &dataset, QJson
 
 QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<Item> &items, QString &error)
 {
-    HostRegistry registry;
-    if (!registry.load(error))
-        return {};
     const QString hostName = parser.value(QStringLiteral("host"));
+    const int jobs = parser.isSet(QStringLiteral("jobs")) ? parser.value(QStringLiteral("jobs")).toInt() : 2;
+    if (jobs < 1 || jobs > 64) {
+        error = QStringLiteral("--jobs must be between 1 and 64");
+        return {};
+    }
+    // No more local slots than items: an idle runner per slot costs a process each.
     HostConfig config;
-    if (!registry.find(hostName, config)) {
-        error = QStringLiteral("no host named '%1'; see 'accelopt hosts list'").arg(hostName);
+    Host *host = HostChoice::create(hostName, int(qMin<qsizetype>(jobs, qMax<qsizetype>(1, items.size()))),
+                                    config, error);
+    if (!host)
         return {};
-    }
-    if (config.kind == HostConfig::Kind::Local) {
-        const int jobs =
-            parser.isSet(QStringLiteral("jobs")) ? parser.value(QStringLiteral("jobs")).toInt() : 2;
-        if (jobs < 1 || jobs > 64) {
-            error = QStringLiteral("--jobs must be between 1 and 64");
-            return {};
-        }
-        config.slotCount = int(qMin<qsizetype>(jobs, qMax<qsizetype>(1, items.size())));
-    }
     HostPool pool;
-    Host *host = HostFactory::create(config, std::make_shared<CliSshPrompter>());
-    if (!host) {
-        error = QStringLiteral("host '%1' has a kind this build cannot reach").arg(hostName);
-        return {};
-    }
     pool.addHost(host);
     QObject::connect(&pool, &HostPool::hostStateChanged,
                      [](Host *h, Host::State state, const QString &detail) {

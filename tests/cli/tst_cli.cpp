@@ -135,6 +135,27 @@ private Q_SLOTS:
         QVERIFY(bad.err.contains(QStringLiteral("no task 'nope'")));
     }
 
+    void timeoutDefaultGrowsWithSeedsAndIsValidated()
+    {
+        for (const QString &command : {QStringLiteral("suite"), QStringLiteral("bench")}) {
+            const Run help = run({command, QStringLiteral("--help")});
+            QCOMPARE(help.exitCode, 0);
+            QVERIFY2(help.out.simplified().contains(QStringLiteral("300 + 600 per correctness seed")),
+                     qPrintable(help.out));
+        }
+        Run r = run({QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral("silu"),
+                     QStringLiteral("--timeout"), QStringLiteral("0")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("--timeout must be a positive number")));
+        // an explicit timeout still wins: 0.5 s is too short for any evaluation
+        r = run({QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral("silu"),
+                 QStringLiteral("--size"), QStringLiteral("small"), QStringLiteral("--timeout"),
+                 QStringLiteral("0.5"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("status")).toString(),
+                 QStringLiteral("timeout"));
+    }
+
     void hostsAddListRemoveAndACorruptFile()
     {
         QTemporaryDir dir;

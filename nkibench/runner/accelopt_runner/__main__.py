@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 
-from . import DEFAULT_TASKS_DIR, NKIBENCH_DIR
+from . import DEFAULT_TASKS_DIR, NKIBENCH_DIR, limits
 
 
 def _config(a) -> dict:
@@ -19,8 +19,10 @@ def _config(a) -> dict:
         os.environ["PYTHONPATH"] = os.pathsep.join([nkb] + [p for p in os.environ.get("PYTHONPATH", "").split(
             os.pathsep) if p])
     tasks = a.tasks or (os.path.join(nkb, "tasks") if a.nkibench else DEFAULT_TASKS_DIR)
+    mem = limits.resolve(a.memory_limit_mb, a.slots)  # ValueError for a bad environment value
     return {"tasks_dir": os.path.abspath(tasks), "max_message_bytes": int(a.max_message_mib * 1024 * 1024),
-            "memory_limit_mb": a.memory_limit_mb, "neuron_memory_limit_mb": a.neuron_memory_limit_mb,
+            "memory_limit_mb": mem["memory_limit_mb"], "memory_limit_source": mem["source"], "memory": mem,
+            "neuron_memory_limit_mb": a.neuron_memory_limit_mb,
             "timeout_s": a.timeout_s, "no_sandbox": a.no_sandbox, "keep_workdirs": a.keep_workdirs,
             "output_cap_chars": a.output_cap_kib * 1024}
 
@@ -37,10 +39,17 @@ def main(argv=None) -> int:
                                            "this runner is deployed in)")
     common.add_argument("--tasks", help="the tasks folder (default: <nkibench>/tasks)")
     common.add_argument("--max-message-mib", type=float, default=4.0, help="largest accepted request line")
-    common.add_argument("--memory-limit-mb", type=int, default=4096, help="RLIMIT_AS per sim eval (0: none)")
+    common.add_argument("--memory-limit-mb", type=int, default=None,
+                        help=f"RLIMIT_AS per sim eval in MiB (0: none). Default: ${limits.ENV_MEMORY}, else "
+                             f"max({limits.FLOOR_MB}, {int(limits.FRACTION * 100)}%% of the host's memory / slots)")
+    common.add_argument("--slots", type=int, default=None,
+                        help=f"evals this host runs at once, for the derived memory limit (default: "
+                             f"${limits.ENV_SLOTS}, else the number of CPUs)")
     common.add_argument("--neuron-memory-limit-mb", type=int, default=0,
                         help="RLIMIT_AS per neuron eval (default 0: none; the runtime maps device memory)")
-    common.add_argument("--timeout-s", type=float, default=600.0, help="default eval wall-clock limit")
+    common.add_argument("--timeout-s", type=float, default=None,
+                        help="default eval wall-clock limit in seconds (default: 600, or 300 + 600 per seed for a "
+                             "full-size numeric eval)")
     common.add_argument("--output-cap-kib", type=int, default=16, help="kernel output kept per eval")
     common.add_argument("--no-sandbox", action="store_true", help="do not use bubblewrap even when installed")
     common.add_argument("--keep-workdirs", action="store_true", help="keep each eval's temporary folder")
@@ -66,7 +75,14 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if a.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    cfg = _config(a)
+    if a.memory_limit_mb is not None and (a.memory_limit_mb < 0 or 0 < a.memory_limit_mb < 256):
+        p.error("--memory-limit-mb must be 0 (no limit) or at least 256")
+    if a.slots is not None and a.slots < 1:
+        p.error("--slots must be at least 1")
+    try:
+        cfg = _config(a)
+    except ValueError as e:
+        p.error(str(e))
     from . import serve
     if a.cmd == "probe":
         print(json.dumps(serve.hello(cfg), indent=2))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from .evaluate import EvalTimeout, KernelFailure
+from .limits import how_to_raise
 
 HEADER = ("import neuronxcc.nki as nki; import neuronxcc.nki.language as nl; import neuronxcc.nki.isa as nisa; "
           "import numpy as np\n")
@@ -27,11 +28,12 @@ def add_header(source: str):
 class SimBackend:
     retry_pause_s = 0.0
 
-    def __init__(self, target: str, memory_limit_mb: int = 0):
+    def __init__(self, target: str, memory_limit_mb: int = 0, limits: dict | None = None):
         import nkisim
         self.nkisim = nkisim
         self.target = target
         self.memory_limit_mb = memory_limit_mb
+        self.limits = dict(limits or {"memory_limit_mb": memory_limit_mb})
         self.fn = None
         self.offset = 0
         self.filename = ""
@@ -47,9 +49,8 @@ class SimBackend:
         status = getattr(err, "status", "runtime_error")
         cause = getattr(err, "cause", None)
         if isinstance(cause, MemoryError) or msg.startswith("MemoryError"):
-            lim = f" of {self.memory_limit_mb} MiB" if self.memory_limit_mb else ""
-            return KernelFailure("runtime_error", f"the kernel ran out of memory (the evaluation's memory "
-                                                  f"limit{lim}): {msg}", line)
+            return KernelFailure("runtime_error", f"the kernel ran out of memory: {msg}; "
+                                                  f"{how_to_raise(self.limits)}", line)
         if code:
             msg = f"{msg} [{code}]"
         return KernelFailure(status, msg, line)
@@ -69,13 +70,14 @@ class SimBackend:
 
     def run(self, inputs, numeric: bool = True):
         self._est = None
+        self.last = None  # the previous run's outputs and trace are not needed any more: free them first
         try:
             r = self.nkisim.run_kernel(self.fn, list(inputs), target=self.target, numeric=numeric)
         except EvalTimeout:
             raise
         except MemoryError as e:
-            raise KernelFailure("runtime_error", f"the kernel ran out of memory (limit {self.memory_limit_mb} MiB):"
-                                                 f" {e}") from None
+            raise KernelFailure("runtime_error", f"the kernel ran out of memory: {e}; "
+                                                 f"{how_to_raise(self.limits)}") from None
         self.last = r
         if r.error is not None:
             raise self._fail(r.error)

@@ -73,7 +73,7 @@ def main(workdir: str) -> int:
     if lim.get("file_size_mb"):
         _limit(resource.RLIMIT_FSIZE, lim["file_size_mb"] * 1024 * 1024)
 
-    from . import evaluate
+    from . import evaluate, limits
     out = CappedWriter(int(lim.get("output_cap_chars", 16384)))
     real_stdout, real_stderr = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = out
@@ -87,7 +87,7 @@ def main(workdir: str) -> int:
             backend = NeuronBackend(job["target"], workdir, job)
         else:
             from .backend_sim import SimBackend
-            backend = SimBackend(job["target"], lim.get("memory_limit_mb", 0))
+            backend = SimBackend(job["target"], lim.get("memory_limit_mb", 0), lim)
         res = evaluate.run(job, workdir, backend)
     except evaluate.KernelFailure as kf:
         res.update(status=kf.status, error=kf.text(), line=kf.line or None)
@@ -104,8 +104,14 @@ def main(workdir: str) -> int:
     except evaluate.InfraError as e:
         res.update(status="infra_error", error=str(e))
     except MemoryError as e:
-        res.update(status="runtime_error", error=f"out of memory while {evaluate.PHASE['now']} (memory limit "
-                                                 f"{lim.get('memory_limit_mb')} MiB): {e}")
+        # The backend turns a MemoryError while the kernel runs into a runtime_error itself; what arrives here
+        # is the kernel's module code (while loading it) or the harness: inputs, the task reference, the check.
+        phase = evaluate.PHASE["now"]
+        in_kernel = phase == "loading the kernel"
+        who = "in the kernel's module code" if in_kernel else \
+            "in the evaluation harness (task inputs, reference or output check), not in the kernel"
+        res.update(status="runtime_error" if in_kernel else "infra_error",
+                   error=f"out of memory while {phase}, {who}: {e}; {limits.how_to_raise(lim)}")
     except BaseException as e:  # noqa: BLE001 - report, never die silently
         if backend is not None:
             kernel_files.add(getattr(backend, "filename", ""))
@@ -125,6 +131,11 @@ def main(workdir: str) -> int:
         sys.stdout, sys.stderr = real_stdout, real_stderr
     res["output"] = out.text()
     res["wall_s"] = time.monotonic() - t0
+    res["phase_s"] = evaluate.CLOCK.result()
+    try:  # the child's peak resident memory (bwrap's own is small), to size the memory limit
+        res["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
+    except (OSError, ValueError):
+        pass
     tmp = os.path.join(workdir, "result.json.tmp")
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(sanitize(res), f, allow_nan=False)

@@ -43,6 +43,31 @@ class InfraError(Exception):
 PHASE = {"now": "starting"}  # what the child is doing, for timeout and crash messages
 
 
+class PhaseClock:
+    """Seconds spent per phase of an eval (the result's `phase_s`), so a slow or timed-out eval says where its
+    time went: inputs, reference, kernel (nkisim's numeric run or the neuron run), check, timing."""
+
+    def __init__(self):
+        self.spent: dict = {}
+        self._name, self._t0 = None, 0.0
+
+    def start(self, name: str):
+        self.stop()
+        self._name, self._t0 = name, time.monotonic()
+
+    def stop(self):
+        if self._name:
+            self.spent[self._name] = self.spent.get(self._name, 0.0) + time.monotonic() - self._t0
+            self._name = None
+
+    def result(self) -> dict:
+        self.stop()
+        return {k: round(v, 3) for k, v in self.spent.items()}
+
+
+CLOCK = PhaseClock()
+
+
 def empty_result(job: dict) -> dict:
     return {"op": "result", "id": job.get("id"), "status": "infra_error", "error": None, "correct": None,
             "l2_rel_err": None, "max_abs_err": None, "latency_ms": None, "rel_spread": None, "metrics": {},
@@ -69,7 +94,9 @@ def run(job: dict, workdir: str, backend) -> dict:
     res.update({"backend": job["backend"], "target": job["target"], "task": spec.get("name"),
                 "size": spec.get("size"), "params": spec.get("params"), "seeds": list(job["seeds"])})
     phase = PHASE
+    clock = CLOCK
     phase["now"] = "loading the task"
+    clock.start("load")
     try:
         task = LoadedTask(spec, workdir)
     except EvalTimeout:
@@ -87,6 +114,7 @@ def run(job: dict, workdir: str, backend) -> dict:
     bench_inputs = None
     if timing_only:
         phase["now"] = "building inputs"
+        clock.start("inputs")
         inputs = task.get_inputs(seeds[-1])
         bench_inputs = task.to_nki(inputs)
         res["correct"] = None
@@ -94,17 +122,26 @@ def run(job: dict, workdir: str, backend) -> dict:
         worst_rel = worst_abs = 0.0
         prev = None  # (output digest, reference digest) of the previous seed: catches cached/constant results
         for si, seed in enumerate(seeds):
-            phase["now"] = f"checking correctness (seed {seed})"
+            phase["now"] = f"checking correctness (seed {seed}): building inputs"
+            clock.start("inputs")
             try:
                 inputs = task.get_inputs(seed)
+                phase["now"] = f"checking correctness (seed {seed}): running the task reference"
+                clock.start("reference")
                 ref = task.forward(_copy_inputs(inputs))
+                phase["now"] = f"checking correctness (seed {seed}): building inputs"
+                clock.start("inputs")
                 nki_in = task.to_nki(inputs)
-            except EvalTimeout:
-                raise
+            except (EvalTimeout, MemoryError):
+                raise  # a MemoryError gets the memory limit's advice in child.py
             except BaseException as e:  # noqa: BLE001
                 raise InfraError(f"the task reference failed for seed {seed}: {type(e).__name__}: {e}") from None
             saved = _copy_inputs(nki_in)
+            phase["now"] = f"checking correctness (seed {seed}): running the kernel"
+            clock.start("kernel")
             kres = backend.run(nki_in, numeric=True)  # raises KernelFailure
+            phase["now"] = f"checking correctness (seed {seed}): comparing with the reference"
+            clock.start("check")
             written = _written_inputs(saved, nki_in, backend.arg_names)
             if written or backend.wrote_arguments:
                 which = ", ".join(written) or ", ".join(backend.wrote_arguments)
@@ -156,14 +193,19 @@ def run(job: dict, workdir: str, backend) -> dict:
             worst_rel, worst_abs = max(worst_rel, rel), max(worst_abs, mabs)
             prev = (correctness.digest(outs), correctness.digest(ref))
             bench_inputs = nki_in
+            # let this seed's reference and outputs go before the next seed builds its own (at full size each is
+            # up to 1 GiB)
+            del kres, outs, ref, saved, inputs
         res.update(correct=True, l2_rel_err=worst_rel, max_abs_err=worst_abs)
 
     phase["now"] = "timing"
+    clock.start("timing")
     lat, rs, attempts = timing.benchmark(lambda w, n: backend.measure(bench_inputs, w, n),
                                          job["warmup"], job["iters"], job["spread_tol"], job["max_attempts"],
                                          pause_s=backend.retry_pause_s)
     res.update(latency_ms=lat, rel_spread=rs, timing_attempts=attempts)
     phase["now"] = "collecting metrics"
+    clock.start("metrics")
     res["metrics"] = backend.metrics()
     tl, trunc = backend.timeline(job["timeline_cap"])
     res["timeline"], res["timeline_truncated"] = tl, trunc

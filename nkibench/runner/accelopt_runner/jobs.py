@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import os
 
-from . import checks, neuron_sdk, taskspec
+from . import checks, limits, neuron_sdk, taskspec
 from .evaluate import empty_result, seeds_default
 
 BACKENDS = ("sim", "neuron")
@@ -34,6 +34,16 @@ def _num(req, key, default, lo, hi):
     return float(v)
 
 
+def default_timeout_s(size: str, timing_only: bool, n_seeds: int) -> float:
+    """An eval's wall-clock limit when neither the request nor --timeout-s sets one: 600 s, or for a full-size
+    numeric eval 300 s + 600 s per seed — each seed runs the float64 reference and the kernel's numeric run at full
+    size, 5-9 minutes for matmul or lora on a slow BLAS (Debian's reference libblas). The app's CLI uses the same
+    rule for its --timeout default."""
+    if timing_only or size != "full":
+        return 600.0
+    return 300.0 + 600.0 * max(1, n_seeds)
+
+
 def normalize(req: dict, cfg: dict) -> dict:
     """The child's job from an eval request. Raises BadRequest or taskspec.TaskError."""
     kernel = req.get("kernel")
@@ -51,17 +61,31 @@ def normalize(req: dict, cfg: dict) -> dict:
     if not isinstance(seeds, list) or not seeds or len(seeds) > 64 or \
             not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2 ** 32 for s in seeds):
         raise BadRequest("'seeds' must be a list of 1-64 integers in [0, 2^32)")
-    timeout = _num(req, "timeout_s", cfg.get("timeout_s", 600.0), 0.5, 7 * 86400)
-    default_mem = cfg.get("memory_limit_mb", 4096) if backend == "sim" else cfg.get("neuron_memory_limit_mb", 0)
+    size = req.get("size") or "full"
+    default_timeout = cfg.get("timeout_s")
+    if default_timeout is None:
+        default_timeout = default_timeout_s(size, bool(req.get("timing_only", False)), len(seeds))
+    timeout = _num(req, "timeout_s", default_timeout, 0.5, 7 * 86400)
+    if backend == "sim":
+        if cfg.get("memory_limit_mb") is None:
+            d = limits.resolve()
+            default_mem, mem_source = d["memory_limit_mb"], d["source"]
+        else:
+            default_mem = cfg["memory_limit_mb"]
+            mem_source = cfg.get("memory_limit_source") or "--memory-limit-mb"
+    else:
+        default_mem, mem_source = cfg.get("neuron_memory_limit_mb", 0), "--neuron-memory-limit-mb"
     mem = _int(req, "memory_limit_mb", default_mem, 0, 1 << 24)
     if 0 < mem < 256:
         raise BadRequest("'memory_limit_mb' must be 0 (no limit) or at least 256")
+    if req.get("memory_limit_mb") is not None:
+        mem_source = "the eval request's memory_limit_mb"
     ncpu = os.cpu_count() or 1
     rel_tol = req.get("rel_tol")
     if rel_tol is not None and (isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or
                                 not 0 < rel_tol < 1):
         raise BadRequest(f"'rel_tol' must be a number in (0, 1), got {rel_tol!r}")
-    spec = taskspec.resolve(req.get("task"), req.get("size") or "full", cfg.get("tasks_dir"))
+    spec = taskspec.resolve(req.get("task"), size, cfg.get("tasks_dir"))
     return {
         "id": req.get("id"), "kernel": kernel, "backend": backend, "target": target,
         "core": _int(req, "core", 0, 0, 4096), "seeds": seeds, "rel_tol": rel_tol,
@@ -72,7 +96,8 @@ def normalize(req: dict, cfg: dict) -> dict:
         "timeline_cap": _int(req, "timeline_cap", 2000, 0, 1000000),
         "roofline_compat": req.get("roofline_compat") or "",
         "task_spec": spec,
-        "limits": {"memory_limit_mb": mem,
+        "limits": {"memory_limit_mb": mem, "memory_limit_source": mem_source,
+                   "blas_threads": limits.blas_threads((cfg.get("memory") or limits.resolve())["slots"]),
                    "cpu_limit_s": _int(req, "cpu_limit_s", int(timeout * max(2, ncpu)) + 30, 1, 1 << 30),
                    "file_size_mb": cfg.get("file_size_mb", 1024 if backend == "neuron" else 256),
                    "output_cap_chars": cfg.get("output_cap_chars", 16384), "grace_s": 5.0},

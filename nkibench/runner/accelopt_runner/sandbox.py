@@ -18,6 +18,7 @@ import threading
 import time
 
 from . import NKIBENCH_DIR, RUNNER_DIR
+from .limits import BLAS_THREAD_VARS, how_to_raise
 
 log = logging.getLogger("accelopt_runner.sandbox")
 _bwrap_cache: dict = {}
@@ -95,6 +96,8 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
         pp = [RUNNER_DIR, NKIBENCH_DIR] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         env.update(PYTHONPATH=os.pathsep.join(dict.fromkeys(pp)), HOME=workdir, TMPDIR=workdir,
                    PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1", PYTHONIOENCODING="utf-8")
+        for var in BLAS_THREAD_VARS:  # a value the host's owner set wins
+            env.setdefault(var, str(job["limits"].get("blas_threads", 1)))
         if job["backend"] == "neuron":
             env["NEURON_RT_VISIBLE_CORES"] = str(job.get("core", 0))
             flags = env.get("NEURON_CC_FLAGS", "")
@@ -179,8 +182,8 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
                                              f"{job['limits'].get('cpu_limit_s')} s", t0)
             hint = ""
             if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT):
-                hint = (f" (most likely memory exhaustion: the memory limit is {mem} MiB)" if mem else
-                        " (possibly memory exhaustion)")
+                hint = (f" (most likely memory exhaustion: {how_to_raise(job['limits'])})" if mem else
+                        " (possibly memory exhaustion: the host ran out of memory)")
             if sig == signal.SIGXFSZ:
                 hint = " (it wrote more than the file size limit)"
             return _fail(job, "crashed", f"the evaluation process died from {_signame(sig)}{hint}"
@@ -188,7 +191,8 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
         if sandbox.get("active") and "bwrap:" in tail:
             return _fail(job, "infra_error", f"the sandbox (bwrap) failed: {tail}", t0)
         if "MemoryError" in tail:
-            return _fail(job, "crashed", f"the evaluation process ran out of memory (limit {mem} MiB): {tail}", t0)
+            return _fail(job, "crashed", f"the evaluation process ran out of memory ({how_to_raise(job['limits'])}): "
+                                         f"{tail}", t0)
         return _fail(job, "crashed", f"the evaluation process exited with code {rc} without a result"
                                      + (f"; stderr: {tail}" if tail else ""), t0)
     finally:

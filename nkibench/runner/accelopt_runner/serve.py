@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 
-from . import PROTOCOL_VERSION, RUNNER_VERSION, jobs, neuron_sdk, sandbox, taskspec
+from . import PROTOCOL_VERSION, RUNNER_VERSION, jobs, limits, neuron_sdk, sandbox, taskspec
 from .evaluate import empty_result
 
 log = logging.getLogger("accelopt_runner.serve")
@@ -34,12 +34,18 @@ def hello(cfg: dict) -> dict:
     else:
         unavailable["neuron"] = f"Neuron SDK not found on this host: {info['reason']}"
     sb = sandbox.bwrap_status(cfg.get("no_sandbox", False))
+    mem = cfg.get("memory") or limits.resolve(cfg.get("memory_limit_mb"))
     return {"op": "hello", "runner_version": RUNNER_VERSION, "protocol_version": PROTOCOL_VERSION,
             "python": platform.python_version(), "numpy": numpy.__version__, "backends": backends,
             "unavailable": unavailable,
             "sandbox": {"active": sb["active"], "bwrap": sb["bwrap"], "reason": sb["reason"],
-                        "memory_limit_mb": cfg.get("memory_limit_mb", 4096), "rlimits": True},
-            "limits": {"max_message_bytes": cfg["max_message_bytes"]},
+                        "memory_limit_mb": mem["memory_limit_mb"], "rlimits": True},
+            "limits": {"max_message_bytes": cfg["max_message_bytes"],
+                       "memory_limit_mb": mem["memory_limit_mb"], "memory_limit_source": mem["source"],
+                       "physical_memory_mb": mem["physical_memory_mb"], "slots": mem["slots"],
+                       "neuron_memory_limit_mb": cfg.get("neuron_memory_limit_mb", 0),
+                       "timeout_s": cfg.get("timeout_s")},  # null: jobs.default_timeout_s per eval
+            "blas": {**limits.blas_library(), "threads_per_eval": limits.blas_threads(mem["slots"])},
             "tasks_dir": cfg.get("tasks_dir"), "tasks": taskspec.list_tasks(cfg.get("tasks_dir"))}
 
 

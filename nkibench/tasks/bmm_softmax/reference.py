@@ -13,10 +13,18 @@ def get_inputs(seed, params):
 
 
 def forward(lhs, rhs):
-    s = np.matmul(lhs.astype(np.float64), rhs.astype(np.float64))
-    s = s - s.max(axis=-1, keepdims=True)
-    e = np.exp(s)
-    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
+    # All in float64, one batch at a time (the softmax is per row, so batches are independent): the same
+    # arithmetic as over the whole (B, M, N) array at once, with one (M, N) float64 block alive instead of several
+    # 2 GiB ones at full size.
+    B, M, _ = lhs.shape
+    out = np.empty((B, M, rhs.shape[2]), np.float32)
+    for b in range(B):
+        s = lhs[b].astype(np.float64) @ rhs[b].astype(np.float64)
+        s -= s.max(axis=-1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(axis=-1, keepdims=True)
+        out[b] = s
+    return out
 
 
 def transform_to_nki_inputs(inputs, params):
