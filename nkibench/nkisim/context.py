@@ -13,19 +13,17 @@ Capacity: SBUF 192 KiB (trn1) / 224 KiB (trn2) per partition, PSUM 16 KiB per pa
 """
 from __future__ import annotations
 
-import os
 import sys
 import weakref
 
-from . import errors
+from . import errors, replay
+from .taint import file_kind
 from .trace import Instr, Loop, Trace
 
 SBUF_BYTES = {"trn1": 192 * 1024, "trn2": 224 * 1024}
 PSUM_BYTES = 16 * 1024
 PSUM_BANK_BYTES = 2 * 1024
 PMAX = 128
-
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 _current = None
 
@@ -44,8 +42,7 @@ def kernel_line() -> int:
     """Line of the innermost frame outside nkisim: the kernel statement that called the API."""
     f = sys._getframe(1)
     while f is not None:
-        fn = f.f_code.co_filename
-        if not fn.startswith(_PKG_DIR):
+        if not file_kind(f.f_code.co_filename):
             return f.f_lineno
         f = f.f_back
     return 0
@@ -75,6 +72,9 @@ class Context:
         self.shared_hbm_pos = 0
         self.hbm_args = []  # Alloc of every HBM kernel argument
         self.prints = []
+        self.replay = replay.ENABLED and not numeric  # timing-only loop replay (replay.py)
+        self.replay_active = []  # replay.Driver of the loops whose iteration is running under observation
+        self.used_taint = False  # a loop yielded tainted indices: errors are re-checked by a run without replay
 
     # --- ids -------------------------------------------------------------------------------------------------
     def new_tid(self) -> int:
@@ -90,17 +90,18 @@ class Context:
 
     # --- loops -----------------------------------------------------------------------------------------------
     def loop(self, kind, rng):
-        """Generator driving one loop statement; yields plain ints so loop indices act as scalars everywhere."""
+        """Generator driving one loop statement; yields plain ints so loop indices act as scalars everywhere (in
+        timing-only runs, replay.Driver may yield taint.TInt, which are ints too, and skip running iterations)."""
         self._next_loop += 1
         frame = [self._next_loop, kind, 0, []]
         self.loops.append(frame)
         try:
-            for i in rng:
-                self._end_iteration(frame)
-                frame[2] = i
-                self.epoch += 1
-                self.loop_records = tuple(Loop(f[0], f[1], f[2]) for f in self.loops)
-                yield i
+            if self.replay and len(rng) >= replay.MIN_ITERS:
+                yield from replay.Driver(self, frame, rng, sys._getframe(1)).run()
+            else:
+                for i in rng:
+                    self.begin_iteration(frame, i)
+                    yield i
         finally:
             self._end_iteration(frame)
             if self.loops and self.loops[-1] is frame:
@@ -109,6 +110,15 @@ class Context:
                 self.loops = [f for f in self.loops if f is not frame]
             self.epoch += 1
             self.loop_records = tuple(Loop(f[0], f[1], f[2]) for f in self.loops)
+
+    def begin_iteration(self, frame, i):
+        self._end_iteration(frame)
+        frame[2] = int(i)
+        self.epoch += 1
+        self.loop_records = tuple(Loop(f[0], f[1], f[2]) for f in self.loops)
+
+    def end_iteration(self, frame):
+        self._end_iteration(frame)
 
     def _end_iteration(self, frame):
         allocs = frame[3]

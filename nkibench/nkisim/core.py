@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from . import dtypes, errors
+from . import dtypes, errors, replay, taint
 from .context import current, kernel_line
 from .tensor import MaskedOperand, Tile, new_alloc
 
@@ -85,6 +85,8 @@ def analyze_mask(mask, space):
         return None if mask else EMPTY
     if isinstance(mask, Tile):
         raise cerr("mask= must be an affine predicate of nl.arange/loop indices, not a tile")
+    if taint.ACTIVE[0] and isinstance(mask, taint.TArray):
+        mask = replay.note_mask(current(), mask)
     m = np.asarray(mask)
     if m.dtype != np.bool_:
         raise cerr("mask= must be a boolean predicate (comparisons combined with &)")
@@ -466,6 +468,8 @@ def _continues_group(view, ctx):
     a = view.alloc
     loop_id = ctx.loops[-1][0] if ctx.loops else None
     region = view.box()
+    if ctx.replay_active:
+        replay.note_outer_psum(ctx, a, region)
     groups = a.groups
     if groups is None:
         groups = a.groups = {}
@@ -479,6 +483,8 @@ def note_psum_reads(tiles):
     for t in tiles:
         if isinstance(t, Tile) and t.alloc.memory == "psum":
             t.alloc.psum_reads += 1
+            if t.alloc.ctx.replay_active:
+                replay.note_outer_psum(t.alloc.ctx, t.alloc)
 
 
 Tile.__setitem__ = setitem

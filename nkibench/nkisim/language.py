@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from . import core, dtypes, isa, ops
+from . import core, dtypes, isa, ops, replay, taint
 from .context import active, current, kernel_line
 from .core import cerr, out_dtype, tile_arg
 from .dtypes import (bfloat16, bool_, float8_e4m3, float8_e4m3fn, float8_e5m2, float16, float32, float32r,  # noqa
@@ -173,6 +173,10 @@ def static_cast(x, dtype):
 # --- indexing helpers ---------------------------------------------------------------------------------------------
 
 def arange(start, stop=None, step=1, dtype=None):
+    if taint.ACTIVE[0] and (taint.tainted(start) or taint.tainted(stop) or taint.tainted(step)):
+        if stop is None:
+            start, stop = 0, start
+        return taint.arange(start, stop, step)
     if stop is None and step == 1 and isinstance(start, (int, np.integer)):
         return cached_arange(int(start))
     if stop is None:
@@ -206,7 +210,9 @@ class _MGrid:
         out = []
         for i, s in enumerate(key):
             if isinstance(s, slice):
-                v = np.arange(s.start or 0, s.stop, s.step or 1, dtype=np.int64)
+                v = arange(0 if s.start is None else s.start, s.stop, 1 if s.step is None else s.step)
+            elif taint.tainted(s):
+                v = taint.arange(s, s + 1, 1)
             else:
                 v = np.asarray([int(s)], dtype=np.int64)
             out.append(v.reshape((1,) * i + (-1,) + (1,) * (n - i - 1)))
@@ -333,6 +339,7 @@ def spmd_dim(*args):
 
 def device_print(prefix, x=None, **kwargs):
     ctx = current()
+    replay.flag_active(ctx)  # a replayed iteration would not print
     if x is None:
         print(f"[device_print line {kernel_line()}] {prefix}", file=sys.stderr)
         return
@@ -603,7 +610,7 @@ def matmul(x, y, transpose_x=False, mask=None, dtype=None, **kwargs):
     # Operand masks (x[pred], y[pred]) are over each operand's own indices; x's follows it through the transpose.
     xpred = ypred = None
     if isinstance(x, MaskedOperand):
-        x, xpred = x.tile, np.asarray(x.pred)
+        x, xpred = x.tile, (x.pred if isinstance(x.pred, taint.TArray) else np.asarray(x.pred))
         if not transpose_x:
             xpred = xpred.reshape((1,) * (2 - xpred.ndim) + xpred.shape).T
     if isinstance(y, MaskedOperand):

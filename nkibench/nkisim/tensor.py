@@ -13,11 +13,12 @@ import math
 
 import numpy as np
 
-from . import dtypes, errors
+from . import dtypes, errors, taint
 from .context import PMAX, PSUM_BANK_BYTES, current, kernel_line
 from .trace import Access
 
 MEMORIES = ("sbuf", "psum", "hbm")
+_tuple_new = tuple.__new__  # Access(...) without the named tuple's Python-level __new__
 
 
 class ParDim(int):
@@ -512,6 +513,10 @@ class Tile:
     def __getitem__(self, raw):
         if isinstance(raw, np.ndarray) and raw.dtype == np.bool_:
             return MaskedOperand(self, raw)
+        if taint.ACTIVE[0]:
+            if isinstance(raw, taint.TArray) and raw.dtype == np.bool_:
+                return MaskedOperand(self, raw)
+            raw = taint.strip_key(raw)
         if self.key is None and self.inner is None:
             key = _fast_key(raw, self.shape)
             if key is not None:
@@ -667,11 +672,11 @@ class Tile:
             f_hi += 1
         pdim = a.pdim
         if pdim is None:
-            return Access(a.tid, "hbm", 0, 1, f_lo * isz, f_hi * isz)
+            return _tuple_new(Access, (a.tid, "hbm", 0, 1, f_lo * isz, f_hi * isz))
         p_lo, p_hi = box[pdim]
         if touch and pdim and a.live and not empty:
             a.ctx.touch_blocks(a, _block_ids(box[:pdim], a.shape[:pdim]))
-        return Access(a.tid, a.memory, p_lo, p_hi, f_lo * isz, f_hi * isz)
+        return _tuple_new(Access, (a.tid, a.memory, p_lo, p_hi, f_lo * isz, f_hi * isz))
 
     def contiguous_elems(self):
         """Length of the contiguous runs this view reads or writes, in elements (for DMA descriptor counts)."""

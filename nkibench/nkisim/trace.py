@@ -7,13 +7,13 @@ these records keep their meaning.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # Engines an instruction can run on. "dma" instructions are spread over the DMA queues by the model.
 ENGINES = ("tensor", "vector", "scalar", "gpsimd", "dma")
 
 
-@dataclass(frozen=True)
-class Access:
+class Access(NamedTuple):
     """One buffer region an instruction reads or writes.
 
     tensor_id is unique per allocation (an ndarray/zeros/full call, or a kernel argument). A tile allocated
@@ -21,6 +21,9 @@ class Access:
     multi-buffer it. The region is a bounding box: partitions [p_lo, p_hi) and, within a partition, bytes
     [f_lo, f_hi) of the tensor's row-major free layout (block dimensions count as part of the free layout for
     the bounding box; for HBM tensors p is 0..1 and f spans the flat byte range).
+
+    Access and Loop are named tuples rather than frozen dataclasses: the same fields, immutability and equality by
+    value, and several times cheaper to create, which matters at millions of records.
     """
 
     tensor_id: int
@@ -31,8 +34,7 @@ class Access:
     f_hi: int
 
 
-@dataclass(frozen=True)
-class Loop:
+class Loop(NamedTuple):
     """One enclosing loop level at the time the instruction was issued."""
 
     loop_id: int  # unique per loop statement execution (a new id each time an inner loop starts afresh)
@@ -70,6 +72,10 @@ class Instr:
     #     alu_op (tensor_tensor), op0/op1 (tensor_scalar), func (activation function), reduce_op (activation,
     #     tensor_reduce: a free-axis reduction is fused), negate, value (memset), loop_reduce.
     attrs: dict = field(default_factory=dict)
+    # Instructions with the same non-None family are repeats of one instruction (nkisim.replay emits them): equal
+    # op, engine, line, sizes, dtypes, bytes, attrs and memories; only seq, regions, tensor ids and loops differ.
+    # The performance model computes their cost once.
+    family: object = field(default=None, compare=False, repr=False)
 
 
 class Trace:

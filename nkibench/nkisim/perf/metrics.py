@@ -8,17 +8,6 @@ from .constants import HwTarget
 from .scheduler import COMPUTE_ENGINES, Schedule
 
 
-def _box_bytes(a) -> int:
-    return max(a.p_hi - a.p_lo, 0) * max(a.f_hi - a.f_lo, 0)
-
-
-def _dma_side(instr, key, accesses):
-    side = instr.attrs.get(key)
-    if side:
-        return side
-    return accesses[0].memory if accesses else "hbm"
-
-
 def _matmul_flops(instr) -> int:
     at = instr.attrs
     if instr.op == "nc_transpose":
@@ -57,21 +46,23 @@ def compute_metrics(trace, sch: Schedule, hw: HwTarget) -> dict:
     dma_bytes = 0
     mm_count = 0
     for ins in instrs:
-        if ins.engine == "dma":
+        eng = ins.engine
+        if eng == "dma":
             nbytes = int(ins.dma_bytes or 0)
             dma_count += 1
             dma_bytes += nbytes
-            src = _dma_side(ins, "src", ins.reads)
-            dst = _dma_side(ins, "dst", ins.writes)
+            at = ins.attrs
+            src = at.get("src") or (ins.reads[0].memory if ins.reads else "hbm")
+            dst = at.get("dst") or (ins.writes[0].memory if ins.writes else "hbm")
             mem_r[src] = mem_r.get(src, 0) + nbytes
             mem_w[dst] = mem_w.get(dst, 0) + nbytes
             continue
-        counts[ins.engine if ins.engine in counts else "vector"] += 1
-        for a in ins.reads:
-            mem_r[a.memory] = mem_r.get(a.memory, 0) + _box_bytes(a)
-        for a in ins.writes:
-            mem_w[a.memory] = mem_w.get(a.memory, 0) + _box_bytes(a)
-        if ins.engine == "tensor":
+        counts[eng if eng in counts else "vector"] += 1
+        for _, mem, pl, ph, fl, fh in ins.reads:
+            mem_r[mem] = mem_r.get(mem, 0) + (ph - pl if ph > pl else 0) * (fh - fl if fh > fl else 0)
+        for _, mem, pl, ph, fl, fh in ins.writes:
+            mem_w[mem] = mem_w.get(mem, 0) + (ph - pl if ph > pl else 0) * (fh - fl if fh > fl else 0)
+        if eng == "tensor":
             f = _matmul_flops(ins)
             flops += f
             if ins.op == "nc_transpose" or ins.attrs.get("is_transpose"):

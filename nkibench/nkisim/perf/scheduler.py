@@ -19,6 +19,8 @@ Per-tensor region lists are pruned when a write covers older regions, so trackin
 """
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from .constants import HwTarget
 from .costs import compute_ns, dma_cost
 
@@ -28,21 +30,61 @@ _BUCKET_NS = 256.0  # DMA pipe calendar resolution
 _SEQ_KINDS = ("sequential", "python")
 
 
-class _TensorState:
-    __slots__ = ("writes", "reads")
+# Per tensor_id, a list [writes, reads, writes index, reads index]: writes holds [p_lo, p_hi, f_lo, f_hi, end_ns,
+# engine] and reads [p_lo, p_hi, f_lo, f_hi, end_ns]; an index is a _CoverIndex of a long list, or None. (A list
+# rather than an object: one is created for every tile.)
 
-    def __init__(self):
-        self.writes = []  # [p_lo, p_hi, f_lo, f_hi, end_ns, engine]
-        self.reads = []  # [p_lo, p_hi, f_lo, f_hi, end_ns]
+
+_INDEX_MIN = 8  # lists shorter than this are scanned directly
+
+
+class _CoverIndex:
+    """Which regions of a long list a new write could cover, without scanning it: covering needs f_lo >= the
+    write's f_lo and f_hi <= its f_hi, so with the list's f_hi sorted and the running maximum of f_lo over that
+    order, one bisection tells whether any region qualifies. A tensor written in many disjoint pieces (an HBM
+    output) would otherwise be scanned at every write. Partitions are checked by the scan that follows a hit."""
+
+    __slots__ = ("fh", "pm")
+
+    def __init__(self, regions):
+        pairs = sorted((r[3], r[2]) for r in regions)
+        self.fh = [fh for fh, _ in pairs]
+        self.pm = []
+        m = None
+        for _, fl in pairs:
+            m = fl if m is None or fl > m else m
+            self.pm.append(m)
+
+    def maybe_covers(self, fl, fh):
+        j = bisect_right(self.fh, fh) - 1
+        return j >= 0 and self.pm[j] >= fl
+
+    def add(self, fl, fh):
+        p = bisect_right(self.fh, fh)
+        pm = self.pm
+        v = fl if p == 0 or fl > pm[p - 1] else pm[p - 1]
+        self.fh.insert(p, fh)
+        pm.insert(p, v)
+        for j in range(p + 1, len(pm)):
+            if pm[j] >= v:
+                break
+            pm[j] = v
+
+
+def _prune(regions, idx, pl, ph, fl, fh):
+    """regions without those covered by the write box, or None when none is covered."""
+    if idx is not None and not idx.maybe_covers(fl, fh):
+        return None
+    kept = [r for r in regions if not (pl <= r[0] and r[1] <= ph and fl <= r[2] and r[3] <= fh)]
+    return kept if len(kept) != len(regions) else None
 
 
 def _collapse(regions, with_engine):
-    p_lo = min(r[0] for r in regions)
-    p_hi = max(r[1] for r in regions)
-    f_lo = min(r[2] for r in regions)
-    f_hi = max(r[3] for r in regions)
-    end = max(r[4] for r in regions)
-    return [[p_lo, p_hi, f_lo, f_hi, end, None]] if with_engine else [[p_lo, p_hi, f_lo, f_hi, end]]
+    cols = list(zip(*regions))
+    box = [min(cols[0]), max(cols[1]), min(cols[2]), max(cols[3]), max(cols[4])]
+    if with_engine:
+        box.append(None)
+    return [box]
 
 
 class Schedule:
@@ -58,34 +100,99 @@ class Schedule:
         self.busy_ns["dma"] = 0.0
 
 
+_END = 1 << 62  # start of the sentinel run closing the calendar: no transfer reaches it
+
+
 class _DmaPipe:
-    """Shared DMA bandwidth as a calendar of buckets holding the normalised bytes still free in each."""
+    """Shared DMA bandwidth as a calendar of buckets holding the normalised bytes still free in each.
+
+    The calendar is run-length encoded: bucket b holds vals[k] for the run k with starts[k] <= b < starts[k + 1]
+    (untouched buckets hold the full capacity; a sentinel run starts at _END). A transfer at a steady rate leaves
+    the same remainder in every whole bucket it crosses, so runs stay few, and a transfer walks runs rather than
+    buckets. The arithmetic per bucket is the plain bucket walk's (the same takes in the same order), so times
+    are exact; only the bookkeeping is per run."""
 
     def __init__(self, rate_bytes_per_ns):
         self.rate = rate_bytes_per_ns
         self.cap = _BUCKET_NS * rate_bytes_per_ns
-        self.left = {}
+        self.starts = [0, _END]
+        self.vals = [self.cap, self.cap]
+
+    def _set(self, k, lo, hi, v):
+        """Set buckets [lo, hi), which lie in run k, to v; return the index of the run holding bucket hi."""
+        starts, vals = self.starts, self.vals
+        old = vals[k]
+        if old == v:
+            return k if hi < starts[k + 1] else k + 1
+        if hi < starts[k + 1]:
+            starts.insert(k + 1, hi)
+            vals.insert(k + 1, old)
+        if lo > starts[k]:
+            starts.insert(k + 1, lo)
+            vals.insert(k + 1, v)
+            k += 1
+        else:
+            vals[k] = v
+        # merge with equal neighbours so that exhausted stretches stay one run
+        if vals[k + 1] == v and k + 2 < len(starts):
+            del starts[k + 1], vals[k + 1]
+        if k > 0 and vals[k - 1] == v:
+            del starts[k], vals[k]
+            k -= 1
+        return k if hi < starts[k + 1] else k + 1
 
     def transfer(self, t0, demand, own_rate):
         """Move `demand` normalised bytes from t0 at no more than own_rate; return the end time."""
         if demand <= 0:
             return t0
-        left = self.left
-        cap = self.cap
+        starts, vals = self.starts, self.vals
         w = _BUCKET_NS
+        step = own_rate * w  # the most a whole bucket can give this transfer
         b = int(t0 // w)
-        t = t0
-        while True:
-            avail = left.get(b, cap)
-            span = (b + 1) * w - t
-            take = min(avail, own_rate * span, demand)
-            if take > 0:
-                left[b] = avail - take
+        k = bisect_right(starts, b) - 1
+        if t0 != b * w:  # a partial first bucket
+            v = vals[k]
+            if v > 0:
+                take = own_rate * ((b + 1) * w - t0)
+                if v < take:
+                    take = v
+                if demand < take:
+                    take = demand
+                k = self._set(k, b, b + 1, v - take)
                 demand -= take
                 if demand <= 1e-9:
-                    return t + take / own_rate
+                    return t0 + take / own_rate
             b += 1
-            t = b * w
+            if b >= starts[k + 1]:
+                k += 1
+        while True:
+            v = vals[k]
+            if v <= 0:  # an exhausted run gives nothing; skip it whole
+                k += 1
+                b = starts[k]
+                continue
+            # Whole buckets of this run: each gives m = min(v, step) until the demand is no larger (then it gives
+            # the demand); the transfer ends in the bucket where what is left drops to 1e-9 or below.
+            m = v if v < step else step
+            first = b
+            lim = starts[k + 1]
+            while b < lim:
+                if demand <= m:
+                    take = demand
+                    break
+                rest = demand - m
+                if rest <= 1e-9:
+                    take = m
+                    break
+                demand = rest
+                b += 1
+            else:
+                k = self._set(k, first, b, v - m)
+                continue
+            if b > first:
+                k = self._set(k, first, b, v - m)
+            self._set(k, b, b + 1, v - take)
+            return b * w + take / own_rate
 
 
 def schedule(trace, hw: HwTarget, sequential_barrier: bool = False) -> Schedule:
@@ -95,13 +202,26 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False) -> Schedule:
     free = {e: 0.0 for e in COMPUTE_ENGINES}
     dma_free = [0.0] * hw.dma_queues
     pipe = _DmaPipe(hw.dma_aggregate_bytes_per_ns)
+    transfer = pipe.transfer
     states = {}
+    states_get = states.get
     lat_ns = {e: hw.dep_latency_cycles / hw.ghz(e) for e in COMPUTE_ENGINES}
     # sequential loop_id -> [current index, max end so far, barrier time for the current iteration]
     seq = {}
     busy = sch.busy_ns
     starts, ends, units = sch.start, sch.end, sch.unit
+    dma_data = sch.dma_data
     last_end = 0.0
+    dma_busy = 0.0
+    cap = _REGION_CAP
+    index_min = _INDEX_MIN
+    dma_units = ["dma%d" % q for q in range(hw.dma_queues)]
+    memo = {}  # Instr.family -> cost
+    memo_get = memo.get
+    # A region is kept only while some later instruction can consult it: a read by a later write (WAR), a write by
+    # a later read (RAW) or, outside HBM, a later write (WAW). Regions past that point would never be looked at.
+    last_read, last_write = _last_accesses(instrs)
+    lr_get, lw_get = last_read.get, last_write.get
 
     for i, ins in enumerate(instrs):
         eng = ins.engine
@@ -123,54 +243,61 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False) -> Schedule:
                     if seq_loops is None:
                         seq_loops = []
                     seq_loops.append(st)
+        reads = ins.reads
+        writes = ins.writes
         # Dependencies through buffers.
-        for a in ins.reads:
-            st = states.get(a.tensor_id)
+        for tid, _, pl, ph, fl, fh in reads:
+            st = states_get(tid)
             if st is None:
                 continue
-            pl, ph, fl, fh = a.p_lo, a.p_hi, a.f_lo, a.f_hi
-            for w in st.writes:
+            for w in st[0]:
                 if w[0] < ph and pl < w[1] and w[2] < fh and fl < w[3]:
                     # Accumulating matmuls into one PSUM bank are ordered by TensorE itself (§1.7), no semaphore.
                     t = w[4] if (w[5] == eng and eng == "tensor") else w[4] + lat
                     if t > ready:
                         ready = t
-        for a in ins.writes:
-            st = states.get(a.tensor_id)
+        for tid, mem, pl, ph, fl, fh in writes:
+            st = states_get(tid)
             if st is None:
                 continue
-            pl, ph, fl, fh = a.p_lo, a.p_hi, a.f_lo, a.f_hi
-            if a.memory != "hbm":
+            if mem != "hbm":
                 # WAW on HBM is skipped: HBM boxes are flat byte ranges, so the boxes of strided tiles of one
                 # output overlap without sharing bytes, and the hardware does not order independent stores.
-                for w in st.writes:
+                for w in st[0]:
                     if w[0] < ph and pl < w[1] and w[2] < fh and fl < w[3] and w[4] > ready:
                         ready = w[4]
-            for r in st.reads:
+            for r in st[1]:
                 if r[0] < ph and pl < r[1] and r[2] < fh and fl < r[3] and r[4] > ready:
                     ready = r[4]
 
+        fam = ins.family
+        c = memo_get(fam) if fam is not None else None
         if is_dma:
-            q = min(range(len(dma_free)), key=dma_free.__getitem__)
-            start = max(ready, dma_free[q])
-            c = dma_cost(ins, hw)
-            data_start = start + c.fixed_ns
-            demand = c.pipe_ns * pipe.rate
-            own_rate = demand / c.own_ns if c.own_ns > 0 else pipe.rate
-            data_end = pipe.transfer(data_start, demand, own_rate)
-            end = data_end
+            if c is None:
+                c = _dma_terms(ins, hw)
+                if fam is not None:
+                    memo[fam] = c
+            dm = min(dma_free)
+            q = dma_free.index(dm)  # the first queue that frees first
+            start = ready if ready > dm else dm
+            data_start = start + c[0]
+            end = transfer(data_start, c[1], c[2])
             dma_free[q] = end
-            sch.dma_data.append((data_start, data_end))
-            busy["dma"] += end - start
-            units[i] = "dma%d" % q
+            dma_data.append((data_start, end))
+            dma_busy += end - start
+            units[i] = dma_units[q]
         else:
+            if c is None:
+                c = compute_ns(ins, hw)
+                if fam is not None:
+                    memo[fam] = c
             if eng not in free:
                 eng = "vector"  # unknown engine names run somewhere; vector is the general-purpose one
-            start = ready if ready > free[eng] else free[eng]
-            dur = compute_ns(ins, hw)
-            end = start + dur
+            fe = free[eng]
+            start = ready if ready > fe else fe
+            end = start + c
             free[eng] = end
-            busy[eng] += dur
+            busy[eng] += c
             units[i] = eng
         starts[i] = start
         ends[i] = end
@@ -182,33 +309,76 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False) -> Schedule:
                     st[1] = end
 
         # Record this instruction's accesses.
-        for a in ins.writes:
-            st = states.get(a.tensor_id)
+        for tid, mem, pl, ph, fl, fh in writes:
+            if lr_get(tid, -1) <= i and (mem == "hbm" or lw_get(tid) <= i):
+                continue
+            st = states_get(tid)
             if st is None:
-                st = states[a.tensor_id] = _TensorState()
-            pl, ph, fl, fh = a.p_lo, a.p_hi, a.f_lo, a.f_hi
+                states[tid] = [[[pl, ph, fl, fh, end, eng]], [], None, None]
+                continue
             # A write that covers an older region supersedes it: later accesses depend on this (later) write.
-            if st.writes:
-                st.writes = [w for w in st.writes if not (pl <= w[0] and w[1] <= ph and fl <= w[2] and w[3] <= fh)]
-            if st.reads:
-                st.reads = [r for r in st.reads if not (pl <= r[0] and r[1] <= ph and fl <= r[2] and r[3] <= fh)]
-            st.writes.append([pl, ph, fl, fh, end, eng])
-            if len(st.writes) > _REGION_CAP:
-                st.writes = _collapse(st.writes, True)
-        for a in ins.reads:
-            st = states.get(a.tensor_id)
+            ws = st[0]
+            if ws:
+                if st[2] is None and len(ws) >= index_min:
+                    st[2] = _CoverIndex(ws)
+                kept = _prune(ws, st[2], pl, ph, fl, fh)
+                if kept is not None:
+                    ws = st[0] = kept
+                    st[2] = None
+            rd = st[1]
+            if rd:
+                if st[3] is None and len(rd) >= index_min:
+                    st[3] = _CoverIndex(rd)
+                kept = _prune(rd, st[3], pl, ph, fl, fh)
+                if kept is not None:
+                    st[1] = kept
+                    st[3] = None
+            ws.append([pl, ph, fl, fh, end, eng])
+            if st[2] is not None:
+                st[2].add(fl, fh)
+            if len(ws) > cap:
+                st[0] = _collapse(ws, True)
+                st[2] = None
+        for tid, _, pl, ph, fl, fh in reads:
+            if lw_get(tid, -1) <= i:
+                continue
+            st = states_get(tid)
             if st is None:
-                st = states[a.tensor_id] = _TensorState()
-            rd = st.reads
+                states[tid] = [[], [[pl, ph, fl, fh, end]], None, None]
+                continue
+            rd = st[1]
             if rd:
                 r = rd[-1]
-                if r[0] == a.p_lo and r[1] == a.p_hi and r[2] == a.f_lo and r[3] == a.f_hi:
+                if r[0] == pl and r[1] == ph and r[2] == fl and r[3] == fh:
                     if end > r[4]:
                         r[4] = end
                     continue
-            rd.append([a.p_lo, a.p_hi, a.f_lo, a.f_hi, end])
-            if len(rd) > _REGION_CAP:
-                st.reads = _collapse(rd, False)
+            rd.append([pl, ph, fl, fh, end])
+            if st[3] is not None:
+                st[3].add(fl, fh)
+            if len(rd) > cap:
+                st[1] = _collapse(rd, False)
+                st[3] = None
 
+    busy["dma"] += dma_busy
     sch.latency_ns = last_end
     return sch
+
+
+def _last_accesses(instrs):
+    """{tensor_id: index of its last read} and {tensor_id: index of its last write}."""
+    last_read, last_write = {}, {}
+    for i, ins in enumerate(instrs):
+        for a in ins.reads:
+            last_read[a[0]] = i
+        for a in ins.writes:
+            last_write[a[0]] = i
+    return last_read, last_write
+
+
+def _dma_terms(ins, hw):
+    """(fixed latency, demand on the pipe, own rate) of a DMA."""
+    c = dma_cost(ins, hw)
+    rate = hw.dma_aggregate_bytes_per_ns
+    demand = c.pipe_ns * rate
+    return c.fixed_ns, demand, demand / c.own_ns if c.own_ns > 0 else rate
