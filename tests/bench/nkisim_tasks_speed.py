@@ -14,7 +14,8 @@ Per task, with inputs generated once (get_inputs, transform_to_nki_inputs and ou
              numeric=False) - the same placeholders tests/nkibench/tasks_helpers.timing_inputs builds.
   estimate   nkisim.perf.estimate(trace, target, timeline_cap=0) on the timing-only trace, timed separately; the
              num/(t+e) column compares numeric against timing-only run plus the estimate.
-Each figure is the minimum over --repeat runs. Wall time is time.perf_counter (the reported seconds and the
+Each figure is the minimum over --repeat rounds; within a round the four are measured in turn, so that a slow
+spell of a shared machine slows all four rather than one. Wall time is time.perf_counter (the reported seconds and the
 flagged ratios); process CPU time (time.process_time) is printed as the ratios "cpu n/np", "cpu n/t" and
 "cpu n/t+e" (numeric against timing-only run plus estimate) - on a shared, busy machine those are the less noisy.
 
@@ -40,17 +41,12 @@ from nkisim.perf import estimate  # noqa: E402
 from tasks_helpers import TASK_NAMES, l2_rel, load_task, timing_inputs  # noqa: E402
 
 
-def timed(fn, repeat):
-    """(min wall s, min cpu s, last result) over repeat calls."""
-    walls, cpus, out = [], [], None
-    for _ in range(repeat):
-        out = None
-        gc.collect()
-        c0, t0 = time.process_time(), time.perf_counter()
-        out = fn()
-        walls.append(time.perf_counter() - t0)
-        cpus.append(time.process_time() - c0)
-    return min(walls), min(cpus), out
+def timed(fn):
+    """(wall s, cpu s, result) of one call."""
+    gc.collect()
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, time.process_time() - c0, out
 
 
 def log(msg):
@@ -66,38 +62,46 @@ def bench_task(name, size, repeat, target):
     tin = timing_inputs(kin)
     log(f"[{name}] {params}: inputs ready in {time.perf_counter() - t0:.1f} s")
 
-    w_ref, c_ref, expected = timed(lambda: ref.forward(*inputs), repeat)
-    expected = list(expected) if isinstance(expected, tuple) else [expected]
-    log(f"[{name}] numpy reference {w_ref:.2f} s")
-
     def numeric():
         fn = nkisim.load_kernel(src, filename=path)
         return nkisim.run_kernel(fn, kin, target=target, numeric=True)
-    w_num, c_num, res = timed(numeric, repeat)
-    log(f"[{name}] numeric {w_num:.2f} s ({res.status})")
-    row = dict(name=name, w_ref=w_ref, c_ref=c_ref, w_num=w_num, c_num=c_num, error=None)
-    if not res.ok:
-        row["error"] = f"numeric run failed: {res.status}: {res.error}"
-        return row
-    outs = ref.transform_nki_outputs(res.outputs, params)
-    row["err"] = max(l2_rel(o, e) for o, e in zip(outs, expected))
-    row["rel_tol"] = meta["rel_tol"]
-    n_num = len(res.trace)
-    del res, outs, expected
-    gc.collect()
 
     def timing_only():
         fn = nkisim.load_kernel(src, filename=path)
         return nkisim.run_kernel(fn, tin, target=target, numeric=False)
-    w_tim, c_tim, tres = timed(timing_only, repeat)
-    log(f"[{name}] timing-only {w_tim:.3f} s ({tres.status})")
-    if not tres.ok:
-        row["error"] = f"timing-only run failed: {tres.status}: {tres.error}"
-        return row
-    w_est, c_est, est = timed(lambda: estimate(tres.trace, target, timeline_cap=0), repeat)
-    log(f"[{name}] estimate {w_est:.3f} s -> {est.latency_ns / 1e3:.1f} us")
-    row.update(w_tim=w_tim, c_tim=c_tim, w_est=w_est, c_est=c_est, instrs=len(tres.trace),
-               instrs_numeric=n_num, latency_us=est.latency_ns / 1e3)
+
+    # The four measurements take turns within each repeat, so that a slow spell of a shared machine hits all of
+    # them rather than one; each figure is the minimum over the repeats.
+    best = {}
+    row = dict(name=name, error=None)
+    for _ in range(repeat):
+        for kind, fn in (("ref", lambda: ref.forward(*inputs)), ("num", numeric), ("tim", timing_only)):
+            w, c, out = timed(fn)
+            best[kind] = (min(w, best[kind][0]), min(c, best[kind][1])) if kind in best else (w, c)
+            if kind == "ref":
+                expected = list(out) if isinstance(out, tuple) else [out]
+            elif kind == "num":
+                if not out.ok:
+                    row.update(w_ref=best["ref"][0], w_num=w, error=f"numeric run failed: {out.status}: {out.error}")
+                    return row
+                outs = ref.transform_nki_outputs(out.outputs, params)
+                row["err"] = max(l2_rel(o, e) for o, e in zip(outs, expected))
+                n_num = len(out.trace)
+            else:
+                if not out.ok:
+                    row.update(w_ref=best["ref"][0], w_num=best["num"][0],
+                               error=f"timing-only run failed: {out.status}: {out.error}")
+                    return row
+                tres = out
+            out = outs = None
+            log(f"[{name}] {kind} {w:.3f} s")
+        w, c, est = timed(lambda: estimate(tres.trace, target, timeline_cap=0))
+        best["est"] = (min(w, best["est"][0]), min(c, best["est"][1])) if "est" in best else (w, c)
+        log(f"[{name}] estimate {w:.3f} s -> {est.latency_ns / 1e3:.1f} us")
+    for kind, (w, c) in best.items():
+        row["w_" + kind], row["c_" + kind] = w, c
+    row.update(rel_tol=meta["rel_tol"], instrs=len(tres.trace), instrs_numeric=n_num,
+               latency_us=est.latency_ns / 1e3)
     return row
 
 
@@ -144,7 +148,9 @@ def main():
         ap.error(f"unknown task(s): {', '.join(unknown)}")
     nkisim.activate()
     print(f"nkisim task speed: size={a.size} target={a.target} repeat={a.repeat} (min of repeats); seconds are wall "
-          f"(perf_counter), 'cpu' ratios use process CPU time; numpy reference = task forward() (float64 inside)",
+          f"(perf_counter), 'cpu' ratios use process CPU time; numpy reference = task forward() (float64 inside); "
+          f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset (one per CPU)')} (the runner sets "
+          f"CPUs/slots per eval)",
           flush=True)
     print(HEADER, flush=True)
     rows, failed = [], 0
