@@ -16,6 +16,7 @@ import numpy as np
 
 from . import context, errors, importer, memory, replay, taint
 from .dtypes import normalize
+from .perf.estimate import paused_gc
 from .taint import file_kind
 from .tensor import Tile, new_alloc
 from .trace import Trace
@@ -173,6 +174,16 @@ def _run(fn, args, kwargs, res, target, numeric):
                                    fn.__code__.co_firstlineno) from None
     if numeric:
         memory.tune_malloc()
+        _attempts(fn, args, kwargs, res, target, numeric)
+        return
+    # A timing-only run creates a record per instruction and little else, none of it in cycles: the collector's
+    # passes over the growing trace cost as much as a third of a short run. (Numeric runs keep it: their tiles
+    # hold large arrays.)
+    with paused_gc():
+        _attempts(fn, args, kwargs, res, target, numeric)
+
+
+def _attempts(fn, args, kwargs, res, target, numeric):
     if not numeric and replay.ENABLED:
         used = [None]
         try:
