@@ -317,22 +317,16 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False) -> Schedule:
                 states[tid] = [[[pl, ph, fl, fh, end, eng]], [], None, None]
                 continue
             # A write that covers an older region supersedes it: later accesses depend on this (later) write.
+            for k in (0, 1):  # writes, then reads; st[k + 2] is the list's cover index
+                regions = st[k]
+                if regions:
+                    if st[k + 2] is None and len(regions) >= index_min:
+                        st[k + 2] = _CoverIndex(regions)
+                    kept = _prune(regions, st[k + 2], pl, ph, fl, fh)
+                    if kept is not None:
+                        st[k] = kept
+                        st[k + 2] = None
             ws = st[0]
-            if ws:
-                if st[2] is None and len(ws) >= index_min:
-                    st[2] = _CoverIndex(ws)
-                kept = _prune(ws, st[2], pl, ph, fl, fh)
-                if kept is not None:
-                    ws = st[0] = kept
-                    st[2] = None
-            rd = st[1]
-            if rd:
-                if st[3] is None and len(rd) >= index_min:
-                    st[3] = _CoverIndex(rd)
-                kept = _prune(rd, st[3], pl, ph, fl, fh)
-                if kept is not None:
-                    st[1] = kept
-                    st[3] = None
             ws.append([pl, ph, fl, fh, end, eng])
             if st[2] is not None:
                 st[2].add(fl, fh)

@@ -28,12 +28,11 @@ def add_header(source: str):
 class SimBackend:
     retry_pause_s = 0.0
 
-    def __init__(self, target: str, memory_limit_mb: int = 0, limits: dict | None = None):
+    def __init__(self, target: str, limits: dict | None = None):
         import nkisim
         self.nkisim = nkisim
         self.target = target
-        self.memory_limit_mb = memory_limit_mb
-        self.limits = dict(limits or {"memory_limit_mb": memory_limit_mb})
+        self.limits = dict(limits or {})  # the eval's limits, for the out-of-memory advice
         self.fn = None
         self.offset = 0
         self.filename = ""

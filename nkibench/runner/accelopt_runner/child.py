@@ -87,7 +87,7 @@ def main(workdir: str) -> int:
             backend = NeuronBackend(job["target"], workdir, job)
         else:
             from .backend_sim import SimBackend
-            backend = SimBackend(job["target"], lim.get("memory_limit_mb", 0), lim)
+            backend = SimBackend(job["target"], lim)
         res = evaluate.run(job, workdir, backend)
     except evaluate.KernelFailure as kf:
         res.update(status=kf.status, error=kf.text(), line=kf.line or None)

@@ -66,10 +66,10 @@ def normalize(req: dict, cfg: dict) -> dict:
     if default_timeout is None:
         default_timeout = default_timeout_s(size, bool(req.get("timing_only", False)), len(seeds))
     timeout = _num(req, "timeout_s", default_timeout, 0.5, 7 * 86400)
+    host = cfg.get("memory") or limits.resolve()  # the host's memory and slots, resolved once by serve/eval
     if backend == "sim":
         if cfg.get("memory_limit_mb") is None:
-            d = limits.resolve()
-            default_mem, mem_source = d["memory_limit_mb"], d["source"]
+            default_mem, mem_source = host["memory_limit_mb"], host["source"]
         else:
             default_mem = cfg["memory_limit_mb"]
             mem_source = cfg.get("memory_limit_source") or "--memory-limit-mb"
@@ -97,7 +97,7 @@ def normalize(req: dict, cfg: dict) -> dict:
         "roofline_compat": req.get("roofline_compat") or "",
         "task_spec": spec,
         "limits": {"memory_limit_mb": mem, "memory_limit_source": mem_source,
-                   "blas_threads": limits.blas_threads((cfg.get("memory") or limits.resolve())["slots"]),
+                   "blas_threads": limits.blas_threads(host["slots"]),
                    "cpu_limit_s": _int(req, "cpu_limit_s", int(timeout * max(2, ncpu)) + 30, 1, 1 << 30),
                    "file_size_mb": cfg.get("file_size_mb", 1024 if backend == "neuron" else 256),
                    "output_cap_chars": cfg.get("output_cap_chars", 16384), "grace_s": 5.0},
