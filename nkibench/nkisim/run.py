@@ -174,11 +174,12 @@ def _run(fn, args, kwargs, res, target, numeric):
                                    fn.__code__.co_firstlineno) from None
     if numeric:
         memory.tune_malloc()
-        _attempts(fn, args, kwargs, res, target, numeric)
+        with memory.young_collections_only():
+            _attempts(fn, args, kwargs, res, target, numeric)
         return
     # A timing-only run creates a record per instruction and little else, none of it in cycles: the collector's
-    # passes over the growing trace cost as much as a third of a short run. (Numeric runs keep it: their tiles
-    # hold large arrays.)
+    # passes over the growing trace cost as much as a third of a short run. (Numeric runs keep the young
+    # collections: a tile the kernel's code leaves in a cycle can hold a large array.)
     with paused_gc():
         _attempts(fn, args, kwargs, res, target, numeric)
 
