@@ -58,9 +58,11 @@ class Context:
         self.capacity = {"sbuf": SBUF_BYTES[target], "psum": PSUM_BYTES}
         self.live_bytes = {"sbuf": 0, "psum": 0}
         self.peak_bytes = {"sbuf": 0, "psum": 0}
-        # tid -> Alloc, for the error message. Weak, so that dropping the last reference to a tile (rebinding a
-        # variable outside any loop) frees it as the liveness rule says; a plain dict kept every tile alive.
-        self.live = weakref.WeakValueDictionary()
+        # tid -> weak reference to the Alloc, for the error message. Weak, so that dropping the last reference to a
+        # tile (rebinding a variable outside any loop) frees it as the liveness rule says; a plain dict kept every
+        # tile alive. Plain references without callbacks: release() drops the entry, and a WeakValueDictionary's
+        # Python-level bookkeeping cost a microsecond per allocation.
+        self.live = {}
         self._next_tid = 0
         self._next_loop = 0
         self.loops = []  # list of [loop_id, kind, index, allocs_this_iteration]
@@ -132,7 +134,7 @@ class Context:
         """Start counting an SBUF/PSUM allocation against capacity."""
         alloc.footprint = alloc.block_bytes
         alloc.live = True
-        self.live[alloc.tid] = alloc
+        self.live[alloc.tid] = weakref.ref(alloc)
         if self.loops:
             self.loops[-1][3].append(alloc)
         self._grow(alloc.memory, alloc.footprint, alloc)
@@ -164,7 +166,8 @@ class Context:
             self.peak_bytes[mem] = total
             if total > self.capacity[mem]:
                 self.live_bytes[mem] -= delta
-                big = sorted((a for a in self.live.values() if a.memory == mem), key=lambda a: -a.footprint)[:4]
+                alive = (r() for r in self.live.values())
+                big = sorted((a for a in alive if a is not None and a.memory == mem), key=lambda a: -a.footprint)[:4]
                 names = ", ".join(f"{a.label()} {a.footprint // 1024} KiB" for a in big)
                 raise errors.NkiCompileError(
                     f"{mem.upper()} capacity exceeded: {total // 1024} KiB per partition live at once, the "

@@ -79,13 +79,16 @@ class Alloc:
             np.copyto(region, vals, where=submask)
 
 
-def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_kind=None, track=True):
-    """Create an allocation. init: "garbage" (NaN for floats), "zeros", a fill value, or None with `data` given."""
-    ctx = current()
-    dt = dtypes.normalize(dtype)
+# Checked layouts by (shape, its element types, memory, dtype): kernels allocate the same few shapes over and over,
+# and working the layout out again was a good part of an instruction's bookkeeping.
+_LAYOUTS = {}
+
+
+def _layout(shape, memory, dt):
+    """(shape as ints, partition dim, bytes per partition, blocks, strides over the free elements) of a new
+    allocation, or the compiler's error."""
     if memory not in MEMORIES:
         raise _cerr(f"unsupported buffer {memory!r}", "err_unsupported_memory")
-    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     pdim = None
     for i, s in enumerate(shape):
         if isinstance(s, ParDim):
@@ -96,12 +99,56 @@ def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_ki
         raise _cerr(f"shape must be a tuple of ints, got {shape!r}") from None
     if any(s < 0 for s in shape):
         raise _cerr(f"negative dimension in shape {shape}")
+    if memory == "hbm":
+        st = 1
+        strides = []
+        for s in reversed(shape):
+            strides.append(st)
+            st *= s
+        return shape, None, 0, 1, tuple(reversed(strides))
+    if pdim is None:
+        pdim = 0
+    if len(shape) - pdim < 2:
+        raise _cerr(f"Insufficient rank for a {memory.upper()} tile of shape {shape}: tiles need a partition and "
+                    f"at least one free dimension, e.g. (128, 1)", "err_insufficient_rank")
+    if shape[pdim] > PMAX:
+        raise _cerr(f"Size of partition dimension {shape[pdim]} exceeds architecture limitation of {PMAX}.",
+                    "err_num_partition_exceed_arch_limit")
+    block_bytes = math.prod(shape[pdim + 1:]) * dt.itemsize
+    if memory == "psum" and block_bytes > PSUM_BANK_BYTES:
+        raise _cerr(f"PSUM tile of shape {shape} needs {block_bytes} bytes per partition, more than one 2 KiB "
+                    f"PSUM bank (at most 512 fp32 elements per partition)", "err_size_of_dimension_exceed_arch_limit")
+    st = 1
+    strides = [0] * len(shape)
+    for i in range(len(shape) - 1, -1, -1):
+        if i != pdim:
+            strides[i] = st
+            st *= shape[i]
+    return shape, pdim, block_bytes, math.prod(shape[:pdim]), tuple(strides)
+
+
+def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_kind=None, track=True):
+    """Create an allocation. init: "garbage" (NaN for floats), "zeros", a fill value, or None with `data` given."""
+    ctx = current()
+    dt = dtypes.normalize(dtype)
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    key = (shape, tuple(map(type, shape)), memory, dt)
+    try:
+        lay = _LAYOUTS.get(key)
+    except TypeError:  # an unhashable shape element: _layout says what is wrong with it
+        key = lay = None
+    if lay is None:
+        lay = _layout(shape, memory, dt)
+        if key is not None:
+            if len(_LAYOUTS) >= 4096:
+                _LAYOUTS.clear()
+            _LAYOUTS[key] = lay
     a = Alloc()
     a.tid = ctx.new_tid()
     a.memory = memory
     a.hbm_kind = hbm_kind
     a.dtype = dt
-    a.shape = shape
+    a.shape, a.pdim, a.block_bytes, a.nblocks, a.fstrides = lay
     a.name = name
     a.ctx = ctx
     a.live = False
@@ -116,38 +163,7 @@ def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_ki
     a.fill = None
     a.groups = None  # PSUM: region -> (loop_id, psum_reads) at its last matmul `+=` (see core._continues_group)
     a.psum_reads = 0
-    if memory == "hbm":
-        a.pdim = None
-        a.block_bytes = 0
-        a.nblocks = 1
-        st = 1
-        strides = []
-        for s in reversed(shape):
-            strides.append(st)
-            st *= s
-        a.fstrides = tuple(reversed(strides))
-    else:
-        if pdim is None:
-            pdim = 0
-        if len(shape) - pdim < 2:
-            raise _cerr(f"Insufficient rank for a {memory.upper()} tile of shape {shape}: tiles need a partition and "
-                        f"at least one free dimension, e.g. (128, 1)", "err_insufficient_rank")
-        if shape[pdim] > PMAX:
-            raise _cerr(f"Size of partition dimension {shape[pdim]} exceeds architecture limitation of {PMAX}.",
-                        "err_num_partition_exceed_arch_limit")
-        a.pdim = pdim
-        a.block_bytes = math.prod(shape[pdim + 1:]) * dt.itemsize
-        a.nblocks = math.prod(shape[:pdim])
-        if memory == "psum" and a.block_bytes > PSUM_BANK_BYTES:
-            raise _cerr(f"PSUM tile of shape {shape} needs {a.block_bytes} bytes per partition, more than one 2 KiB "
-                        f"PSUM bank (at most 512 fp32 elements per partition)", "err_size_of_dimension_exceed_arch_limit")
-        st = 1
-        strides = [0] * len(shape)
-        for i in range(len(shape) - 1, -1, -1):
-            if i != pdim:
-                strides[i] = st
-                st *= shape[i]
-        a.fstrides = tuple(strides)
+    shape = a.shape
     if not ctx.numeric:
         a.data = None
     elif data is not None:
