@@ -38,6 +38,41 @@ def test_eval_subcommand_with_job_file_and_flags(tmp_path):
     assert json.loads(p.stdout)["status"] == "ok"
 
 
+def _declare_inputs(task_dir, kernel_shape=("N", "D")):
+    tj = json.loads((task_dir / "task.json").read_text())
+    tj["inputs"] = [{"name": n, "shape_expr": ["N", "D"], "kernel_shape_expr": list(kernel_shape), "dtype": "float32"}
+                    for n in ("a", "b")]
+    (task_dir / "task.json").write_text(json.dumps(tj))
+
+
+def test_timing_only_eval_takes_declared_shapes_instead_of_building_inputs(tmp_path):
+    plain = make_add_task(tmp_path / "tasks", "plain")
+    declared = make_add_task(tmp_path / "tasks", "declared")
+    _declare_inputs(declared)
+    # A reference that cannot build full-size inputs (N=256): the declared shapes must be enough.
+    ref = (declared / "reference.py").read_text()
+    (declared / "reference.py").write_text(ref.replace("    n, d = params", "    assert params['N'] != 256, 'built'\n"
+                                                                             "    n, d = params"))
+    wrong = make_add_task(tmp_path / "tasks", "wrong")
+    _declare_inputs(wrong, ("N", "2*D"))  # a declaration the small inputs contradict: not trusted
+
+    def timing_only(name):
+        p = run_cli(["eval", "--tasks", str(tmp_path / "tasks"), "--task", name, "--timing-only"])
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+
+    base, fast, fallback = timing_only("plain"), timing_only("declared"), timing_only("wrong")
+    assert base["status"] == fast["status"] == fallback["status"] == "ok", (base, fast, fallback)
+    assert (base["timing_inputs"], fast["timing_inputs"], fallback["timing_inputs"]) == \
+        ("built", "declared shapes", "built")
+    assert fast["latency_ms"] == base["latency_ms"] == fallback["latency_ms"]
+    assert fast["metrics"] == base["metrics"]
+    # A numeric eval of the declared task still builds (and here fails to build) the full-size inputs.
+    p = run_cli(["eval", "--tasks", str(tmp_path / "tasks"), "--task", "declared"])
+    r = json.loads(p.stdout)
+    assert r["status"] == "infra_error" and "built" in r["error"]
+
+
 def test_inline_task(tmp_path):
     from runner_helpers import ADD_REFERENCE
     job = tmp_path / "job.json"

@@ -239,3 +239,19 @@ def test_blocked_reference_keeps_memory_small():
     finally:
         tracemalloc.stop()
     assert peak < 2 * out_bytes, peak
+
+
+@pytest.mark.parametrize("name", TASK_NAMES)
+def test_timing_only_evals_take_the_declared_full_size_shapes(name, tmp_path):
+    """The runner's timing-only evals skip building full-size inputs: task.json's declared kernel shapes, checked
+    against what the reference builds at the small parameters, give the full-size argument shapes."""
+    import sys
+    from runner_helpers import RUNNER_DIR
+    sys.path.insert(0, str(RUNNER_DIR))
+    from accelopt_runner.taskspec import LoadedTask, resolve
+    task = LoadedTask(resolve({"name": name}, "full", TASKS_DIR), str(tmp_path))
+    shapes = task.nki_input_shapes(7)
+    if None in FULL_KERNEL_ARGS[name]:
+        assert shapes is None  # a scalar argument's value comes from get_inputs only: those evals build inputs
+    else:
+        assert shapes == [(s, np.dtype(np.float32)) for s in FULL_KERNEL_ARGS[name]]

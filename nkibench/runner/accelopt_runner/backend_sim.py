@@ -27,6 +27,7 @@ def add_header(source: str):
 
 class SimBackend:
     retry_pause_s = 0.0
+    times_shapes = True  # a timing-only run needs the arguments' shapes and dtypes only
 
     def __init__(self, target: str, limits: dict | None = None):
         import nkisim
@@ -66,6 +67,9 @@ class SimBackend:
             self.arg_names = list(inspect.signature(self.fn).parameters)
         except (TypeError, ValueError):
             self.arg_names = []
+
+    def placeholders(self, shapes):
+        return [self.nkisim.typing.tensor[list(shape), dtype] for shape, dtype in shapes]
 
     def run(self, inputs, numeric: bool = True):
         self._est = None
