@@ -77,6 +77,12 @@ private Q_SLOTS:
         QCOMPARE(o.value(QStringLiteral("bound")).toString(), QStringLiteral("memory"));
         QVERIFY(o.value(QStringLiteral("metrics")).toObject().contains(QStringLiteral("hbm_read_bytes")));
         QVERIFY(o.value(QStringLiteral("l2_rel_err")).toDouble() < 2e-5);
+        // the runner's diagnostics pass through: seconds per phase and the child's peak memory
+        const QJsonObject phases = o.value(QStringLiteral("phase_s")).toObject();
+        QVERIFY2(phases.contains(QStringLiteral("reference")) && phases.contains(QStringLiteral("kernel")),
+                 qPrintable(r.out));
+        QVERIFY(o.value(QStringLiteral("peak_rss_mb")).toDouble() > 0);
+        QVERIFY(!o.contains(QStringLiteral("timing_inputs")));
     }
 
     void benchOfABrokenKernelExitsNonZeroWithTheLine()
@@ -129,6 +135,12 @@ private Q_SLOTS:
             QStringLiteral("silu"));
         QVERIFY(
             QJsonDocument::fromJson(lines.at(1).toUtf8()).object().value(QStringLiteral("correct")).isNull());
+        // a timing-only eval of a shipped task runs on its declared shapes
+        QCOMPARE(QJsonDocument::fromJson(lines.at(0).toUtf8())
+                     .object()
+                     .value(QStringLiteral("timing_inputs"))
+                     .toString(),
+                 QStringLiteral("declared shapes"));
         const Run bad =
             run({QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral("silu,nope")});
         QCOMPARE(bad.exitCode, 2);

@@ -56,7 +56,7 @@ Evaluation Evaluation::failure(const QString &id, const QString &status, const Q
 
 QJsonObject Evaluation::summaryJson(const QString &task) const
 {
-    return QJsonObject{
+    QJsonObject summary{
         {QStringLiteral("task"), task},
         {QStringLiteral("status"), status},
         {QStringLiteral("error"), error.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(error)},
@@ -70,4 +70,12 @@ QJsonObject Evaluation::summaryJson(const QString &task) const
         {QStringLiteral("wall_s"), orNull(wallSeconds)},
         {QStringLiteral("host"), host},
         {QStringLiteral("metrics"), metrics}};
+    // Where a slow eval's time and memory went, and what a timing-only eval ran on, as the runner said it;
+    // absent from older runners.
+    for (const char *key : {"phase_s", "peak_rss_mb", "timing_inputs"}) {
+        const QJsonValue v = raw.value(QLatin1String(key));
+        if (!v.isUndefined())
+            summary.insert(QLatin1String(key), v);
+    }
+    return summary;
 }
