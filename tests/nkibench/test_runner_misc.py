@@ -46,7 +46,7 @@ def _declare_inputs(task_dir, kernel_shape=("N", "D")):
 
 
 def test_timing_only_eval_takes_declared_shapes_instead_of_building_inputs(tmp_path):
-    plain = make_add_task(tmp_path / "tasks", "plain")
+    make_add_task(tmp_path / "tasks", "plain")
     declared = make_add_task(tmp_path / "tasks", "declared")
     _declare_inputs(declared)
     # A reference that cannot build full-size inputs (N=256): the declared shapes must be enough.
