@@ -112,6 +112,22 @@ QString fenceFor(const QString &text)
     return QString(std::max<qsizetype>(3, longest + 1), u'`');
 }
 
+// A role's cost cell: "—" when none of its calls had a price, and the priced sum with a note when some did
+// not.
+QString roleCost(const SessionStore::CostTotals &cost, const QString &role)
+{
+    const int unpriced = cost.callsWithoutCostByRole.value(role);
+    if (unpriced == cost.callsByRole.value(role))
+        return QStringLiteral("—");
+    const QString sum = QString::number(cost.costByRole.value(role), 'f', 4);
+    if (unpriced == 0)
+        return sum;
+    return QStringLiteral("%1 (+%2 call%3 without a price)")
+        .arg(sum)
+        .arg(unpriced)
+        .arg(unpriced == 1 ? QString() : QStringLiteral("s"));
+}
+
 QJsonObject evaluationJson(const Evaluation &e)
 {
     return QJsonObject{
@@ -289,9 +305,17 @@ QByteArray ReportWriter::json() const
                         {QStringLiteral("best_latency_ms"), optionalJson(it.bestLatencyMs)},
                         {QStringLiteral("best_percent_of_peak"), optionalJson(it.bestPercentOfPeak)},
                         {QStringLiteral("best_candidate"), textOrNull(it.bestCandidateId)}});
+    // A role none of whose calls had a price has an unknown cost (null), not a cost of 0.
     QJsonObject byRole;
-    for (auto it = m_cost.costByRole.cbegin(); it != m_cost.costByRole.cend(); ++it)
-        byRole.insert(it.key().isEmpty() ? QStringLiteral("(none)") : it.key(), it.value());
+    QJsonObject unpricedByRole;
+    for (auto it = m_cost.costByRole.cbegin(); it != m_cost.costByRole.cend(); ++it) {
+        const QString role = it.key().isEmpty() ? QStringLiteral("(none)") : it.key();
+        const int unpriced = m_cost.callsWithoutCostByRole.value(it.key());
+        byRole.insert(role, unpriced == m_cost.callsByRole.value(it.key()) ? QJsonValue(QJsonValue::Null)
+                                                                           : QJsonValue(it.value()));
+        if (unpriced > 0)
+            unpricedByRole.insert(role, unpriced);
+    }
     QJsonObject byStatus;
     for (auto it = m_countsByStatus.cbegin(); it != m_countsByStatus.cend(); ++it)
         byStatus.insert(it.key(), it.value());
@@ -359,7 +383,8 @@ QByteArray ReportWriter::json() const
                      {QStringLiteral("calls_without_tokens"), m_cost.callsWithoutTokens},
                      {QStringLiteral("cost_usd"), m_cost.costUsd},
                      {QStringLiteral("calls_without_cost"), m_cost.callsWithoutCost},
-                     {QStringLiteral("cost_usd_by_role"), byRole}}},
+                     {QStringLiteral("cost_usd_by_role"), byRole},
+                     {QStringLiteral("calls_without_cost_by_role"), unpricedByRole}}},
         {QStringLiteral("iterations"), iterations},
         {QStringLiteral("candidates_by_status"), byStatus},
         {QStringLiteral("candidates"), candidates}};
@@ -482,8 +507,7 @@ QByteArray ReportWriter::markdown() const
     } else {
         md += QStringLiteral("| Role | Cost (USD) |\n|---|---:|\n");
         for (auto it = m_cost.costByRole.cbegin(); it != m_cost.costByRole.cend(); ++it)
-            md += QStringLiteral("| %1 | %2 |\n")
-                      .arg(cell(orDash(it.key())), QString::number(it.value(), 'f', 4));
+            md += QStringLiteral("| %1 | %2 |\n").arg(cell(orDash(it.key())), roleCost(m_cost, it.key()));
         md += QStringLiteral("| **Total** | **%1** |\n\n").arg(QString::number(m_cost.costUsd, 'f', 4));
         md += QStringLiteral("%1 LLM calls (%2 failed), %3 prompt + %4 completion tokens.")
                   .arg(m_cost.calls)

@@ -730,7 +730,10 @@ SessionStore::CostTotals SessionStore::costTotals(const QString &sessionId) cons
         t.callsWithoutTokens += q.value(5).toInt();
         t.costUsd += q.value(6).toDouble();
         t.callsWithoutCost += q.value(7).toInt();
-        t.costByRole.insert(q.value(0).toString(), q.value(6).toDouble());
+        const QString role = q.value(0).toString();
+        t.costByRole.insert(role, q.value(6).toDouble());
+        t.callsByRole.insert(role, q.value(1).toInt());
+        t.callsWithoutCostByRole.insert(role, q.value(7).toInt());
     }
     return t;
 }

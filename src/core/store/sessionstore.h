@@ -108,8 +108,10 @@ public:
         qint64 completionTokens = 0;
         int callsWithoutTokens = 0; // the server sent no usage: their tokens are unknown, not zero
         double costUsd = 0;
-        int callsWithoutCost = 0; // no price known for the model
-        QMap<QString, double> costByRole;
+        int callsWithoutCost = 0;         // no price known for the model
+        QMap<QString, double> costByRole; // of the calls with a price
+        QMap<QString, int> callsByRole;
+        QMap<QString, int> callsWithoutCostByRole;
     };
     CostTotals costTotals(const QString &sessionId) const; // empty id: all sessions
 

@@ -172,11 +172,13 @@ private Q_SLOTS:
         QCOMPARE(cost.value(QStringLiteral("completion_tokens")).toInteger(), 1150);
         QCOMPARE(cost.value(QStringLiteral("calls_without_cost")).toInt(), 2);
         QVERIFY(qFuzzyCompare(cost.value(QStringLiteral("cost_usd")).toDouble(), 0.38));
-        QVERIFY(qFuzzyCompare(cost.value(QStringLiteral("cost_usd_by_role"))
-                                  .toObject()
-                                  .value(QStringLiteral("planner"))
-                                  .toDouble(),
-                              0.15));
+        const QJsonObject byRole = cost.value(QStringLiteral("cost_usd_by_role")).toObject();
+        QVERIFY(qFuzzyCompare(byRole.value(QStringLiteral("planner")).toDouble(), 0.15));
+        QVERIFY(qFuzzyCompare(byRole.value(QStringLiteral("executor")).toDouble(), 0.20));
+        // the summarizer's only call had no price: its cost is unknown, not 0
+        QVERIFY(byRole.value(QStringLiteral("summarizer")).isNull());
+        const QJsonObject unpriced = cost.value(QStringLiteral("calls_without_cost_by_role")).toObject();
+        QCOMPARE(unpriced, (QJsonObject{{QStringLiteral("executor"), 1}, {QStringLiteral("summarizer"), 1}}));
 
         const QJsonArray iterations = o.value(QStringLiteral("iterations")).toArray();
         QCOMPARE(iterations.size(), 3);
@@ -283,7 +285,8 @@ private Q_SLOTS:
                 .arg(c.arg(m_session.c2a.left(8)))));
 
         QVERIFY(md.contains(QStringLiteral("| planner | 0.1500 |\n")));
-        QVERIFY(md.contains(QStringLiteral("| executor | 0.2000 |\n")));
+        QVERIFY(md.contains(QStringLiteral("| executor | 0.2000 (+1 call without a price) |\n")));
+        QVERIFY(md.contains(QStringLiteral("| summarizer | — |\n")));
         QVERIFY(md.contains(QStringLiteral("| **Total** | **0.3800** |\n")));
         QVERIFY(md.contains(
             QStringLiteral("6 LLM calls (1 failed), 3800 prompt + 1150 completion tokens. Not included: "
