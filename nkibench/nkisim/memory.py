@@ -1,5 +1,6 @@
-"""Process memory settings for numeric runs: keep freed numpy memory in the process between instructions (glibc
-only), and skip the cyclic collector's full passes.
+"""Process memory settings for runs: keep freed numpy memory in the process between instructions (glibc only), and
+keep the cyclic collector off the growing trace (paused for timing-only runs and the estimate, young collections
+only for numeric runs).
 
 A numeric run allocates and frees many tile-sized arrays (a few MB each: op results, temporaries). With glibc's
 default (dynamic) thresholds, such blocks come from the heap and the heap top is given back to the kernel as soon as
@@ -44,6 +45,19 @@ def tune_malloc() -> bool:
     if mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD) and mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD):
         _done = True
     return _done is True
+
+
+@contextmanager
+def paused_gc():
+    """Pause the cyclic garbage collector: scheduling creates hundreds of thousands of small lists that cannot
+    form cycles, and the collector's passes over them cost a quarter of the time. The caller's setting is kept."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 @contextmanager

@@ -34,7 +34,7 @@ import sys
 import numpy as np
 
 from . import loopcheck, taint, template
-from .perf.estimate import paused_gc
+from .memory import paused_gc
 
 ENABLED = os.environ.get("NKISIM_REPLAY", "1") != "0"
 MIN_ITERS = 6  # iterations run for real: 0, 1 (maybe 2) and R; fewer iterations leave too little to replay
@@ -154,7 +154,7 @@ class Driver:
             return
         stats["replayed"] += 1
         stats["iterations"] += last - first
-        with paused_gc():  # the records hold no cycles; see perf.estimate.paused_gc
+        with paused_gc():  # the records hold no cycles; see memory.paused_gc
             for j in range(first, last):
                 self._emit(tpl, j, True)
         cap = yield from self._real(last)

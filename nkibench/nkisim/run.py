@@ -16,7 +16,6 @@ import numpy as np
 
 from . import context, errors, importer, memory, replay, taint
 from .dtypes import normalize
-from .perf.estimate import paused_gc
 from .taint import file_kind
 from .tensor import Tile, new_alloc
 from .trace import Trace
@@ -180,7 +179,7 @@ def _run(fn, args, kwargs, res, target, numeric):
     # A timing-only run creates a record per instruction and little else, none of it in cycles: the collector's
     # passes over the growing trace cost as much as a third of a short run. (Numeric runs keep the young
     # collections: a tile the kernel's code leaves in a cycle can hold a large array.)
-    with paused_gc():
+    with memory.paused_gc():
         _attempts(fn, args, kwargs, res, target, numeric)
 
 

@@ -1,28 +1,14 @@
 """Entry point of the performance model: estimate(trace, target) -> Estimate."""
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..memory import paused_gc
 from .constants import get_target
 from .metrics import compute_metrics
 from .scheduler import schedule
 
 TIMELINE_CAP = 20000  # enough for the profile view; long traces keep their first entries
-
-
-@contextmanager
-def paused_gc():
-    """Pause the cyclic garbage collector: scheduling creates hundreds of thousands of small lists that cannot
-    form cycles, and the collector's passes over them cost a quarter of the time. The caller's setting is kept."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 @dataclass
