@@ -159,13 +159,23 @@ private Q_SLOTS:
                      QStringLiteral("--timeout"), QStringLiteral("0")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QStringLiteral("--timeout must be a positive number")));
-        // an explicit timeout still wins: 0.5 s is too short for any evaluation
-        r = run({QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral("silu"),
+        // An explicit timeout still wins. The kernel never returns, so it runs past 0.5 s on any machine,
+        // however fast (a real kernel finishing in time on a quick machine once made this test fail).
+        QTemporaryDir dir;
+        const QString spinning = dir.filePath(QStringLiteral("spinning.py"));
+        QFile f(spinning);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("import neuronxcc.nki.language as nl\n\n"
+                "def kernel(x):\n    n = 0\n    while True:\n        n += 1\n");
+        f.close();
+        r = run({QStringLiteral("bench"), spinning, QStringLiteral("--task"), QStringLiteral("silu"),
                  QStringLiteral("--size"), QStringLiteral("small"), QStringLiteral("--timeout"),
                  QStringLiteral("0.5"), QStringLiteral("--json")});
         QCOMPARE(r.exitCode, 1);
-        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("status")).toString(),
-                 QStringLiteral("timeout"));
+        const QJsonObject result = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(result.value(QStringLiteral("status")).toString(), QStringLiteral("timeout"));
+        QVERIFY2(result.value(QStringLiteral("error")).toString().contains(QStringLiteral("0.5")),
+                 qPrintable(r.out));
     }
 
     void hostsAddListRemoveAndACorruptFile()
