@@ -155,7 +155,7 @@ QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<I
         if (index < 0)
             return;
         results[index] = evaluation;
-        QTextStream(stderr) << "accelopt: " << items.at(index).label << ": " << evaluation.status << "\n";
+        QTextStream(stderr) << "accelopt: " << items.at(index).label << ": " << evaluation.statusName() << "\n";
         if (--remaining == 0)
             loop.quit();
     });
@@ -183,8 +183,8 @@ void EvalBatch::print(const QList<Item> &items, const QList<Evaluation> &results
                 << "\n";
         return;
     }
-    auto cell = [](double value, int precision) {
-        return value < 0 ? QStringLiteral("-") : QString::number(value, 'f', precision);
+    auto cell = [](const std::optional<double> &value, int precision) {
+        return value ? QString::number(*value, 'f', precision) : QStringLiteral("-");
     };
     out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7  %8\n")
                .arg(QStringLiteral("task"), -24)
@@ -198,11 +198,11 @@ void EvalBatch::print(const QList<Item> &items, const QList<Evaluation> &results
     for (int i = 0; i < results.size(); ++i) {
         const Evaluation &e = results.at(i);
         const QString correct =
-            e.correctKnown ? (e.correct ? QStringLiteral("yes") : QStringLiteral("no")) : QStringLiteral("-");
-        const QString l2 = e.l2RelErr < 0 ? QStringLiteral("-") : QString::number(e.l2RelErr, 'e', 2);
+            e.correct ? (*e.correct ? QStringLiteral("yes") : QStringLiteral("no")) : QStringLiteral("-");
+        const QString l2 = e.l2RelErr ? QString::number(*e.l2RelErr, 'e', 2) : QStringLiteral("-");
         out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7  %8\n")
                    .arg(items.at(i).label, -24)
-                   .arg(e.status, -14)
+                   .arg(e.statusName(), -14)
                    .arg(correct, -8)
                    .arg(l2, 11)
                    .arg(cell(e.latencyMeanMs, 3), 12)

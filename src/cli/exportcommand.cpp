@@ -179,15 +179,14 @@ int ExportCommand::run(const QStringList &arguments)
         << session->taskName << " on " << session->target << "/" << session->backend << ")\n";
     for (const Output &o : outputs)
         out << "  " << o.label.leftJustified(7) << shown(o.path) << "\n";
-    out << (e.latencyMeanMs > 0 ? ExportFormat::milliseconds(e.latencyMeanMs)
-                                : QStringLiteral("latency unknown"));
+    out << (e.latencyMeanMs ? ExportFormat::milliseconds(*e.latencyMeanMs) : QStringLiteral("latency unknown"));
     if (prepared->speedup)
         out << ", " << ExportFormat::speedup(*prepared->speedup) << " over the baseline ("
             << ExportFormat::milliseconds(*prepared->baselineLatencyMs) << ")";
     else
         out << ", speedup unknown (the baseline has no correct timing)";
-    if (e.percentOfPeak >= 0)
-        out << ", " << ExportFormat::percent(e.percentOfPeak) << " of peak";
+    if (e.percentOfPeak)
+        out << ", " << ExportFormat::percent(*e.percentOfPeak) << " of peak";
     out << "\n";
     return 0;
 }

@@ -218,23 +218,23 @@ void OptimizeRun::Private::printSession(bool resumed)
 
 void OptimizeRun::Private::onBaseline(const Evaluation &e)
 {
-    baselineLatency = e.latencyMeanMs;
+    baselineLatency = e.latencyMeanMs.value_or(0);
     if (options.json)
         emitLine({{QStringLiteral("event"), QStringLiteral("baseline")},
-                  {QStringLiteral("status"), e.status},
-                  {QStringLiteral("correct"), e.correctKnown ? QJsonValue(e.correct) : QJsonValue()},
-                  {QStringLiteral("latency_ms"), number(e.latencyMeanMs)},
-                  {QStringLiteral("percent_of_peak"), number(e.percentOfPeak)}});
+                  {QStringLiteral("status"), e.statusName()},
+                  {QStringLiteral("correct"), Evaluation::json(e.correct)},
+                  {QStringLiteral("latency_ms"), number(e.latencyMeanMs.value_or(0))},
+                  {QStringLiteral("percent_of_peak"), number(e.percentOfPeak.value_or(0))}});
     else
-        Console::out() << "baseline: " << e.status << ", " << ms(e.latencyMeanMs) << ", "
-                       << percent(e.percentOfPeak) << "\n";
+        Console::out() << "baseline: " << e.statusName() << ", " << ms(e.latencyMeanMs.value_or(0)) << ", "
+                       << percent(e.percentOfPeak.value_or(0)) << "\n";
     Console::out().flush();
 }
 
 void OptimizeRun::Private::onIteration(int iteration)
 {
     const std::optional<Evaluation> best = search->bestEvaluation();
-    const double latency = best ? best->latencyMeanMs : 0;
+    const double latency = best ? best->latencyMeanMs.value_or(0) : 0;
     const double speedup = latency > 0 && baselineLatency > 0 ? baselineLatency / latency : 0;
     if (options.json) {
         emitLine({{QStringLiteral("event"), QStringLiteral("iteration")},
@@ -242,7 +242,7 @@ void OptimizeRun::Private::onIteration(int iteration)
                   {QStringLiteral("iterations"), search->config().iterations},
                   {QStringLiteral("best_candidate"), search->bestCandidateId()},
                   {QStringLiteral("best_latency_ms"), number(latency)},
-                  {QStringLiteral("percent_of_peak"), number(best ? best->percentOfPeak : 0)},
+                  {QStringLiteral("percent_of_peak"), number(best ? best->percentOfPeak.value_or(0) : 0)},
                   {QStringLiteral("speedup"), number(speedup)},
                   {QStringLiteral("candidates"), evaluated},
                   {QStringLiteral("correct"), usable},
@@ -255,7 +255,7 @@ void OptimizeRun::Private::onIteration(int iteration)
                               .arg(search->config().iterations)
                               .arg(ms(latency))
                               .arg(speedup, 0, 'f', 2)
-                              .arg(percent(best ? best->percentOfPeak : 0))
+                              .arg(percent(best ? best->percentOfPeak.value_or(0) : 0))
                               .arg(evaluated)
                               .arg(usable)
                               .arg(search->costUsd(), 0, 'f', 4);
@@ -296,7 +296,7 @@ int OptimizeRun::Private::run()
 int OptimizeRun::Private::finished(StopReason reason)
 {
     const std::optional<Evaluation> best = search->bestEvaluation();
-    const double latency = best ? best->latencyMeanMs : 0;
+    const double latency = best ? best->latencyMeanMs.value_or(0) : 0;
     const double speedup = latency > 0 && baselineLatency > 0 ? baselineLatency / latency : 0;
     const SessionStore::CostTotals totals = store.costTotals(search->sessionId());
     const QString shortId = search->sessionId().left(8);
@@ -308,7 +308,7 @@ int OptimizeRun::Private::finished(StopReason reason)
                   {QStringLiteral("iterations_done"), qMax(0, search->iteration() - 1)},
                   {QStringLiteral("best_candidate"), search->bestCandidateId()},
                   {QStringLiteral("best_latency_ms"), number(latency)},
-                  {QStringLiteral("percent_of_peak"), number(best ? best->percentOfPeak : 0)},
+                  {QStringLiteral("percent_of_peak"), number(best ? best->percentOfPeak.value_or(0) : 0)},
                   {QStringLiteral("speedup"), number(speedup)},
                   {QStringLiteral("cost_usd"), totals.costUsd},
                   {QStringLiteral("calls_without_cost"), totals.callsWithoutCost},
@@ -325,7 +325,7 @@ int OptimizeRun::Private::finished(StopReason reason)
             Console::out() << QStringLiteral("  best: %1 (%2x over the baseline), %3, candidate %4\n")
                                   .arg(ms(latency))
                                   .arg(speedup, 0, 'f', 2)
-                                  .arg(percent(best->percentOfPeak), search->bestCandidateId());
+                                  .arg(percent(best->percentOfPeak.value_or(0)), search->bestCandidateId());
         Console::out()
             << QStringLiteral("  %1 LLM calls, %2 tokens, cost $%3%4\n")
                    .arg(totals.calls)
@@ -450,7 +450,7 @@ int OptimizeRun::resume(const QString &sessionPrefix, const std::optional<Search
         return 1;
     }
     if (const auto baseline = store.evaluation(SessionStore::baselineCandidateId(session->id)))
-        d->baselineLatency = baseline->latencyMeanMs;
+        d->baselineLatency = baseline->latencyMeanMs.value_or(0);
     d->printSession(true);
     return d->run();
 }

@@ -196,9 +196,9 @@ class TestCliOptimize : public QObject
                          .arg(c.sampleIndex)
                          .arg(c.fixRound)
                          .arg(hashOf.value(c.id), hashOf.value(c.parentId))
-                         .arg(e ? e->status : QStringLiteral("not evaluated"))
-                         .arg(e && e->correctKnown ? (e->correct ? "correct" : "wrong") : "-")
-                         .arg(e ? QString::number(e->latencyMeanMs, 'g', 9) : QString());
+                         .arg(e ? e->statusName() : QStringLiteral("not evaluated"))
+                         .arg(e && e->correct ? (*e->correct ? "correct" : "wrong") : "-")
+                         .arg(e && e->latencyMeanMs ? QString::number(*e->latencyMeanMs, 'g', 9) : QString());
         }
         for (const PlanRecord &p : store.plans(sessionId))
             lines << QStringLiteral("plan it%1 #%2 of %3: %4")
@@ -297,7 +297,7 @@ private Q_SLOTS:
         bool fixed = false;
         for (const Candidate &c : store.candidates(session))
             fixed = fixed || (c.origin == Candidate::Origin::Fixer && store.evaluation(c.id) &&
-                              store.evaluation(c.id)->correct);
+                              store.evaluation(c.id)->isCorrect());
         QVERIFY(fixed);
 
         // Costs add up: every request the server answered was booked once, at the configured prices.

@@ -158,8 +158,8 @@ private Q_SLOTS:
             base.source = QStringLiteral("base");
             QVERIFY(store.addCandidate(base));
             Evaluation e;
-            e.status = QStringLiteral("ok");
-            e.correctKnown = e.correct = true;
+            e.status = EvalStatus::Ok;
+            e.correct = true;
             e.latencyMeanMs = 4.0;
             e.percentOfPeak = 25.0; // the runner reports percent, 0-100
             QVERIFY(store.addEvaluation(base.id, e));

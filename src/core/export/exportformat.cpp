@@ -42,9 +42,10 @@ QString ExportFormat::oneLine(const QString &text, qsizetype maxLength)
     return result;
 }
 
-std::optional<double> ExportFormat::speedupOver(double baselineMs, double ms)
+std::optional<double> ExportFormat::speedupOver(const std::optional<double> &baselineMs,
+                                               const std::optional<double> &ms)
 {
-    if (baselineMs > 0 && ms > 0)
-        return baselineMs / ms;
+    if (baselineMs && ms && *baselineMs > 0 && *ms > 0)
+        return *baselineMs / *ms;
     return std::nullopt;
 }

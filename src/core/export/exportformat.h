@@ -19,5 +19,6 @@ public:
     // or a task file cannot break out of a comment or a table row. Longer text is cut at `maxLength`.
     static QString oneLine(const QString &text, qsizetype maxLength = 200);
     // Speedup of a kernel over the baseline, when both latencies are known.
-    static std::optional<double> speedupOver(double baselineMs, double ms);
+    static std::optional<double> speedupOver(const std::optional<double> &baselineMs,
+                                             const std::optional<double> &ms);
 };

@@ -127,11 +127,11 @@ KernelExporter::prepare(const QString &sessionId, const QString &candidateId, co
                                    "correct or how fast it is; wait for its evaluation or export another "
                                    "candidate")
                         .arg(shortId(p.candidate.id), describe(*session)));
-    if (!evaluation->ok() || !evaluation->correct) {
+    if (!evaluation->ok() || !evaluation->isCorrect()) {
         const QString error = ExportFormat::firstLine(evaluation->error);
         return fail(QStringLiteral("candidate %1 of %2 did not pass correctness (status %3%4); only kernels "
                                    "that passed are exported")
-                        .arg(shortId(p.candidate.id), describe(*session), evaluation->status,
+                        .arg(shortId(p.candidate.id), describe(*session), evaluation->statusName(),
                              error.isEmpty() ? QString() : QStringLiteral(": ") + error));
     }
     p.evaluation = *evaluation;
@@ -141,7 +141,7 @@ KernelExporter::prepare(const QString &sessionId, const QString &candidateId, co
                                    ? p.lineage.first().id
                                    : SessionStore::baselineCandidateId(session->id);
     if (const auto baseline = m_store.evaluation(baselineId);
-        baseline && baseline->ok() && baseline->correct && baseline->latencyMeanMs > 0) {
+        baseline && baseline->ok() && baseline->isCorrect() && baseline->latencyMeanMs > 0) {
         p.baselineLatencyMs = baseline->latencyMeanMs;
         p.speedup = ExportFormat::speedupOver(baseline->latencyMeanMs, p.evaluation.latencyMeanMs);
     }
@@ -161,16 +161,16 @@ QString KernelExporter::header(const Prepared &p)
     };
     const Evaluation &e = p.evaluation;
     QString latency = e.latencyMeanMs > 0
-                          ? ExportFormat::milliseconds(e.latencyMeanMs) + QStringLiteral(" mean")
+                          ? ExportFormat::milliseconds(*e.latencyMeanMs) + QStringLiteral(" mean")
                           : QStringLiteral("unknown");
     if (e.latencyMinMs > 0 && e.latencyMaxMs > 0)
-        latency +=
-            QStringLiteral(" (min %1, max %2)")
-                .arg(ExportFormat::milliseconds(e.latencyMinMs), ExportFormat::milliseconds(e.latencyMaxMs));
+        latency += QStringLiteral(" (min %1, max %2)")
+                       .arg(ExportFormat::milliseconds(*e.latencyMinMs),
+                            ExportFormat::milliseconds(*e.latencyMaxMs));
     if (!e.host.isEmpty())
         latency += QStringLiteral(" on ") + e.host;
-    const QString percent = e.percentOfPeak >= 0 ? ExportFormat::percent(e.percentOfPeak)
-                                                 : QStringLiteral("unknown (no roofline for this task)");
+    const QString percent = e.percentOfPeak ? ExportFormat::percent(*e.percentOfPeak)
+                                            : QStringLiteral("unknown (no roofline for this task)");
     const QString speedup =
         p.speedup
             ? QStringLiteral("%1 over the session's baseline (%2)")

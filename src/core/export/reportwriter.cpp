@@ -27,21 +27,12 @@ QString exact(double v)
     return QString::number(v, 'g', QLocale::FloatingPointShortest);
 }
 
-// The store keeps "unknown" as a negative number; files say unknown by leaving the value out.
-QString known(double v)
+// Files say unknown by leaving the value out.
+QString known(const std::optional<double> &v)
 {
-    return v < 0 ? QString() : exact(v);
+    return v ? exact(*v) : QString();
 }
 
-QJsonValue knownJson(double v)
-{
-    return v < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(v);
-}
-
-QJsonValue optionalJson(const std::optional<double> &v)
-{
-    return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
-}
 
 QJsonValue textOrNull(const QString &s)
 {
@@ -131,24 +122,25 @@ QString roleCost(const SessionStore::CostTotals &cost, const QString &role)
 QJsonObject evaluationJson(const Evaluation &e)
 {
     return QJsonObject{
-        {QStringLiteral("status"), e.status},
+        {QStringLiteral("status"), e.statusName()},
         {QStringLiteral("error"), textOrNull(e.error)},
-        {QStringLiteral("correct"), e.correctKnown ? QJsonValue(e.correct) : QJsonValue(QJsonValue::Null)},
-        {QStringLiteral("l2_rel_err"), knownJson(e.l2RelErr)},
-        {QStringLiteral("max_abs_err"), knownJson(e.maxAbsErr)},
-        {QStringLiteral("latency_ms"), QJsonObject{{QStringLiteral("mean"), knownJson(e.latencyMeanMs)},
-                                                   {QStringLiteral("min"), knownJson(e.latencyMinMs)},
-                                                   {QStringLiteral("max"), knownJson(e.latencyMaxMs)},
-                                                   {QStringLiteral("p50"), knownJson(e.latencyP50Ms)}}},
-        {QStringLiteral("rel_spread"), knownJson(e.relSpread)},
+        {QStringLiteral("correct"), Evaluation::json(e.correct)},
+        {QStringLiteral("l2_rel_err"), Evaluation::json(e.l2RelErr)},
+        {QStringLiteral("max_abs_err"), Evaluation::json(e.maxAbsErr)},
+        {QStringLiteral("latency_ms"), QJsonObject{{QStringLiteral("mean"), Evaluation::json(e.latencyMeanMs)},
+                                                   {QStringLiteral("min"), Evaluation::json(e.latencyMinMs)},
+                                                   {QStringLiteral("max"), Evaluation::json(e.latencyMaxMs)},
+                                                   {QStringLiteral("p50"), Evaluation::json(e.latencyP50Ms)}}},
+        {QStringLiteral("rel_spread"), Evaluation::json(e.relSpread)},
         {QStringLiteral("roofline"),
-         QJsonObject{{QStringLiteral("peak_ms"), knownJson(e.peakMs)},
+         QJsonObject{{QStringLiteral("peak_ms"), Evaluation::json(e.peakMs)},
                      {QStringLiteral("bound"), textOrNull(e.bound)},
-                     {QStringLiteral("percent_of_peak"), knownJson(e.percentOfPeak)}}},
+                     {QStringLiteral("percent_of_peak"), Evaluation::json(e.percentOfPeak)}}},
         {QStringLiteral("metrics"), e.metrics},
         {QStringLiteral("host"), e.host},
         {QStringLiteral("attempts"), e.attempts},
-        {QStringLiteral("wall_s"), knownJson(e.wallSeconds)}};
+        {QStringLiteral("wall_s"), Evaluation::json(e.wallSeconds)},
+        {QStringLiteral("reused_from"), textOrNull(e.reusedFrom)}};
 }
 } // namespace
 
@@ -272,9 +264,9 @@ QByteArray ReportWriter::csv() const
                                  defused(r.planTitle),
                                  index(c.sampleIndex),
                                  QString::number(c.fixRound),
-                                 evaluated ? e.status : QStringLiteral("pending"),
-                                 evaluated && e.correctKnown
-                                     ? (e.correct ? QStringLiteral("true") : QStringLiteral("false"))
+                                 evaluated ? e.statusName() : QStringLiteral("pending"),
+                                 evaluated && e.correct
+                                     ? (*e.correct ? QStringLiteral("true") : QStringLiteral("false"))
                                      : QString(),
                                  known(e.l2RelErr),
                                  known(e.latencyMeanMs),
@@ -302,8 +294,8 @@ QByteArray ReportWriter::json() const
             QJsonObject{{QStringLiteral("iteration"), it.iteration},
                         {QStringLiteral("candidates"), it.candidates},
                         {QStringLiteral("correct"), it.correct},
-                        {QStringLiteral("best_latency_ms"), optionalJson(it.bestLatencyMs)},
-                        {QStringLiteral("best_percent_of_peak"), optionalJson(it.bestPercentOfPeak)},
+                        {QStringLiteral("best_latency_ms"), Evaluation::json(it.bestLatencyMs)},
+                        {QStringLiteral("best_percent_of_peak"), Evaluation::json(it.bestPercentOfPeak)},
                         {QStringLiteral("best_candidate"), textOrNull(it.bestCandidateId)}});
     // A role none of whose calls had a price has an unknown cost (null), not a cost of 0.
     QJsonObject byRole;
@@ -339,7 +331,7 @@ QByteArray ReportWriter::json() const
             {QStringLiteral("source_hash"), c.sourceHash},
             {QStringLiteral("evaluation"),
              r.evaluation ? QJsonValue(evaluationJson(*r.evaluation)) : QJsonValue(QJsonValue::Null)},
-            {QStringLiteral("speedup_vs_baseline"), optionalJson(r.speedup)},
+            {QStringLiteral("speedup_vs_baseline"), Evaluation::json(r.speedup)},
             {QStringLiteral("source"), c.source}});
     }
     QJsonArray lineage;
@@ -366,13 +358,13 @@ QByteArray ReportWriter::json() const
                      {QStringLiteral("iteration"), m_session.currentIteration},
                      {QStringLiteral("step"), m_session.currentStep}}},
         {QStringLiteral("config"), m_session.config},
-        {QStringLiteral("baseline_latency_ms"), optionalJson(m_baselineLatencyMs)},
+        {QStringLiteral("baseline_latency_ms"), Evaluation::json(m_baselineLatencyMs)},
         {QStringLiteral("best"),
          best ? QJsonValue(QJsonObject{
                     {QStringLiteral("candidate"), m_bestId},
-                    {QStringLiteral("latency_ms"), best->evaluation->latencyMeanMs},
-                    {QStringLiteral("percent_of_peak"), knownJson(best->evaluation->percentOfPeak)},
-                    {QStringLiteral("speedup_vs_baseline"), optionalJson(best->speedup)},
+                    {QStringLiteral("latency_ms"), Evaluation::json(best->evaluation->latencyMeanMs)},
+                    {QStringLiteral("percent_of_peak"), Evaluation::json(best->evaluation->percentOfPeak)},
+                    {QStringLiteral("speedup_vs_baseline"), Evaluation::json(best->speedup)},
                     {QStringLiteral("lineage"), lineage}})
               : QJsonValue(QJsonValue::Null)},
         {QStringLiteral("cost"),
@@ -403,14 +395,11 @@ QByteArray ReportWriter::markdown() const
         return v ? ExportFormat::speedup(*v) : QStringLiteral("—");
     };
     const auto latencyOf = [](const Row *r) {
-        return r && r->correct() && r->evaluation->latencyMeanMs > 0
-                   ? std::optional<double>(r->evaluation->latencyMeanMs)
-                   : std::nullopt;
+        return r && r->correct() && r->evaluation->latencyMeanMs > 0 ? r->evaluation->latencyMeanMs
+                                                                     : std::nullopt;
     };
     const auto percentOf = [](const Row *r) {
-        return r && r->evaluation && r->evaluation->percentOfPeak >= 0
-                   ? std::optional<double>(r->evaluation->percentOfPeak)
-                   : std::nullopt;
+        return r && r->evaluation ? r->evaluation->percentOfPeak : std::nullopt;
     };
 
     const SessionRecord &s = m_session;
@@ -444,7 +433,7 @@ QByteArray ReportWriter::markdown() const
             QStringLiteral("- Best: candidate `%1` (iteration %2): %3, %4 of peak, %5 over the baseline\n\n")
                 .arg(best->candidate.id)
                 .arg(best->candidate.iteration)
-                .arg(ExportFormat::milliseconds(best->evaluation->latencyMeanMs), pct(percentOf(best)),
+                .arg(ms(best->evaluation->latencyMeanMs), pct(percentOf(best)),
                      factor(best->speedup));
     else
         md += QStringLiteral("- Best: none yet: no candidate has passed correctness\n\n");

@@ -51,7 +51,7 @@ private:
         QStringList planSteps;
         std::optional<double> speedup; // over the baseline, for correct candidates
 
-        bool correct() const { return evaluation && evaluation->ok() && evaluation->correct; }
+        bool correct() const { return evaluation && evaluation->ok() && evaluation->isCorrect(); }
     };
 
     const Row *row(const QString &candidateId) const;

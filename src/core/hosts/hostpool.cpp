@@ -233,7 +233,7 @@ void HostPool::onSlotGone(Host *host, int index, const QString &reason, bool fai
         return;
     if (wasBusy && m_jobs.contains(job)) {
         if (m_jobs[job].attempts >= maxAttempts)
-            finish(job, Evaluation::failure(QString(), QStringLiteral("infra_error"),
+            finish(job, Evaluation::failure(QString(), EvalStatus::InfraError,
                                             QStringLiteral("the host was lost %1 times while evaluating: %2")
                                                 .arg(maxAttempts)
                                                 .arg(reason)));
@@ -305,6 +305,6 @@ void HostPool::failQueueIfNoSlotCanServe()
     const QList<quint64> queued = m_queue;
     m_queue.clear();
     for (quint64 job : queued)
-        finish(job, Evaluation::failure(QString(), QStringLiteral("infra_error"),
+        finish(job, Evaluation::failure(QString(), EvalStatus::InfraError,
                                         QStringLiteral("no host can run evaluations: %1").arg(lastError)));
 }

@@ -1,51 +1,88 @@
 #include "model/evaluation.h"
 
-namespace {
-double number(const QJsonObject &o, const char *key, double fallback = -1)
-{
-    const QJsonValue v = o.value(QLatin1String(key));
-    return v.isDouble() ? v.toDouble() : fallback;
-}
+#include <cmath>
 
-QJsonValue orNull(double value)
+namespace {
+std::optional<double> number(const QJsonObject &o, QLatin1StringView key)
 {
-    return value < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(value);
+    const QJsonValue v = o.value(key);
+    if (!v.isDouble() || !std::isfinite(v.toDouble()))
+        return std::nullopt;
+    return v.toDouble();
 }
 } // namespace
+
+QJsonValue Evaluation::json(const std::optional<double> &value)
+{
+    return value ? QJsonValue(*value) : QJsonValue(QJsonValue::Null);
+}
+
+QJsonValue Evaluation::json(const std::optional<bool> &value)
+{
+    return value ? QJsonValue(*value) : QJsonValue(QJsonValue::Null);
+}
+
+std::optional<double> Evaluation::metric(QLatin1StringView name) const
+{
+    return number(metrics, name);
+}
+
+Evaluation::EngineActivity Evaluation::engineActivity() const
+{
+    auto active = [this](const char *engine) {
+        return metric(QLatin1StringView(QByteArray(engine) + "_active_time_percent"));
+    };
+    return {active("tensor_engine"), active("vector_engine"), active("scalar_engine"), active("gpsimd_engine"),
+            active("dma")};
+}
+
+Evaluation::MemoryTraffic Evaluation::memoryTraffic() const
+{
+    auto bytes = [this](const char *name) { return metric(QLatin1StringView(name)); };
+    return {bytes("hbm_read_bytes"),  bytes("hbm_write_bytes"), bytes("sbuf_read_bytes"),
+            bytes("sbuf_write_bytes"), bytes("psum_read_bytes"), bytes("psum_write_bytes")};
+}
 
 Evaluation Evaluation::fromJson(const QJsonObject &o)
 {
     Evaluation e;
     e.raw = o;
     e.id = o.value(QStringLiteral("id")).toString();
-    e.status = o.value(QStringLiteral("status")).toString();
-    if (e.status.isEmpty()) {
-        e.status = QStringLiteral("infra_error");
+    const QString status = o.value(QStringLiteral("status")).toString();
+    const std::optional<EvalStatus> known = EvalStatuses::fromName(status);
+    if (status.isEmpty()) {
+        e.status = EvalStatus::InfraError;
         e.error = QStringLiteral("the runner's result has no status");
+    } else if (!known) {
+        e.status = EvalStatus::InfraError;
+        e.error = QStringLiteral("the runner reported an unknown status '%1' (is it newer than this "
+                                 "workbench?)")
+                      .arg(status.left(40));
     } else {
+        e.status = *known;
         e.error = o.value(QStringLiteral("error")).toString();
     }
     const QJsonValue correct = o.value(QStringLiteral("correct"));
-    e.correctKnown = correct.isBool();
-    e.correct = correct.toBool();
-    e.l2RelErr = number(o, "l2_rel_err");
-    e.maxAbsErr = number(o, "max_abs_err");
+    if (correct.isBool())
+        e.correct = correct.toBool();
+    e.l2RelErr = number(o, QLatin1StringView("l2_rel_err"));
+    e.maxAbsErr = number(o, QLatin1StringView("max_abs_err"));
     const QJsonObject latency = o.value(QStringLiteral("latency_ms")).toObject();
-    e.latencyMeanMs = number(latency, "mean");
-    e.latencyMinMs = number(latency, "min");
-    e.latencyMaxMs = number(latency, "max");
-    e.latencyP50Ms = number(latency, "p50");
-    e.relSpread = number(o, "rel_spread");
+    e.latencyMeanMs = number(latency, QLatin1StringView("mean"));
+    e.latencyMinMs = number(latency, QLatin1StringView("min"));
+    e.latencyMaxMs = number(latency, QLatin1StringView("max"));
+    e.latencyP50Ms = number(latency, QLatin1StringView("p50"));
+    e.relSpread = number(o, QLatin1StringView("rel_spread"));
     const QJsonObject roofline = o.value(QStringLiteral("roofline")).toObject();
-    e.peakMs = number(roofline, "peak_ms");
-    e.percentOfPeak = number(roofline, "percent_of_peak");
+    e.peakMs = number(roofline, QLatin1StringView("peak_ms"));
+    e.percentOfPeak = number(roofline, QLatin1StringView("percent_of_peak"));
     e.bound = roofline.value(QStringLiteral("bound")).toString();
     e.metrics = o.value(QStringLiteral("metrics")).toObject();
-    e.wallSeconds = number(o, "wall_s");
+    e.wallSeconds = number(o, QLatin1StringView("wall_s"));
     return e;
 }
 
-Evaluation Evaluation::failure(const QString &id, const QString &status, const QString &error)
+Evaluation Evaluation::failure(const QString &id, EvalStatus status, const QString &error)
 {
     Evaluation e;
     e.id = id;
@@ -58,16 +95,16 @@ QJsonObject Evaluation::summaryJson(const QString &task) const
 {
     QJsonObject summary{
         {QStringLiteral("task"), task},
-        {QStringLiteral("status"), status},
+        {QStringLiteral("status"), statusName()},
         {QStringLiteral("error"), error.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(error)},
-        {QStringLiteral("correct"), correctKnown ? QJsonValue(correct) : QJsonValue(QJsonValue::Null)},
-        {QStringLiteral("l2_rel_err"), orNull(l2RelErr)},
-        {QStringLiteral("latency_ms"), orNull(latencyMeanMs)},
-        {QStringLiteral("percent_of_peak"), orNull(percentOfPeak)},
-        {QStringLiteral("peak_ms"), orNull(peakMs)},
+        {QStringLiteral("correct"), json(correct)},
+        {QStringLiteral("l2_rel_err"), json(l2RelErr)},
+        {QStringLiteral("latency_ms"), json(latencyMeanMs)},
+        {QStringLiteral("percent_of_peak"), json(percentOfPeak)},
+        {QStringLiteral("peak_ms"), json(peakMs)},
         {QStringLiteral("bound"), bound.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(bound)},
-        {QStringLiteral("rel_spread"), orNull(relSpread)},
-        {QStringLiteral("wall_s"), orNull(wallSeconds)},
+        {QStringLiteral("rel_spread"), json(relSpread)},
+        {QStringLiteral("wall_s"), json(wallSeconds)},
         {QStringLiteral("host"), host},
         {QStringLiteral("metrics"), metrics}};
     // Where a slow eval's time and memory went, and what a timing-only eval ran on, as the runner said it;

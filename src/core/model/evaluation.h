@@ -1,37 +1,70 @@
 #pragma once
 
+#include "model/evalstatus.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 
-// One run of a kernel on a host and backend, as the runner reported it (DESIGN.md §5). `raw` keeps the whole
-// result line so nothing the runner said is lost when a field is added later.
+#include <optional>
+
+// One run of a kernel on a host and backend, as the runner reported it (DESIGN.md §5). A measurement the
+// runner did not send is empty, never a sentinel. `raw` keeps the whole result line so nothing the runner said
+// is lost when a field is added later.
 struct Evaluation
 {
     QString id;
-    QString status; // ok, incorrect, compile_error, runtime_error, timeout, rejected, crashed, infra_error
+    EvalStatus status = EvalStatus::InfraError;
     QString error;
-    bool correctKnown = false;
-    bool correct = false;
-    double l2RelErr = -1;
-    double maxAbsErr = -1;
-    double latencyMeanMs = -1;
-    double latencyMinMs = -1;
-    double latencyMaxMs = -1;
-    double latencyP50Ms = -1;
-    double relSpread = -1;
-    double peakMs = -1;
-    double percentOfPeak = -1;
-    QString bound;
-    QJsonObject metrics;
-    double wallSeconds = -1;
+    std::optional<bool> correct; // empty: not checked (a timing-only run, or it never got that far)
+    std::optional<double> l2RelErr;
+    std::optional<double> maxAbsErr;
+    std::optional<double> latencyMeanMs;
+    std::optional<double> latencyMinMs;
+    std::optional<double> latencyMaxMs;
+    std::optional<double> latencyP50Ms;
+    std::optional<double> relSpread;
+    std::optional<double> peakMs;
+    std::optional<double> percentOfPeak; // 0-100
+    QString bound;                       // "memory", "matmul", "vector", ...; empty when unknown
+    QJsonObject metrics;                 // neuron-profile summary names
+    std::optional<double> wallSeconds;
     QString host; // which host and slot ran it, filled in by HostPool
     int attempts = 1;
+    // Set when this is another candidate's measurement, taken over because the two kernels have the same
+    // normalized source: the id of the candidate that was measured. Empty for a measurement of its own.
+    QString reusedFrom;
     QJsonObject raw;
 
-    bool ok() const { return status == QStringLiteral("ok"); }
+    bool ok() const { return status == EvalStatus::Ok; }
+    bool isCorrect() const { return correct.value_or(false); }
+    QString statusName() const { return EvalStatuses::name(status); }
+
+    // A finite number the runner reported under `name` in metrics.
+    std::optional<double> metric(QLatin1StringView name) const;
+    // Active time per engine as a fraction 0-1 of the kernel's time (the *_active_time_percent metrics).
+    struct EngineActivity
+    {
+        std::optional<double> tensor, vector, scalar, gpsimd, dma;
+    };
+    EngineActivity engineActivity() const;
+    // Bytes moved per memory, read and written.
+    struct MemoryTraffic
+    {
+        std::optional<double> hbmRead, hbmWrite, sbufRead, sbufWrite, psumRead, psumWrite;
+    };
+    MemoryTraffic memoryTraffic() const;
+    std::optional<double> dmaTransferCount() const { return metric(QLatin1StringView("dma_transfer_count")); }
+    std::optional<double> dmaAverageBytes() const
+    {
+        return metric(QLatin1StringView("dma_transfer_average_bytes"));
+    }
+
     static Evaluation fromJson(const QJsonObject &o);
-    static Evaluation failure(const QString &id, const QString &status, const QString &error);
+    static Evaluation failure(const QString &id, EvalStatus status, const QString &error);
     // The summary `accelopt bench/suite --json` prints (DESIGN.md §5 names; latency_ms is the mean).
     QJsonObject summaryJson(const QString &task) const;
+    // A number for JSON output: null when unknown.
+    static QJsonValue json(const std::optional<double> &value);
+    static QJsonValue json(const std::optional<bool> &value);
 };

@@ -3,6 +3,7 @@ target_sources(accelopt_core PRIVATE
   model/taskcatalog.cpp model/taskcatalog.h)
 target_sources(accelopt_core PRIVATE
   model/evalrequest.cpp model/evalrequest.h
+  model/evalstatus.cpp model/evalstatus.h
   model/evaluation.cpp model/evaluation.h)
 target_sources(accelopt_core PRIVATE
   model/experience.h

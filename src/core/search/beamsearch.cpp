@@ -28,14 +28,12 @@ namespace {
 // not the kernel's text to fix.
 bool fixable(const Evaluation &e)
 {
-    return e.status == QLatin1String("compile_error") || e.status == QLatin1String("runtime_error") ||
-           e.status == QLatin1String("incorrect") || e.status == QLatin1String("rejected") ||
-           (e.ok() && e.correctKnown && !e.correct);
+    return EvalStatuses::isKernelFault(e.status) || (e.ok() && e.correct == false);
 }
 
-std::optional<double> positive(double v)
+std::optional<double> positive(const std::optional<double> &v)
 {
-    return v > 0 && std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+    return v && *v > 0 ? v : std::nullopt;
 }
 
 // 31 bits of a hash, which every server takes as a seed.
@@ -426,12 +424,10 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
         input.reference = m_task.reference;
         input.kernel = candidate.source;
         input.plan = job.plan;
-        input.failure.status = evaluation.status;
+        input.failure.status = evaluation.statusName();
         input.failure.message = evaluation.error;
-        input.failure.l2RelErr =
-            evaluation.l2RelErr >= 0 ? std::optional<double>(evaluation.l2RelErr) : std::nullopt;
-        input.failure.maxAbsErr =
-            evaluation.maxAbsErr >= 0 ? std::optional<double>(evaluation.maxAbsErr) : std::nullopt;
+        input.failure.l2RelErr = evaluation.l2RelErr;
+        input.failure.maxAbsErr = evaluation.maxAbsErr;
         send(call, Fixer::messages(*m_prompts, input), candidate.id);
     }
     workDone();
@@ -442,7 +438,7 @@ void BeamSearch::onBaseline(const Evaluation &evaluation)
     Q_EMIT baselineEvaluated(evaluation);
     if (!Selection::isUsable(evaluation)) {
         m_error = QStringLiteral("the starting kernel is not usable (%1): %2")
-                      .arg(evaluation.status, evaluation.error.isEmpty() ? QStringLiteral("incorrect result")
+                      .arg(evaluation.statusName(), evaluation.error.isEmpty() ? QStringLiteral("incorrect result")
                                                                          : evaluation.error);
         finish(StopReason::Failed);
         return;
@@ -619,7 +615,7 @@ void BeamSearch::selectAndSummarize()
     }),
             QStringLiteral("the beam"));
     qCInfo(lcSearch).noquote() << "iteration" << m_iteration << "children" << m_children.size() << "best"
-                               << m_best.evaluation.latencyMeanMs << "ms" << (improved ? "(improved)" : "");
+                               << Selection::latency(m_best.evaluation) << "ms" << (improved ? "(improved)" : "");
     Q_EMIT beamChanged(m_iteration, beam());
     emitProgress();
 
@@ -705,7 +701,8 @@ bool BeamSearch::checkBudgets()
 
 void BeamSearch::emitProgress()
 {
-    Q_EMIT progress(m_iteration, m_best.evaluation.latencyMeanMs, m_best.evaluation.percentOfPeak, m_costUsd);
+    Q_EMIT progress(m_iteration, m_best.evaluation.latencyMeanMs.value_or(-1),
+                    m_best.evaluation.percentOfPeak.value_or(-1), m_costUsd);
 }
 
 void BeamSearch::finish(StopReason reason)

@@ -5,18 +5,33 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace Selection {
 
 bool isUsable(const Evaluation &evaluation)
 {
-    return evaluation.ok() && evaluation.correctKnown && evaluation.correct && evaluation.latencyMeanMs > 0 &&
-           std::isfinite(evaluation.latencyMeanMs);
+    return evaluation.ok() && evaluation.isCorrect() && evaluation.latencyMeanMs &&
+           *evaluation.latencyMeanMs > 0 && std::isfinite(*evaluation.latencyMeanMs);
+}
+
+double latency(const Evaluation &evaluation)
+{
+    return evaluation.latencyMeanMs.value_or(std::numeric_limits<double>::infinity());
+}
+
+bool isBetterBest(const BestKey &a, const BestKey &b)
+{
+    if (a.latencyMs != b.latencyMs)
+        return a.latencyMs < b.latencyMs;
+    if (a.iteration != b.iteration)
+        return a.iteration < b.iteration;
+    return a.candidateId < b.candidateId;
 }
 
 double relativeNoise(const Evaluation &a, const Evaluation &b, double floor)
 {
-    auto spread = [](const Evaluation &e) { return std::isfinite(e.relSpread) ? e.relSpread : 0.0; };
+    auto spread = [](const Evaluation &e) { return e.relSpread.value_or(0.0); };
     return std::max({spread(a), spread(b), floor});
 }
 
@@ -24,7 +39,7 @@ bool isFaster(const Evaluation &child, const Evaluation &parent, double floor)
 {
     if (!isUsable(child) || !isUsable(parent))
         return false;
-    return child.latencyMeanMs * (1.0 + relativeNoise(child, parent, floor)) < parent.latencyMeanMs;
+    return latency(child) * (1.0 + relativeNoise(child, parent, floor)) < latency(parent);
 }
 
 QList<ScoredKernel> nextBeam(const QList<ScoredKernel> &parents, const QList<ScoredKernel> &children,
@@ -54,12 +69,12 @@ QList<ScoredKernel> nextBeam(const QList<ScoredKernel> &parents, const QList<Sco
         if (seen.contains(identity))
             return;
         seen.insert(identity);
-        Entry e{k, k.evaluation.latencyMeanMs, tier, order++};
+        Entry e{k, latency(k.evaluation), tier, order++};
         if (tier == 1) {
             const auto parent = parentEval.constFind(k.parentId);
-            if (parent != parentEval.constEnd() && e.key < parent->latencyMeanMs &&
+            if (parent != parentEval.constEnd() && e.key < latency(*parent) &&
                 !isFaster(k.evaluation, *parent, noiseFloor))
-                e.key = parent->latencyMeanMs; // within the noise: no better than the parent
+                e.key = latency(*parent); // within the noise: no better than the parent
         }
         pool << e;
     };
@@ -98,7 +113,7 @@ QList<ExperiencePair> experiencePairs(const QList<ScoredKernel> &parents, const 
             continue;
         if (!c.sourceHash.isEmpty() && c.sourceHash == parent->sourceHash)
             continue; // the same kernel: nothing to learn
-        const double speedup = parent->evaluation.latencyMeanMs / c.evaluation.latencyMeanMs;
+        const double speedup = latency(parent->evaluation) / latency(c.evaluation);
         if (!(speedup >= gain || speedup <= loss))
             continue;
         const QString key =

@@ -34,6 +34,20 @@ namespace Selection {
 
 // Status ok, known correct and a positive mean latency: a kernel that may enter the beam.
 bool isUsable(const Evaluation &evaluation);
+// The mean latency a usable kernel ranks by; infinity when unknown.
+double latency(const Evaluation &evaluation);
+
+// The one rule for "the best kernel" of a session, which the search, the session store, the CLI, the export
+// and the window all apply: the lowest mean latency among usable kernels; on a tie the one found in the
+// earlier iteration, then the smaller candidate id (ids are derived from the search's structure, so a resumed
+// session picks the same twin as an uninterrupted one).
+struct BestKey
+{
+    double latencyMs = 0;
+    int iteration = 0;
+    QString candidateId;
+};
+bool isBetterBest(const BestKey &a, const BestKey &b);
 
 // The relative noise of comparing two measurements: the larger of their spreads, and at least `floor`
 // (a missing spread counts as the floor).

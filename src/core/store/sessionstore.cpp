@@ -36,9 +36,9 @@ QJsonObject objectFrom(const QVariant &v)
     return QJsonDocument::fromJson(v.toString().toUtf8()).object();
 }
 
-double numberOrUnknown(const QVariant &v)
+std::optional<double> numberOrUnknown(const QVariant &v)
 {
-    return v.isNull() ? -1 : v.toDouble();
+    return v.isNull() ? std::nullopt : std::optional<double>(v.toDouble());
 }
 
 Candidate candidateFrom(const Statement &q)
@@ -498,15 +498,15 @@ bool SessionStore::addEvaluation(const QString &candidateId, const Evaluation &e
                     "INSERT OR IGNORE INTO evaluations (candidate_id, run_index, host, status, error, "
                     "correct, l2_rel_err, max_abs_err, latency_mean_ms, latency_min_ms, latency_max_ms, "
                     "latency_p50_ms, rel_spread, peak_ms, percent_of_peak, bound, metrics_json, raw_json, "
-                    "wall_s, attempts, created_at) VALUES (:c, :run, :host, :status, :error, :correct, :l2, "
-                    ":maxabs, :mean, :min, :max, :p50, :spread, :peak, :pct, :bound, :metrics, :raw, :wall, "
-                    ":attempts, :now)"));
+                    "wall_s, attempts, reused_from, created_at) VALUES (:c, :run, :host, :status, :error, :correct, "
+                    ":l2, :maxabs, :mean, :min, :max, :p50, :spread, :peak, :pct, :bound, :metrics, :raw, "
+                    ":wall, :attempts, :reused, :now)"));
     q.bind(QStringLiteral(":c"), candidateId)
         .bind(QStringLiteral(":run"), runIndex)
         .bind(QStringLiteral(":host"), e.host)
-        .bind(QStringLiteral(":status"), e.status)
+        .bind(QStringLiteral(":status"), e.statusName())
         .bind(QStringLiteral(":error"), e.error)
-        .bind(QStringLiteral(":correct"), e.correctKnown ? QVariant(e.correct ? 1 : 0) : QVariant())
+        .bind(QStringLiteral(":correct"), e.correct ? QVariant(*e.correct ? 1 : 0) : QVariant())
         .bind(QStringLiteral(":l2"), Statement::orNull(e.l2RelErr))
         .bind(QStringLiteral(":maxabs"), Statement::orNull(e.maxAbsErr))
         .bind(QStringLiteral(":mean"), Statement::orNull(e.latencyMeanMs))
@@ -521,6 +521,7 @@ bool SessionStore::addEvaluation(const QString &candidateId, const Evaluation &e
         .bind(QStringLiteral(":raw"), compactJson(e.raw))
         .bind(QStringLiteral(":wall"), Statement::orNull(e.wallSeconds))
         .bind(QStringLiteral(":attempts"), e.attempts)
+        .bind(QStringLiteral(":reused"), Statement::orNull(e.reusedFrom))
         .bind(QStringLiteral(":now"), now());
     return q.exec() || fail(q.error());
 }
@@ -531,7 +532,8 @@ std::optional<Evaluation> SessionStore::evaluation(const QString &candidateId, i
                 QStringLiteral(
                     "SELECT host, status, error, correct, l2_rel_err, max_abs_err, latency_mean_ms, "
                     "latency_min_ms, latency_max_ms, latency_p50_ms, rel_spread, peak_ms, percent_of_peak, "
-                    "bound, metrics_json, raw_json, wall_s, attempts FROM evaluations WHERE candidate_id = "
+                    "bound, metrics_json, raw_json, wall_s, attempts, reused_from FROM evaluations WHERE "
+                    "candidate_id = "
                     ":c AND run_index = :run"));
     q.bind(QStringLiteral(":c"), candidateId).bind(QStringLiteral(":run"), runIndex);
     if (!q.exec()) {
@@ -543,10 +545,16 @@ std::optional<Evaluation> SessionStore::evaluation(const QString &candidateId, i
     Evaluation e;
     e.id = candidateId;
     e.host = q.value(0).toString();
-    e.status = q.value(1).toString();
+    const QString status = q.value(1).toString();
     e.error = q.value(2).toString();
-    e.correctKnown = !q.value(3).isNull();
-    e.correct = q.value(3).toInt() == 1;
+    if (const std::optional<EvalStatus> known = EvalStatuses::fromName(status)) {
+        e.status = *known;
+    } else {
+        e.status = EvalStatus::InfraError;
+        e.error = QStringLiteral("stored with an unknown status '%1': %2").arg(status, e.error);
+    }
+    if (!q.value(3).isNull())
+        e.correct = q.value(3).toInt() == 1;
     e.l2RelErr = numberOrUnknown(q.value(4));
     e.maxAbsErr = numberOrUnknown(q.value(5));
     e.latencyMeanMs = numberOrUnknown(q.value(6));
@@ -561,6 +569,7 @@ std::optional<Evaluation> SessionStore::evaluation(const QString &candidateId, i
     e.raw = objectFrom(q.value(15));
     e.wallSeconds = numberOrUnknown(q.value(16));
     e.attempts = q.value(17).toInt();
+    e.reusedFrom = q.value(18).toString();
     return e;
 }
 
@@ -570,7 +579,7 @@ std::optional<Candidate> SessionStore::bestCandidate(const QString &sessionId) c
         m_db.connection(),
         QStringLiteral("SELECT %1 FROM candidates c JOIN evaluations e ON e.candidate_id = c.id AND "
                        "e.run_index = 0 WHERE c.session_id = :s AND e.status = 'ok' AND e.correct = 1 AND "
-                       "e.latency_mean_ms IS NOT NULL ORDER BY e.latency_mean_ms, c.iteration LIMIT 1")
+                       "e.latency_mean_ms IS NOT NULL ORDER BY e.latency_mean_ms, c.iteration, c.id LIMIT 1")
             .arg(candidateColumns));
     q.bind(QStringLiteral(":s"), sessionId);
     if (!q.exec()) {
@@ -763,7 +772,7 @@ QList<SessionStore::IterationSummary> SessionStore::iterationSummaries(const QSt
         QStringLiteral("SELECT c.iteration, c.id, e.latency_mean_ms, e.percent_of_peak FROM candidates c "
                        "JOIN evaluations e ON e.candidate_id = c.id AND e.run_index = 0 WHERE c.session_id "
                        "= :s AND e.status = 'ok' AND e.correct = 1 AND e.latency_mean_ms IS NOT NULL ORDER "
-                       "BY c.iteration, e.latency_mean_ms"));
+                       "BY c.iteration, e.latency_mean_ms, c.id"));
     best.bind(QStringLiteral(":s"), sessionId);
     if (!best.exec()) {
         fail(best.error());

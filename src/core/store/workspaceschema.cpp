@@ -120,5 +120,9 @@ DatabaseSchema WorkspaceSchema::schema()
                       {QStringLiteral("ALTER TABLE sessions ADD COLUMN run_json TEXT NOT NULL DEFAULT '{}'"),
                        QStringLiteral("ALTER TABLE sessions ADD COLUMN stop_reason TEXT NOT NULL DEFAULT ''"),
                        QStringLiteral("CREATE INDEX llm_calls_by_tag ON llm_calls(session_id, role, tag)")}});
+    s.steps.append(MigrationStep{
+        4,
+        QStringLiteral("evaluations taken over from a twin kernel of the same session"),
+        {QStringLiteral("ALTER TABLE evaluations ADD COLUMN reused_from TEXT")}});
     return s;
 }

@@ -25,8 +25,8 @@ QString kernelSource(const QString &comment, const QString &extra = {})
 Evaluation ok(double ms, double percent)
 {
     Evaluation e;
-    e.status = QStringLiteral("ok");
-    e.correctKnown = e.correct = true;
+    e.status = EvalStatus::Ok;
+    e.correct = true;
     e.l2RelErr = 1e-7;
     e.latencyMeanMs = ms;
     e.latencyMinMs = ms - 0.05;
@@ -44,12 +44,12 @@ Evaluation ok(double ms, double percent)
 Evaluation failed(const QString &status, const QString &error)
 {
     Evaluation e;
-    e.status = status;
+    e.status = *EvalStatuses::fromName(status);
     e.error = error;
-    e.correctKnown = status == QStringLiteral("incorrect");
-    e.correct = false;
-    if (e.correctKnown)
+    if (status == QStringLiteral("incorrect")) {
+        e.correct = false;
         e.l2RelErr = 0.5;
+    }
     e.host = QStringLiteral("local/1");
     return e;
 }

@@ -160,8 +160,8 @@ private Q_SLOTS:
         base.source = first->text;
         QVERIFY(m_store->addCandidate(base));
         Evaluation e;
-        e.status = QStringLiteral("ok");
-        e.correctKnown = e.correct = true;
+        e.status = EvalStatus::Ok;
+        e.correct = true;
         e.latencyMeanMs = 1.5;
         QVERIFY(m_store->addEvaluation(base.id, e));
 
@@ -209,8 +209,8 @@ private Q_SLOTS:
         base.source = QStringLiteral("#!/usr/bin/env python3\ndef kernel(x):\n    return x\n");
         QVERIFY(m_store->addCandidate(base));
         Evaluation e;
-        e.status = QStringLiteral("ok");
-        e.correctKnown = e.correct = true;
+        e.status = EvalStatus::Ok;
+        e.correct = true;
         e.latencyMeanMs = 1;
         QVERIFY(m_store->addEvaluation(base.id, e));
         KernelExporter exporter(*m_store);
@@ -299,8 +299,8 @@ private Q_SLOTS:
         base.source = QStringLiteral("def kernel(x):\n    return -x\n");
         QVERIFY(m_store->addCandidate(base));
         Evaluation wrong;
-        wrong.status = QStringLiteral("incorrect");
-        wrong.correctKnown = true;
+        wrong.status = EvalStatus::Incorrect;
+        wrong.correct = false;
         wrong.latencyMeanMs = 3; // timed, but a wrong kernel's time is no baseline
         QVERIFY(m_store->addEvaluation(base.id, wrong));
         Candidate fixed;
@@ -312,8 +312,8 @@ private Q_SLOTS:
         fixed.source = QStringLiteral("def kernel(x):\n    return x\n");
         QVERIFY(m_store->addCandidate(fixed));
         Evaluation right;
-        right.status = QStringLiteral("ok");
-        right.correctKnown = right.correct = true;
+        right.status = EvalStatus::Ok;
+        right.correct = true;
         right.latencyMeanMs = 2;
         QVERIFY(m_store->addEvaluation(fixed.id, right));
         KernelExporter exporter(*m_store);

@@ -76,9 +76,9 @@ private Q_SLOTS:
         QSet<QString> used;
         for (const Evaluation &e : std::as_const(results)) {
             QVERIFY2(e.ok(), qPrintable(e.error));
-            QVERIFY(e.correctKnown && e.correct);
+            QVERIFY(e.isCorrect());
             QVERIFY(e.latencyMeanMs > 0);
-            QVERIFY(e.percentOfPeak > 0 && e.percentOfPeak <= 100);
+            QVERIFY(e.percentOfPeak > 0 && *e.percentOfPeak <= 100);
             used << e.host;
         }
         QCOMPARE(used.size(), 2);
@@ -156,7 +156,7 @@ private Q_SLOTS:
                 [&](Host *, Host::State s, const QString &) { states << s; });
         p->submit(baseline(QStringLiteral("silu")));
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 30000);
-        QCOMPARE(results.first().status, QStringLiteral("infra_error"));
+        QCOMPARE(results.first().status, EvalStatus::InfraError);
         QVERIFY2(results.first().error.contains(QStringLiteral("protocol 99")),
                  qPrintable(results.first().error));
         QVERIFY(states.contains(Host::State::VersionMismatch));
@@ -169,7 +169,7 @@ private Q_SLOTS:
         HostPool *p = pool(local(1, QStringLiteral("/nonexistent/python3")), results, this);
         p->submit(baseline(QStringLiteral("silu")));
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 30000);
-        QCOMPARE(results.first().status, QStringLiteral("infra_error"));
+        QCOMPARE(results.first().status, EvalStatus::InfraError);
         QVERIFY2(results.first().error.contains(QStringLiteral("/nonexistent/python3")),
                  qPrintable(results.first().error));
         delete p;
@@ -183,7 +183,7 @@ private Q_SLOTS:
         HostPool *p = pool(local(1, broken), results, this);
         p->submit(baseline(QStringLiteral("silu")));
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 60000);
-        QCOMPARE(results.first().status, QStringLiteral("infra_error"));
+        QCOMPARE(results.first().status, EvalStatus::InfraError);
         QVERIFY2(results.first().error.contains(QStringLiteral("No module named numpy")),
                  qPrintable(results.first().error));
         delete p;

@@ -215,8 +215,8 @@ private Q_SLOTS:
             pool.submit(quickEval(QStringLiteral("silu"), QStringLiteral("small"), false));
         QTRY_COMPARE_WITH_TIMEOUT(finished, 4, 120000);
         for (const Evaluation &e : std::as_const(results)) {
-            QVERIFY2(e.ok(), qPrintable(e.status + QStringLiteral(": ") + e.error));
-            QVERIFY(e.correct);
+            QVERIFY2(e.ok(), qPrintable(e.statusName() + QStringLiteral(": ") + e.error));
+            QVERIFY(e.isCorrect());
         }
         QCOMPARE(slotsUsed, (QSet<QString>{QStringLiteral("loopback#0"), QStringLiteral("loopback#1")}));
         QCOMPARE(maxRunning, 2);

@@ -157,8 +157,8 @@ private Q_SLOTS:
         const auto base = rig.store.evaluation(baselineId);
         const auto best = rig.store.evaluation(beam.first());
         QVERIFY(base && best);
-        QVERIFY2(best->latencyMeanMs < base->latencyMeanMs,
-                 qPrintable(QStringLiteral("%1 vs %2").arg(best->latencyMeanMs).arg(base->latencyMeanMs)));
+        QVERIFY2(*best->latencyMeanMs < *base->latencyMeanMs,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(*best->latencyMeanMs).arg(*base->latencyMeanMs)));
         QCOMPARE(rig.store.plans(session, 1).size(), 1);
         QCOMPARE(rig.store.candidates(session).size(), 2);
         QVERIFY(rig.store.isStepCompleted(session, 1, QStringLiteral("select")));

@@ -13,11 +13,11 @@ class TestSelection : public QObject
                            const QString &status = QStringLiteral("ok"), bool correct = true)
     {
         Evaluation e;
-        e.status = status;
-        e.correctKnown = status == QLatin1String("ok") || status == QLatin1String("incorrect");
-        e.correct = correct && status == QLatin1String("ok");
-        e.latencyMeanMs =
-            status == QLatin1String("ok") || status == QLatin1String("incorrect") ? latencyMs : -1;
+        e.status = *EvalStatuses::fromName(status);
+        if (status == QLatin1String("ok") || status == QLatin1String("incorrect")) {
+            e.correct = correct && status == QLatin1String("ok");
+            e.latencyMeanMs = latencyMs;
+        }
         e.relSpread = spread;
         return e;
     }
@@ -40,7 +40,7 @@ private Q_SLOTS:
         QVERIFY(!Selection::isUsable(eval(1.0, 0, QStringLiteral("incorrect"), false)));
         QVERIFY(!Selection::isUsable(eval(1.0, 0, QStringLiteral("compile_error"))));
         Evaluation unknown = eval(1.0);
-        unknown.correctKnown = false; // a timing-only run says nothing about correctness
+        unknown.correct.reset(); // a timing-only run says nothing about correctness
         QVERIFY(!Selection::isUsable(unknown));
     }
     void fasterOnlyBeyondTheNoise()

@@ -16,9 +16,9 @@ class TestSessionStore : public QObject
     static Evaluation evaluation(const QString &status, double latencyMs, double percent)
     {
         Evaluation e;
-        e.status = status;
-        e.correctKnown = status == QStringLiteral("ok") || status == QStringLiteral("incorrect");
-        e.correct = status == QStringLiteral("ok");
+        e.status = *EvalStatuses::fromName(status);
+        if (status == QStringLiteral("ok") || status == QStringLiteral("incorrect"))
+            e.correct = status == QStringLiteral("ok");
         e.latencyMeanMs = latencyMs;
         e.percentOfPeak = percent;
         e.host = QStringLiteral("local/0");
