@@ -32,14 +32,14 @@ Evaluation::EngineActivity Evaluation::engineActivity() const
     auto active = [this](const char *engine) {
         return metric(QLatin1StringView(QByteArray(engine) + "_active_time_percent"));
     };
-    return {active("tensor_engine"), active("vector_engine"), active("scalar_engine"), active("gpsimd_engine"),
-            active("dma")};
+    return {active("tensor_engine"), active("vector_engine"), active("scalar_engine"),
+            active("gpsimd_engine"), active("dma")};
 }
 
 Evaluation::MemoryTraffic Evaluation::memoryTraffic() const
 {
     auto bytes = [this](const char *name) { return metric(QLatin1StringView(name)); };
-    return {bytes("hbm_read_bytes"),  bytes("hbm_write_bytes"), bytes("sbuf_read_bytes"),
+    return {bytes("hbm_read_bytes"),   bytes("hbm_write_bytes"), bytes("sbuf_read_bytes"),
             bytes("sbuf_write_bytes"), bytes("psum_read_bytes"), bytes("psum_write_bytes")};
 }
 

@@ -9,8 +9,8 @@
 #include <optional>
 
 // One run of a kernel on a host and backend, as the runner reported it (DESIGN.md §5). A measurement the
-// runner did not send is empty, never a sentinel. `raw` keeps the whole result line so nothing the runner said
-// is lost when a field is added later.
+// runner did not send is empty, never a sentinel. `raw` keeps the whole result line so nothing the runner
+// said is lost when a field is added later.
 struct Evaluation
 {
     QString id;

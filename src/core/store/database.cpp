@@ -196,6 +196,9 @@ bool Database::migrate(QString &error)
         if (step.version <= m_version)
             continue;
         const bool first = m_version == 0;
+        // Foreign keys can only be switched outside a transaction.
+        if (step.rebuildsTables && !execute(QStringLiteral("PRAGMA foreign_keys = OFF"), error))
+            return false;
         const bool ok = transact(
             [&](QString &stepError) {
                 if (first &&
@@ -205,9 +208,16 @@ bool Database::migrate(QString &error)
                 for (const QString &sql : step.statements)
                     if (!execute(sql, stepError))
                         return false;
+                if (step.rebuildsTables && !foreignKeysIntact(stepError))
+                    return false;
                 return execute(QStringLiteral("PRAGMA user_version = %1").arg(step.version), stepError);
             },
             error);
+        QString restoreError;
+        if (step.rebuildsTables && !execute(QStringLiteral("PRAGMA foreign_keys = ON"), restoreError)) {
+            error = restoreError;
+            return false;
+        }
         if (!ok) {
             error =
                 QStringLiteral("cannot upgrade the %1 database %2 to schema version %3 (%4): %5; it stays at "
@@ -221,6 +231,21 @@ bool Database::migrate(QString &error)
         qCInfo(lcStore) << "migrated" << m_path << "to schema version" << step.version << "-"
                         << step.description;
         m_version = step.version;
+    }
+    return true;
+}
+
+bool Database::foreignKeysIntact(QString &error)
+{
+    QSqlQuery q(m_db);
+    if (!q.exec(QStringLiteral("PRAGMA foreign_key_check"))) {
+        error = q.lastError().text();
+        return false;
+    }
+    if (q.next()) {
+        error = QStringLiteral("a row of table %1 refers to a missing row of %2")
+                    .arg(q.value(0).toString(), q.value(2).toString());
+        return false;
     }
     return true;
 }

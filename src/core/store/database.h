@@ -48,6 +48,7 @@ private:
     bool inspectExisting(QString &error);
     bool configure(QString &error);
     bool migrate(QString &error);
+    bool foreignKeysIntact(QString &error);
     QString refusal(const QString &problem) const;
 
     DatabaseSchema m_schema;

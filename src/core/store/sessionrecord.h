@@ -14,7 +14,8 @@ struct SessionRecord
         Running,
         Stopped,
         Finished,
-        Crashed
+        Failed,  // ended without doing its job: an unusable starting kernel, models that all refused
+        Crashed, // written by older versions for what is now Failed; a killed process leaves Running
     };
 
     QString id; // a UUID without braces
@@ -42,6 +43,8 @@ struct SessionRecord
             return QStringLiteral("stopped");
         case Status::Finished:
             return QStringLiteral("finished");
+        case Status::Failed:
+            return QStringLiteral("failed");
         case Status::Crashed:
             return QStringLiteral("crashed");
         case Status::Running:
@@ -51,7 +54,7 @@ struct SessionRecord
     }
     static bool statusFromName(const QString &name, Status &status)
     {
-        for (Status s : {Status::Running, Status::Stopped, Status::Finished, Status::Crashed})
+        for (Status s : {Status::Running, Status::Stopped, Status::Finished, Status::Failed, Status::Crashed})
             if (statusName(s) == name) {
                 status = s;
                 return true;

@@ -4,6 +4,7 @@ target_sources(accelopt_core PRIVATE
   store/databaseschema.h
   store/migrationstep.h
   store/planrecord.h
+  store/sessionlock.cpp store/sessionlock.h
   store/sessionrecord.h
   store/sessionstore.cpp store/sessionstore.h
   store/statement.cpp store/statement.h

@@ -120,9 +120,34 @@ DatabaseSchema WorkspaceSchema::schema()
                       {QStringLiteral("ALTER TABLE sessions ADD COLUMN run_json TEXT NOT NULL DEFAULT '{}'"),
                        QStringLiteral("ALTER TABLE sessions ADD COLUMN stop_reason TEXT NOT NULL DEFAULT ''"),
                        QStringLiteral("CREATE INDEX llm_calls_by_tag ON llm_calls(session_id, role, tag)")}});
+    // Version 4: a session can fail (an unusable starting kernel, models that refuse every call), which the
+    // status CHECK of version 1 did not allow; the table is rebuilt with the same columns in the same order.
     s.steps.append(MigrationStep{
         4,
-        QStringLiteral("evaluations taken over from a twin kernel of the same session"),
-        {QStringLiteral("ALTER TABLE evaluations ADD COLUMN reused_from TEXT")}});
+        QStringLiteral("evaluations taken over from a twin kernel; sessions that failed"),
+        {QStringLiteral("ALTER TABLE evaluations ADD COLUMN reused_from TEXT"),
+         QStringLiteral(R"(CREATE TABLE sessions_v4 (
+             id TEXT PRIMARY KEY,
+             task_name TEXT NOT NULL DEFAULT '',
+             task_json TEXT NOT NULL DEFAULT '{}',
+             target TEXT NOT NULL DEFAULT '',
+             backend TEXT NOT NULL DEFAULT '',
+             host TEXT NOT NULL DEFAULT '',
+             config_json TEXT NOT NULL DEFAULT '{}',
+             status TEXT NOT NULL DEFAULT 'running'
+               CHECK (status IN ('running', 'stopped', 'finished', 'failed', 'crashed')),
+             created_at TEXT NOT NULL,
+             updated_at TEXT NOT NULL,
+             current_iteration INTEGER NOT NULL DEFAULT 0,
+             current_step TEXT NOT NULL DEFAULT '',
+             run_json TEXT NOT NULL DEFAULT '{}',
+             stop_reason TEXT NOT NULL DEFAULT ''))"),
+         QStringLiteral(
+             "INSERT INTO sessions_v4 (id, task_name, task_json, target, backend, host, config_json, "
+             "status, created_at, updated_at, current_iteration, current_step, run_json, stop_reason) "
+             "SELECT id, task_name, task_json, target, backend, host, config_json, status, created_at, "
+             "updated_at, current_iteration, current_step, run_json, stop_reason FROM sessions"),
+         QStringLiteral("DROP TABLE sessions"), QStringLiteral("ALTER TABLE sessions_v4 RENAME TO sessions")},
+        true});
     return s;
 }

@@ -139,6 +139,15 @@ private Q_SLOTS:
                 QStringLiteral("INSERT INTO sessions (id, task_name, status, created_at, updated_at, "
                                "current_iteration) VALUES ('old-session', 'silu', 'stopped', "
                                "'2025-01-02T03:04:05.000Z', '2025-01-02T03:04:05.000Z', 3)"),
+                // Rows that refer to the session: rebuilding the sessions table (version 4) must keep them.
+                QStringLiteral(
+                    "INSERT INTO candidates (id, session_id, iteration, origin, source, source_hash, "
+                    "created_at) VALUES ('old-base', 'old-session', 0, 'baseline', 'def kernel(): "
+                    "pass', 'h', '2025-01-02T03:04:05.000Z')"),
+                QStringLiteral("INSERT INTO evaluations (candidate_id, status, correct, latency_mean_ms, "
+                               "created_at) VALUES ('old-base', 'ok', 1, 2.5, '2025-01-02T03:04:05.000Z')"),
+                QStringLiteral("INSERT INTO beams (session_id, iteration, position, candidate_id) VALUES "
+                               "('old-session', 0, 0, 'old-base')"),
                 QStringLiteral("PRAGMA user_version = 1")};
             for (const QString &sql : v1)
                 QVERIFY2(q.exec(sql), qPrintable(sql));
@@ -161,6 +170,17 @@ private Q_SLOTS:
         QVERIFY(store.markStepCompleted(QStringLiteral("old-session"), 3, QStringLiteral("plan")));
         QVERIFY(store.isStepCompleted(QStringLiteral("old-session"), 3, QStringLiteral("plan")));
         QVERIFY(store.recordLlmCall(QStringLiteral("old-session"), LlmCallRecord{}));
+        // Version 4 kept everything that refers to the session, and lets a session fail.
+        QCOMPARE(store.candidates(QStringLiteral("old-session")).size(), 1);
+        QCOMPARE(store.evaluation(QStringLiteral("old-base"))->latencyMeanMs, 2.5);
+        QVERIFY(store.evaluation(QStringLiteral("old-base"))->reusedFrom.isEmpty());
+        QCOMPARE(store.beam(QStringLiteral("old-session"), 0), QStringList{QStringLiteral("old-base")});
+        QVERIFY(store.setStatus(QStringLiteral("old-session"), SessionRecord::Status::Failed,
+                                QStringLiteral("failed")));
+        QCOMPARE(store.session(QStringLiteral("old-session"))->status, SessionRecord::Status::Failed);
+        QSqlQuery check(store.database().connection());
+        QVERIFY(check.exec(QStringLiteral("PRAGMA foreign_keys")) && check.next());
+        QCOMPARE(check.value(0).toInt(), 1); // switched back on after the rebuild
     }
 
     void reopenKeepsData()
