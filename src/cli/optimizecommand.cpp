@@ -4,7 +4,7 @@
 #include "evalbatch.h"
 #include "model/kernelfile.h"
 #include "model/tasksources.h"
-#include "optimizerun.h"
+#include "searchconsole.h"
 #include "searchoptions.h"
 
 #include <QCommandLineParser>
@@ -32,7 +32,7 @@ int OptimizeCommand::run(const QStringList &arguments)
         {QStringLiteral("timeout"), QStringLiteral("Seconds one evaluation may take (default 600)."),
          QStringLiteral("SECONDS"), QStringLiteral("600")},
     });
-    OptimizeRun::addOptions(parser);
+    SearchConsole::addOptions(parser);
     SearchOptions::add(parser);
     QTextStream err(stderr);
     if (!parser.parse(QStringList{QStringLiteral("accelopt optimize")} + arguments)) {
@@ -88,9 +88,9 @@ int OptimizeCommand::run(const QStringList &arguments)
     bool changed = false;
     if (!SearchOptions::apply(parser, config, changed, error))
         return usage(error);
-    OptimizeRun::Options options;
-    if (!OptimizeRun::readOptions(parser, options, error))
+    SearchConsole::Options options;
+    if (!SearchConsole::readOptions(parser, options, error))
         return usage(error);
-    OptimizeRun run(options);
+    SearchConsole run(options);
     return run.start(task, config);
 }

@@ -1,6 +1,6 @@
 #include "resumecommand.h"
 
-#include "optimizerun.h"
+#include "searchconsole.h"
 #include "searchoptions.h"
 #include "store/sessionstore.h"
 
@@ -18,7 +18,7 @@ int ResumeCommand::run(const QStringList &arguments)
         QStringLiteral("session"),
         QStringLiteral("The session id, or its first characters (see 'accelopt sessions "
                        "list')."));
-    OptimizeRun::addOptions(parser);
+    SearchConsole::addOptions(parser);
     SearchOptions::add(parser);
     QTextStream err(stderr);
     if (!parser.parse(QStringList{QStringLiteral("accelopt resume")} + arguments)) {
@@ -34,8 +34,8 @@ int ResumeCommand::run(const QStringList &arguments)
         return 2;
     }
     QString error;
-    OptimizeRun::Options options;
-    if (!OptimizeRun::readOptions(parser, options, error)) {
+    SearchConsole::Options options;
+    if (!SearchConsole::readOptions(parser, options, error)) {
         err << "accelopt resume: " << error << "\n";
         return 2;
     }
@@ -66,6 +66,6 @@ int ResumeCommand::run(const QStringList &arguments)
         if (changed)
             config = base;
     }
-    OptimizeRun run(options);
+    SearchConsole run(options);
     return run.resume(parser.positionalArguments().first(), config);
 }

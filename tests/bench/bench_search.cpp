@@ -125,7 +125,11 @@ Figures runOnce(int concurrency, const PromptLibrary &prompts)
     config.iterations = 2;
     config.seed = 1;
     qint64 iterationStart = 0, iterationEnd = 0;
-    QObject::connect(&search, &BeamSearch::beamChanged, [&](int done, const QStringList &) {
+    QObject::connect(&search, &BeamSearch::event, [&](const SearchEvent &event) {
+        const auto *selected = event.as<SearchEvents::BeamSelected>();
+        if (!selected)
+            return;
+        const int done = selected->iteration;
         iteration = done + 1;
         if (done == 1)
             iterationStart = clock.elapsed();

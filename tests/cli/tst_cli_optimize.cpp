@@ -73,6 +73,7 @@ class TestCliOptimize : public QObject
     const ScriptedAgents *m_agents = nullptr;
     QMap<QString, int> m_seen; // requests per role
     std::optional<KillPoint> m_killAt;
+    bool m_refuseAll = false; // every call answered 401, as with a wrong API key
     bool m_killNow = false;
     int m_killSignal = SIGKILL;
 
@@ -244,6 +245,8 @@ private Q_SLOTS:
                               error),
                  qPrintable(error));
         m_server.setHandler([this](const ScriptedLlmServer::Request &r) {
+            if (m_refuseAll)
+                return ScriptedLlmServer::error(401, "{\"error\": {\"message\": \"Incorrect API key\"}}");
             const QString role = ScriptedAgents::roleOf(r);
             const int n = ++m_seen[role];
             if (m_killAt && m_killAt->role == role && n >= m_killAt->occurrence) {
@@ -344,6 +347,35 @@ private Q_SLOTS:
         }
         QCOMPARE(plannerRequests, 3 + 2 * 3); // B=1 then B=2, N=3
         QCOMPARE(plannersShownALesson, 6);    // every planner call of iteration 2
+    }
+
+    void refusedModelsFailTheRun()
+    {
+        // Every call refused (a wrong key): the run says so and exits non-zero, instead of "all iterations
+        // done" with no candidate.
+        Workspace w;
+        writeLlmConfig(w);
+        useAgents(m_swiglu);
+        m_refuseAll = true;
+        const Run r = cli(w, optimizeArgs(QStringLiteral("swiglu"), 11));
+        m_refuseAll = false;
+        QCOMPARE(r.exitCode, 1);
+        const QJsonObject done = r.event(QStringLiteral("finished"));
+        QCOMPARE(done.value(QStringLiteral("stop_reason")).toString(), QStringLiteral("models_failed"));
+        QVERIFY2(done.value(QStringLiteral("error")).toString().contains(QStringLiteral("401")),
+                 qPrintable(r.out));
+        SessionStore store(w.db());
+        QVERIFY(store.open());
+        QCOMPARE(store.session(done.value(QStringLiteral("session")).toString())->status,
+                 SessionRecord::Status::Failed);
+        // The plain output names the reason too.
+        m_refuseAll = true;
+        QStringList plain = optimizeArgs(QStringLiteral("swiglu"), 11);
+        plain.removeAll(QStringLiteral("--json"));
+        const Run text = cli(w, plain);
+        m_refuseAll = false;
+        QCOMPARE(text.exitCode, 1);
+        QVERIFY2(text.out.contains(QStringLiteral("every model call failed")), qPrintable(text.out));
     }
 
     void adamwImprovesToo()

@@ -151,9 +151,49 @@ QStringList BeamSearch::beam() const
 
 std::optional<Evaluation> BeamSearch::bestEvaluation() const
 {
-    if (m_best.candidateId.isEmpty())
+    if (m_bestId.isEmpty())
         return std::nullopt;
-    return m_best.evaluation;
+    return m_evaluations.value(m_bestId);
+}
+
+template<typename T> void BeamSearch::tell(T &&data)
+{
+    Q_EMIT event(
+        SearchEvent{m_sessionId, m_clock.elapsed() / 1000.0, SearchEventData(std::forward<T>(data))});
+}
+
+void BeamSearch::offerBest(const QString &candidateId, const Evaluation &evaluation)
+{
+    if (!Selection::isUsable(evaluation))
+        return;
+    const auto key = [this](const QString &id) {
+        return Selection::BestKey{Selection::latency(m_evaluations.value(id)),
+                                  m_candidates.value(id).iteration, id};
+    };
+    if (m_bestId.isEmpty() || Selection::isBetterBest(key(candidateId), key(m_bestId)))
+        m_bestId = candidateId;
+}
+
+SearchEvents::Totals BeamSearch::totals() const
+{
+    SearchEvents::Totals t;
+    t.iterations = m_config.iterations;
+    t.bestCandidateId = m_bestId;
+    t.best = bestEvaluation();
+    if (const auto baseline = m_evaluations.constFind(m_baselineId);
+        baseline != m_evaluations.cend() && Selection::isUsable(*baseline))
+        t.baselineLatencyMs = baseline->latencyMeanMs;
+    if (t.best && t.baselineLatencyMs)
+        t.speedup = *t.baselineLatencyMs / Selection::latency(*t.best);
+    t.candidates = int(m_candidates.size());
+    for (const Evaluation &e : m_evaluations) {
+        t.usable += Selection::isUsable(e) ? 1 : 0;
+        t.reused += e.reusedFrom.isEmpty() ? 0 : 1;
+    }
+    t.costUsd = m_costUsd;
+    t.tokens = m_tokens;
+    t.costUsdByRole = m_costByRole;
+    return t;
 }
 
 bool BeamSearch::storeOk(bool ok, const QString &what)
@@ -192,6 +232,13 @@ bool BeamSearch::begin(const Task &task, const SearchConfig &config)
     m_beam.clear();
     m_children.clear();
     m_best = {};
+    m_bestId.clear();
+    m_costByRole.clear();
+    m_callNumber = 0;
+    m_callsOk = m_callsFailed = 0;
+    m_firstCallError.clear();
+    m_measuredBy.clear();
+    m_twinsWaiting.clear();
     m_calls.clear();
     m_jobs.clear();
     m_pairs.clear();
@@ -227,6 +274,7 @@ bool BeamSearch::start(const Task &task, const SearchConfig &config)
         return false;
     m_sessionId = session.id;
     m_store->setActiveSession(m_sessionId);
+    tell(SearchEvents::SessionStarted{false, 0, m_task, m_config});
 
     Candidate baseline;
     baseline.id = SessionStore::baselineCandidateId(m_sessionId);
@@ -237,6 +285,7 @@ bool BeamSearch::start(const Task &task, const SearchConfig &config)
         return false;
     m_baselineId = baseline.id;
     m_candidates.insert(baseline.id, baseline);
+    tell(SearchEvents::CandidateCreated{baseline});
     m_state = State::Baseline;
     qCInfo(lcSearch).noquote() << "session" << m_sessionId << "task" << task.name
                                << "evaluating the baseline";
@@ -267,8 +316,20 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
     m_evaluations = point->evaluations;
     m_costUsd = point->costUsd;
     m_tokens = point->tokens;
+    m_costByRole = m_store->costTotals(m_sessionId).costByRole;
     m_baselineId = SessionStore::baselineCandidateId(m_sessionId);
+    // Twins and the best are known from what was measured before: only iterations before the resumed one
+    // count, since the resumed iteration replays its own evaluations in order.
+    for (auto it = m_evaluations.cbegin(); it != m_evaluations.cend(); ++it) {
+        const Candidate c = m_candidates.value(it.key());
+        if (c.iteration >= point->iteration && c.origin != Candidate::Origin::Baseline)
+            continue;
+        offerBest(it.key(), it.value());
+        if (it->reusedFrom.isEmpty() && it->status != EvalStatus::InfraError && !c.sourceHash.isEmpty())
+            m_measuredBy.insert(c.sourceHash, it.key());
+    }
     qCInfo(lcSearch).noquote() << "session" << m_sessionId << "resumes at iteration" << point->iteration;
+    tell(SearchEvents::SessionStarted{true, point->iteration, m_task, m_config});
     if (point->iteration == 0) {
         m_state = State::Baseline;
         submitCandidate(m_candidates.value(m_baselineId), QString(), Plan{});
@@ -278,8 +339,6 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
     m_best = m_beam.first();
     m_withoutImprovement = point->iterationsWithoutImprovement;
     m_iteration = point->iteration;
-    Q_EMIT beamChanged(m_iteration - 1, beam());
-    emitProgress();
     // Through the event loop, as a fresh start would, so the caller can connect before anything happens.
     m_state = State::Generating;
     later([this] { startIteration(); });
@@ -304,10 +363,14 @@ void BeamSearch::stop()
     finish(StopReason::Stopped);
 }
 
-void BeamSearch::send(const Call &call, const ChatMessages &messages, const QString &tag)
+void BeamSearch::send(const Call &givenCall, const ChatMessages &messages, const QString &tag)
 {
     ++m_pending;
-    if (const auto recorded = m_store->recordedCall(m_sessionId, AgentRoles::name(call.role), tag)) {
+    Call call = givenCall;
+    call.number = ++m_callNumber;
+    const auto recorded = m_store->recordedCall(m_sessionId, AgentRoles::name(call.role), tag);
+    tell(SearchEvents::LlmCallStarted{call.number, call.role, m_iteration, tag, recorded.has_value()});
+    if (recorded) {
         replay(call, *recorded);
         return;
     }
@@ -360,7 +423,9 @@ void BeamSearch::replay(const Call &call, const LlmCallRecord &recorded)
         reply.errorText = recorded.error;
     }
     // Usage and cost stay unset: the call was booked when it was made, and resume() counted it.
-    later([this, call, reply] { onChatFinished(call, reply); });
+    Call replayed = call;
+    replayed.replayed = true;
+    later([this, replayed, reply] { onChatFinished(replayed, reply); });
 }
 
 void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan)
@@ -368,9 +433,15 @@ void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentI
     ++m_pending;
     const Job job{candidate.id, beamParentId, plan};
     if (const auto stored = m_store->evaluation(candidate.id)) {
+        if (stored->reusedFrom.isEmpty() && stored->status != EvalStatus::InfraError &&
+            !candidate.sourceHash.isEmpty() && !m_measuredBy.contains(candidate.sourceHash))
+            m_measuredBy.insert(candidate.sourceHash, candidate.id);
         later([this, job, evaluation = *stored] { onEvaluation(job, evaluation, false); });
         return;
     }
+    if (takeOverTwin(job, candidate))
+        return;
+    tell(SearchEvents::EvaluationStarted{candidate.id, candidate.iteration});
     EvalRequest request;
     request.task = m_task.ref;
     request.kernelSource = candidate.source;
@@ -380,6 +451,52 @@ void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentI
     request.size = m_task.size;
     request.timeoutSeconds = m_task.evalTimeoutSeconds;
     m_jobs.insert(m_pool->submit(request), job);
+}
+
+bool BeamSearch::takeOverTwin(const Job &job, const Candidate &candidate)
+{
+    // A session fixes the task, size, backend and target, so the same normalized source measures the same.
+    if (candidate.sourceHash.isEmpty())
+        return false;
+    const QString twin = m_measuredBy.value(candidate.sourceHash);
+    if (twin.isEmpty()) {
+        m_measuredBy.insert(candidate.sourceHash, candidate.id); // this one will be measured
+        return false;
+    }
+    if (twin == candidate.id)
+        return false;
+    const auto measured = m_evaluations.constFind(twin);
+    if (measured == m_evaluations.cend()) {
+        m_twinsWaiting[candidate.sourceHash].append(job); // settled when the twin's result lands
+        return true;
+    }
+    Evaluation reused = *measured;
+    reused.id = candidate.id;
+    reused.reusedFrom = twin;
+    later([this, job, reused] { onEvaluation(job, reused, true); });
+    return true;
+}
+
+void BeamSearch::settleTwins(const Candidate &measured, const Evaluation &evaluation)
+{
+    const QList<Job> waiting = m_twinsWaiting.take(measured.sourceHash);
+    if (waiting.isEmpty())
+        return;
+    if (evaluation.status == EvalStatus::InfraError) {
+        // The host failed, not the kernel: the next twin gets measured itself, and the rest wait for it.
+        m_measuredBy.remove(measured.sourceHash);
+        for (const Job &job : waiting) {
+            --m_pending; // submitCandidate counts it again
+            submitCandidate(m_candidates.value(job.candidateId), job.beamParentId, job.plan);
+        }
+        return;
+    }
+    for (const Job &job : waiting) {
+        Evaluation reused = evaluation;
+        reused.id = job.candidateId;
+        reused.reusedFrom = measured.id;
+        later([this, job, reused] { onEvaluation(job, reused, true); });
+    }
 }
 
 void BeamSearch::onEvaluationFinished(quint64 jobId, const Evaluation &evaluation)
@@ -401,7 +518,10 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
         storeOk(m_store->addEvaluation(job.candidateId, evaluation), QStringLiteral("an evaluation"));
     m_evaluations.insert(job.candidateId, evaluation);
     const Candidate candidate = m_candidates.value(job.candidateId);
-    Q_EMIT candidateEvaluated(candidate, evaluation);
+    offerBest(candidate.id, evaluation);
+    tell(SearchEvents::EvaluationFinished{candidate.id, candidate.iteration, evaluation, !fresh});
+    if (evaluation.reusedFrom.isEmpty())
+        settleTwins(candidate, evaluation);
 
     if (candidate.origin == Candidate::Origin::Baseline) {
         --m_pending;
@@ -435,11 +555,12 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
 
 void BeamSearch::onBaseline(const Evaluation &evaluation)
 {
-    Q_EMIT baselineEvaluated(evaluation);
+    tell(SearchEvents::BaselineEvaluated{m_baselineId, evaluation});
     if (!Selection::isUsable(evaluation)) {
-        m_error = QStringLiteral("the starting kernel is not usable (%1): %2")
-                      .arg(evaluation.statusName(), evaluation.error.isEmpty() ? QStringLiteral("incorrect result")
-                                                                         : evaluation.error);
+        m_error =
+            QStringLiteral("the starting kernel is not usable (%1): %2")
+                .arg(evaluation.statusName(),
+                     evaluation.error.isEmpty() ? QStringLiteral("incorrect result") : evaluation.error);
         finish(StopReason::Failed);
         return;
     }
@@ -451,8 +572,7 @@ void BeamSearch::onBaseline(const Evaluation &evaluation)
                m_store->markStepCompleted(m_sessionId, 0, QStringLiteral("baseline"));
     }),
             QStringLiteral("the baseline beam"));
-    Q_EMIT beamChanged(0, beam());
-    emitProgress();
+    tell(SearchEvents::BeamSelected{0, beam(), false});
     m_iteration = 1;
     startIteration();
 }
@@ -464,7 +584,8 @@ void BeamSearch::startIteration()
     p.costUsd = m_costUsd;
     p.tokens = m_tokens;
     p.wallSeconds = m_clock.elapsed() / 1000.0;
-    p.bestPercentOfPeak = positive(m_best.evaluation.percentOfPeak);
+    if (const std::optional<Evaluation> best = bestEvaluation())
+        p.bestPercentOfPeak = positive(best->percentOfPeak);
     p.iterationsWithoutImprovement = m_withoutImprovement;
     if (const StopReason reason = StopRules::check(m_config, p); reason != StopReason::None) {
         finish(reason);
@@ -472,6 +593,8 @@ void BeamSearch::startIteration()
     }
     m_state = State::Generating;
     m_children.clear();
+    m_callsOk = m_callsFailed = 0;
+    m_firstCallError.clear();
     qCInfo(lcSearch).noquote() << "iteration" << m_iteration << "beam" << beam().join(QStringLiteral(", "));
     // Hold the end-of-step check until every first call is out, so a call that fails at once cannot end the
     // step before its siblings are sent.
@@ -509,10 +632,31 @@ void BeamSearch::onChatFinished(const Call &call, const ChatReply &reply)
 {
     if (reply.usage)
         m_tokens += reply.usage->inputTokens + reply.usage->outputTokens;
-    if (reply.costUsd)
+    if (reply.costUsd) {
         m_costUsd += *reply.costUsd;
+        m_costByRole[AgentRoles::name(call.role)] += *reply.costUsd;
+    }
     if (m_state == State::Finished || m_state == State::Idle)
         return;
+    SearchEvents::LlmCallFinished told;
+    told.call = call.number;
+    told.role = call.role;
+    told.iteration = m_iteration;
+    told.ok = reply.ok();
+    told.error = reply.errorText;
+    if (reply.usage) {
+        told.promptTokens = reply.usage->inputTokens;
+        told.completionTokens = reply.usage->outputTokens;
+    }
+    told.costUsd = reply.costUsd;
+    told.model = reply.model;
+    told.replayed = call.replayed;
+    tell(std::move(told));
+    if (m_state == State::Generating) {
+        ++(reply.ok() ? m_callsOk : m_callsFailed);
+        if (!reply.ok() && m_firstCallError.isEmpty())
+            m_firstCallError = reply.errorText;
+    }
     if (!reply.ok())
         qCWarning(lcSearch).noquote() << AgentRoles::name(call.role) << "call failed:" << reply.errorText;
     else if (call.role == AgentRole::Planner)
@@ -540,6 +684,8 @@ void BeamSearch::onPlan(const Call &call, const ChatReply &reply)
     record.plan = parsed.value();
     if (!storeOk(m_store->addPlan(record), QStringLiteral("a plan")))
         return;
+    tell(SearchEvents::PlanCreated{m_iteration, record.id, record.parentCandidateId, record.planIndex,
+                                   record.plan});
     if (checkBudgets())
         return;
     Executor::Input input;
@@ -581,6 +727,7 @@ void BeamSearch::onKernel(const Call &call, const ChatReply &reply)
     if (!storeOk(m_store->addCandidate(c), QStringLiteral("a candidate")))
         return;
     m_candidates.insert(c.id, c);
+    tell(SearchEvents::CandidateCreated{c});
     submitCandidate(c, call.beamParentId, call.plan);
 }
 
@@ -588,7 +735,15 @@ void BeamSearch::workDone()
 {
     if (--m_pending > 0 || m_state == State::Finished)
         return;
-    if (m_state == State::Generating)
+    if (m_state == State::Generating && m_callsOk == 0 && m_callsFailed > 0) {
+        // Nothing can come of another iteration: every model call was refused or failed (a wrong key, an
+        // unreachable server, a model that does not exist).
+        m_error = QStringLiteral("every model call of iteration %1 failed (%2 call%3); the first error: %4")
+                      .arg(m_iteration)
+                      .arg(m_callsFailed)
+                      .arg(m_callsFailed == 1 ? QString() : QStringLiteral("s"), m_firstCallError);
+        finish(StopReason::ModelsFailed);
+    } else if (m_state == State::Generating)
         selectAndSummarize();
     else if (m_state == State::Summarizing)
         finishIteration();
@@ -615,9 +770,9 @@ void BeamSearch::selectAndSummarize()
     }),
             QStringLiteral("the beam"));
     qCInfo(lcSearch).noquote() << "iteration" << m_iteration << "children" << m_children.size() << "best"
-                               << Selection::latency(m_best.evaluation) << "ms" << (improved ? "(improved)" : "");
-    Q_EMIT beamChanged(m_iteration, beam());
-    emitProgress();
+                               << Selection::latency(m_best.evaluation) << "ms"
+                               << (improved ? "(improved)" : "");
+    tell(SearchEvents::BeamSelected{m_iteration, beam(), improved});
 
     m_state = State::Summarizing;
     m_pairs = m_memory ? Selection::experiencePairs(parents, m_children, m_config.gainThreshold,
@@ -668,14 +823,25 @@ void BeamSearch::onSummary(const Call &call, const ChatReply &reply)
     record.fastHash = fast.sourceHash;
     if (m_memory->contains(record))
         return; // a resumed step summarizing again, or a lesson the memory already has
-    if (!m_memory->add(record))
+    if (!m_memory->add(record)) {
         qCWarning(lcSearch).noquote() << "the memory refused an experience:" << m_memory->lastError();
+        return;
+    }
+    tell(SearchEvents::ExperienceStored{m_iteration, record.experience.title, record.slowCandidateId,
+                                        record.fastCandidateId, pair.speedup});
 }
 
 void BeamSearch::finishIteration()
 {
     storeOk(m_store->markStepCompleted(m_sessionId, m_iteration, QStringLiteral("summarize")),
             QStringLiteral("the end of an iteration"));
+    SearchEvents::IterationFinished done{m_iteration, 0, 0, totals()};
+    for (const Candidate &c : std::as_const(m_candidates))
+        if (c.iteration == m_iteration) {
+            ++done.candidates;
+            done.usable += Selection::isUsable(m_evaluations.value(c.id)) ? 1 : 0;
+        }
+    tell(std::move(done));
     ++m_iteration;
     startIteration();
 }
@@ -697,12 +863,6 @@ bool BeamSearch::checkBudgets()
         qCInfo(lcSearch).noquote() << "budget reached:" << StopRules::describe(reason);
     }
     return true;
-}
-
-void BeamSearch::emitProgress()
-{
-    Q_EMIT progress(m_iteration, m_best.evaluation.latencyMeanMs.value_or(-1),
-                    m_best.evaluation.percentOfPeak.value_or(-1), m_costUsd);
 }
 
 void BeamSearch::finish(StopReason reason)
@@ -727,10 +887,25 @@ void BeamSearch::finish(StopReason reason)
     for (quint64 job : jobs)
         m_pool->cancel(job);
     const SessionRecord::Status status = reason == StopReason::Stopped  ? SessionRecord::Status::Stopped
-                                         : reason == StopReason::Failed ? SessionRecord::Status::Crashed
+                                         : StopRules::isFailure(reason) ? SessionRecord::Status::Failed
                                                                         : SessionRecord::Status::Finished;
     storeOk(m_store->setStatus(m_sessionId, status, StopRules::name(reason)),
             QStringLiteral("the session status"));
     qCInfo(lcSearch).noquote() << "session" << m_sessionId << "finished:" << StopRules::describe(reason);
+    SearchEvents::Stopped stopped;
+    stopped.reason = reason;
+    stopped.error = m_error;
+    stopped.iterationsDone = qMax(0, m_iteration - 1);
+    stopped.totals = totals();
+    // Cost and tokens as booked in the store: every run of the session, replies that came in after a stop
+    // included.
+    const SessionStore::CostTotals booked = m_store->costTotals(m_sessionId);
+    stopped.totals.costUsd = booked.costUsd;
+    stopped.totals.tokens = booked.promptTokens + booked.completionTokens;
+    stopped.totals.costUsdByRole = booked.costByRole;
+    stopped.llmCalls = booked.calls;
+    stopped.callsWithoutCost = booked.callsWithoutCost;
+    stopped.orchestrationSeconds = orchestrationSeconds();
+    tell(std::move(stopped));
     Q_EMIT finished(reason);
 }

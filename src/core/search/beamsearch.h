@@ -8,6 +8,7 @@
 #include "model/evaluation.h"
 #include "model/plan.h"
 #include "search/searchconfig.h"
+#include "search/searchevent.h"
 #include "search/searchtask.h"
 #include "search/selection.h"
 #include "search/stoprules.h"
@@ -32,7 +33,10 @@ class SessionStore;
 // on. Per iteration and beam kernel it asks the planner N times, each plan the executor K times, evaluates
 // every kernel, sends failures to the fixer (up to F rounds), then selects the next beam (Selection) and has
 // the summarizer turn the iteration's strongest slow->fast pairs into experiences. A failed call or
-// evaluation costs one sample, never the step. Everything goes to the SessionStore as it happens.
+// evaluation costs one sample, never the step; an iteration in which every model call failed ends the search
+// (StopReason::ModelsFailed). Everything goes to the SessionStore as it happens, and every step is told to
+// observers as a SearchEvent. Within a session, a kernel whose normalized source was already evaluated takes
+// over that evaluation (marked as reused) instead of being measured again.
 class BeamSearch : public QObject
 {
     Q_OBJECT
@@ -69,7 +73,8 @@ public:
     QString lastError() const { return m_error; }
     int iteration() const { return m_iteration; }
     QStringList beam() const;
-    QString bestCandidateId() const { return m_best.candidateId; }
+    // The session's best kernel by Selection::isBetterBest, the rule every front end applies.
+    QString bestCandidateId() const { return m_bestId; }
     std::optional<Evaluation> bestEvaluation() const;
     double costUsd() const { return m_costUsd; }
     qint64 tokens() const { return m_tokens; }
@@ -83,15 +88,14 @@ public:
     int candidateCount() const { return int(m_candidates.size()); }
 
 Q_SIGNALS:
-    void baselineEvaluated(const Evaluation &evaluation);
-    void candidateEvaluated(const Candidate &candidate, const Evaluation &evaluation);
-    void beamChanged(int iteration, const QStringList &candidateIds);
-    void progress(int iteration, double bestLatencyMs, double bestPercentOfPeak, double costUsd);
-    void finished(StopReason reason);
+    void event(const SearchEvent &event);
+    void finished(StopReason reason); // after the Stopped event
 
 private:
     struct Call
     {
+        quint64 number = 0;    // LlmCallStarted/Finished's call
+        bool replayed = false; // answered from the session's record
         AgentRole role = AgentRole::Planner;
         QString beamParentId; // the beam kernel this work descends from
         int planIndex = -1;
@@ -132,8 +136,12 @@ private:
     void finishIteration();
     void finish(StopReason reason);
     bool checkBudgets();
-    void emitProgress();
     bool storeOk(bool ok, const QString &what);
+    template<typename T> void tell(T &&data);
+    void offerBest(const QString &candidateId, const Evaluation &evaluation);
+    SearchEvents::Totals totals() const;
+    bool takeOverTwin(const Job &job, const Candidate &candidate);
+    void settleTwins(const Candidate &measured, const Evaluation &evaluation);
 
     HostPool *m_pool;
     SessionStore *m_store;
@@ -160,7 +168,17 @@ private:
     QHash<QString, Evaluation> m_evaluations;
     QList<ScoredKernel> m_beam;
     QList<ScoredKernel> m_children;
-    ScoredKernel m_best;
+    ScoredKernel m_best; // the beam's leader, which improvement (patience) is measured against
+    QString m_bestId;    // the session's best by Selection::isBetterBest
+    QMap<QString, double> m_costByRole;
+    quint64 m_callNumber = 0;
+    int m_callsOk = 0; // of the current iteration's generating step
+    int m_callsFailed = 0;
+    QString m_firstCallError;
+    // Normalized source -> the candidate whose measurement stands for it in this session, and the jobs of
+    // twins waiting for a measurement still in flight.
+    QHash<QString, QString> m_measuredBy;
+    QHash<QString, QList<Job>> m_twinsWaiting;
     QMap<QPair<ChatClient *, quint64>, Call> m_calls;
     QHash<quint64, Job> m_jobs;
     QString m_baselineId;

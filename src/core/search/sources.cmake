@@ -5,6 +5,8 @@ target_sources(accelopt_core PRIVATE
 target_sources(accelopt_core PRIVATE
   search/stoprules.cpp search/stoprules.h)
 target_sources(accelopt_core PRIVATE
-  search/beamsearch.cpp search/beamsearch.h)
+  search/beamsearch.cpp search/beamsearch.h
+  search/searchevent.cpp search/searchevent.h
+  search/optimizationrun.cpp search/optimizationrun.h)
 target_sources(accelopt_core PRIVATE
   search/resumepoint.cpp search/resumepoint.h search/searchtask.h)

@@ -48,8 +48,26 @@ QString name(StopReason reason)
         return QStringLiteral("stopped");
     case StopReason::Failed:
         return QStringLiteral("failed");
+    case StopReason::ModelsFailed:
+        return QStringLiteral("models_failed");
     }
     return QStringLiteral("none");
+}
+
+std::optional<StopReason> fromName(const QString &text)
+{
+    for (StopReason r :
+         {StopReason::None, StopReason::Iterations, StopReason::MoneyBudget, StopReason::TokenBudget,
+          StopReason::WallTimeBudget, StopReason::TargetReached, StopReason::NoImprovement,
+          StopReason::Stopped, StopReason::Failed, StopReason::ModelsFailed})
+        if (name(r) == text)
+            return r;
+    return std::nullopt;
+}
+
+bool isFailure(StopReason reason)
+{
+    return reason == StopReason::Failed || reason == StopReason::ModelsFailed;
 }
 
 QString describe(StopReason reason)
@@ -73,6 +91,8 @@ QString describe(StopReason reason)
         return QStringLiteral("stopped on request");
     case StopReason::Failed:
         return QStringLiteral("failed");
+    case StopReason::ModelsFailed:
+        return QStringLiteral("every model call failed");
     }
     return {};
 }

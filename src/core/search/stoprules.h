@@ -28,8 +28,9 @@ enum class StopReason
     WallTimeBudget,
     TargetReached,
     NoImprovement,
-    Stopped, // the user asked
-    Failed,  // the baseline could not be evaluated, or the store refused a write
+    Stopped,      // the user asked
+    Failed,       // the baseline could not be evaluated, or the store refused a write
+    ModelsFailed, // every model call of an iteration failed: wrong key, unreachable server, unknown model
 };
 
 namespace StopRules {
@@ -39,7 +40,9 @@ namespace StopRules {
 StopReason check(const SearchConfig &config, const SearchProgress &progress);
 // Only the budgets: what may cut an iteration short.
 StopReason checkBudgets(const SearchConfig &config, const SearchProgress &progress);
-QString name(StopReason reason);     // "iterations", "money_budget", ...: for the store and the CLI
+QString name(StopReason reason); // "iterations", "money_budget", ...: for the store and the CLI
+std::optional<StopReason> fromName(const QString &name);
+bool isFailure(StopReason reason);   // the search could not do its job (the session failed)
 QString describe(StopReason reason); // a sentence for people
 
 } // namespace StopRules

@@ -12,6 +12,7 @@
 
 #include <QFile>
 #include <QJsonArray>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -107,6 +108,43 @@ class TestBeamSearch : public QObject
         t.evalTimeoutSeconds = 120;
         return t;
     }
+    template<typename T> static int count(const QList<SearchEvent> &events)
+    {
+        return int(
+            std::count_if(events.cbegin(), events.cend(), [](const SearchEvent &e) { return e.as<T>(); }));
+    }
+
+    // What a live view relies on: the session comes first and the end last, every event names the session,
+    // a kernel is created before it is evaluated, every call that finishes was started, and time only moves
+    // forward.
+    static void checkEventOrder(const QList<SearchEvent> &events)
+    {
+        QVERIFY(!events.isEmpty());
+        QVERIFY(events.first().as<SearchEvents::SessionStarted>());
+        QVERIFY(events.last().as<SearchEvents::Stopped>());
+        QSet<QString> created;
+        QSet<quint64> calls;
+        double clock = 0;
+        for (const SearchEvent &e : events) {
+            QCOMPARE(e.sessionId, events.first().sessionId);
+            QVERIFY(e.elapsedSeconds >= clock);
+            clock = e.elapsedSeconds;
+            if (const auto *c = e.as<SearchEvents::CandidateCreated>())
+                created.insert(c->candidate.id);
+            if (const auto *s = e.as<SearchEvents::EvaluationStarted>())
+                QVERIFY(created.contains(s->candidateId));
+            if (const auto *f = e.as<SearchEvents::EvaluationFinished>())
+                QVERIFY(created.contains(f->candidateId));
+            if (const auto *s = e.as<SearchEvents::LlmCallStarted>())
+                calls.insert(s->call);
+            if (const auto *f = e.as<SearchEvents::LlmCallFinished>())
+                QVERIFY(calls.remove(f->call));
+            QVERIFY(!e.name().isEmpty());
+            QCOMPARE(e.toJson().value(QStringLiteral("event")).toString(), e.name());
+        }
+        QVERIFY2(calls.isEmpty(), "a model call was started and never finished");
+    }
+
     static SearchConfig tiny(int b, int n, int k, int t)
     {
         SearchConfig c;
@@ -143,11 +181,25 @@ private Q_SLOTS:
             }
         });
         QSignalSpy done(rig.search, &BeamSearch::finished);
-        QSignalSpy beams(rig.search, &BeamSearch::beamChanged);
+        QList<SearchEvent> events;
+        connect(rig.search, &BeamSearch::event, this, [&events](const SearchEvent &e) { events << e; });
         QVERIFY2(rig.search->start(task(), tiny(1, 1, 1, 1)), qPrintable(rig.search->lastError()));
         QVERIFY(done.wait(120000));
         QCOMPARE(done.first().first().value<StopReason>(), StopReason::Iterations);
-        QCOMPARE(beams.size(), 2); // the baseline, then iteration 1
+        checkEventOrder(events);
+        QCOMPARE(count<SearchEvents::BeamSelected>(events), 2); // the baseline, then iteration 1
+        QCOMPARE(count<SearchEvents::PlanCreated>(events), 1);
+        QCOMPARE(count<SearchEvents::CandidateCreated>(events), 2);
+        QCOMPARE(count<SearchEvents::EvaluationFinished>(events), 2);
+        QCOMPARE(count<SearchEvents::ExperienceStored>(events), 1);
+        QCOMPARE(count<SearchEvents::IterationFinished>(events), 1);
+        QCOMPARE(count<SearchEvents::LlmCallFinished>(events), 3); // planner, executor, summarizer
+        const auto *stopped = events.last().as<SearchEvents::Stopped>();
+        QVERIFY(stopped);
+        QCOMPARE(stopped->reason, StopReason::Iterations);
+        QCOMPARE(stopped->llmCalls, 3);
+        QVERIFY(stopped->totals.speedup && *stopped->totals.speedup > 1.04);
+        QCOMPARE(stopped->totals.bestCandidateId, rig.search->bestCandidateId());
 
         const QString session = rig.search->sessionId();
         const QString baselineId = SessionStore::baselineCandidateId(session);
@@ -173,6 +225,8 @@ private Q_SLOTS:
         QCOMPARE(memory.first().slowCandidateId, baselineId);
         QVERIFY(memory.first().experience.speedup > 1.04);
         QVERIFY(rig.search->tokens() > 0);
+        // The search, the store and so the CLI's sessions and export agree on the best kernel.
+        QCOMPARE(rig.store.bestCandidate(session)->id, rig.search->bestCandidateId());
     }
 
     void failuresCostOnlyTheirSample()
@@ -226,6 +280,68 @@ private Q_SLOTS:
         // Distinct kernels only: the beam never holds two copies of one source.
         if (beam.size() == 2)
             QVERIFY(rig.store.candidate(beam[0])->sourceHash != rig.store.candidate(beam[1])->sourceHash);
+        // A kernel already measured in the session (the unchanged baseline, the fast kernel a second time)
+        // takes over that measurement instead of being run again, and says whose it is.
+        int reused = 0, measured = 0;
+        QSet<QString> measuredHashes;
+        for (const Candidate &c : rig.store.candidates(session)) {
+            const auto e = rig.store.evaluation(c.id);
+            QVERIFY(e);
+            if (e->reusedFrom.isEmpty()) {
+                ++measured;
+                QVERIFY2(!measuredHashes.contains(c.sourceHash), "an identical kernel was measured twice");
+                if (e->status != EvalStatus::InfraError)
+                    measuredHashes.insert(c.sourceHash);
+                continue;
+            }
+            ++reused;
+            const auto twin = rig.store.candidate(e->reusedFrom);
+            QVERIFY(twin);
+            QCOMPARE(twin->sourceHash, c.sourceHash);
+            QCOMPARE(e->latencyMeanMs, rig.store.evaluation(twin->id)->latencyMeanMs);
+        }
+        QVERIFY2(reused >= 2, qPrintable(QStringLiteral("%1 reused, %2 measured").arg(reused).arg(measured)));
+        QCOMPARE(rig.store.bestCandidate(session)->id, rig.search->bestCandidateId());
+    }
+
+    void everyCallRefusedStopsTheSearch()
+    {
+        // A wrong key: the server refuses every call. The search says so and stops, instead of finishing "all
+        // iterations done" with nothing to show.
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        rig.server.setHandler([](const ScriptedLlmServer::Request &) {
+            return ScriptedLlmServer::error(401,
+                                            "{\"error\": {\"message\": \"Incorrect API key provided\"}}");
+        });
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QVERIFY(rig.search->start(task(), tiny(1, 2, 1, 3)));
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.first().first().value<StopReason>(), StopReason::ModelsFailed);
+        QVERIFY2(rig.search->lastError().contains(QStringLiteral("every model call of iteration 1 failed")),
+                 qPrintable(rig.search->lastError()));
+        QVERIFY2(rig.search->lastError().contains(QStringLiteral("401")),
+                 qPrintable(rig.search->lastError()));
+        const QString session = rig.search->sessionId();
+        QCOMPARE(rig.store.session(session)->status, SessionRecord::Status::Failed);
+        QCOMPARE(rig.store.session(session)->stopReason, QStringLiteral("models_failed"));
+        QCOMPARE(rig.server.requestCount(), 2); // the two planner calls of iteration 1, nothing after
+    }
+
+    void unusableStartFailsTheSession()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        BeamSearch::Task broken = task();
+        broken.kernel.replace(QStringLiteral("nl.exp"), QStringLiteral("nl.no_such_op"));
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QVERIFY(rig.search->start(broken, tiny(1, 1, 1, 1)));
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.first().first().value<StopReason>(), StopReason::Failed);
+        QCOMPARE(rig.store.session(rig.search->sessionId())->status, SessionRecord::Status::Failed);
+        QVERIFY(rig.search->lastError().contains(QStringLiteral("not usable")));
     }
 
     void stopEndsAtOnce()
@@ -237,9 +353,12 @@ private Q_SLOTS:
         hang.hang = true;
         rig.server.setHandler([hang](const ScriptedLlmServer::Request &) { return hang; });
         QSignalSpy done(rig.search, &BeamSearch::finished);
-        QSignalSpy base(rig.search, &BeamSearch::baselineEvaluated);
+        bool baseline = false;
+        connect(rig.search, &BeamSearch::event, this, [&baseline](const SearchEvent &e) {
+            baseline = baseline || e.as<SearchEvents::BaselineEvaluated>();
+        });
         QVERIFY(rig.search->start(task(), tiny(1, 2, 1, 3)));
-        QVERIFY(base.wait(120000));
+        QTRY_VERIFY_WITH_TIMEOUT(baseline, 120000);
         QTRY_VERIFY(rig.server.requestCount() >= 1);
         rig.search->stop();
         QCOMPARE(done.size(), 1);

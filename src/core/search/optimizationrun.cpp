@@ -1,0 +1,299 @@
+#include "search/optimizationrun.h"
+
+#include "agents/promptlibrary.h"
+#include "common/datapaths.h"
+#include "common/logcategories.h"
+#include "hosts/hostfactory.h"
+#include "hosts/hostpool.h"
+#include "hosts/hostregistry.h"
+#include "llm/agentclients.h"
+#include "llm/apikeystore.h"
+#include "llm/llmconfig.h"
+#include "memory/experiencestore.h"
+#include "search/beamsearch.h"
+#include "store/sessionlock.h"
+#include "store/sessionstore.h"
+
+#include <QPointer>
+
+struct OptimizationRun::Parts
+{
+    std::unique_ptr<AgentClients> clients;
+    PromptLibrary prompts;
+    ApiKeyStore keys;
+};
+
+OptimizationRun::OptimizationRun(const Options &options, QObject *parent)
+    : QObject(parent), m_options(options), m_parts(std::make_unique<Parts>())
+{
+}
+
+OptimizationRun::~OptimizationRun()
+{
+    // The search cancels what is in flight through the pool, so it goes first.
+    if (m_search && m_search->state() != BeamSearch::State::Finished &&
+        m_search->state() != BeamSearch::State::Idle)
+        m_search->stop();
+    m_search.reset();
+    if (m_ownPool)
+        m_ownPool->stop();
+}
+
+void OptimizationRun::setWorkspace(SessionStore *store)
+{
+    m_store = store;
+}
+
+void OptimizationRun::setMemory(ExperienceStore *memory)
+{
+    m_memory = memory;
+}
+
+void OptimizationRun::setPoolProvider(PoolProvider provider)
+{
+    m_poolProvider = std::move(provider);
+}
+
+QString OptimizationRun::sessionId() const
+{
+    return m_search ? m_search->sessionId() : QString();
+}
+
+bool OptimizationRun::isRunning() const
+{
+    return m_search && m_search->state() != BeamSearch::State::Idle &&
+           m_search->state() != BeamSearch::State::Finished;
+}
+
+bool OptimizationRun::prepare(const QString &hostName)
+{
+    if (!m_store) {
+        m_ownStore = std::make_unique<SessionStore>();
+        m_store = m_ownStore.get();
+    }
+    if (!m_store->database().isOpen() && !m_store->open()) {
+        m_error = QStringLiteral("cannot open the workspace database: %1").arg(m_store->lastError());
+        return false;
+    }
+    if (!m_options.useMemory) {
+        m_memory = nullptr;
+    } else if (!m_memory) {
+        m_ownMemory = std::make_unique<ExperienceStore>();
+        if (!m_ownMemory->open()) {
+            m_error = QStringLiteral("cannot open the optimization memory: %1 (run without the memory to go "
+                                     "on without it)")
+                          .arg(m_ownMemory->lastError());
+            return false;
+        }
+        m_memory = m_ownMemory.get();
+    }
+    const QString llmPath = m_options.llmConfig.isEmpty() ? LlmConfig::defaultPath() : m_options.llmConfig;
+    const std::optional<LlmConfig> config = LlmConfig::load(llmPath, &m_error);
+    if (!config)
+        return false;
+    m_parts->clients = std::make_unique<AgentClients>(*config);
+    if (const QStringList problems = m_parts->clients->problems(); !problems.isEmpty()) {
+        m_error = QStringLiteral("the LLM settings in %1 cannot drive a search: %2")
+                      .arg(llmPath, problems.join(QStringLiteral("; ")));
+        return false;
+    }
+    m_parts->clients->setRecorder(m_store);
+    if (!m_parts->prompts.load(DataPaths::promptsDir())) {
+        m_error =
+            QStringLiteral("the agents' prompts are broken: %1").arg(m_parts->prompts.errors().join(u'\n'));
+        return false;
+    }
+    if (!m_poolProvider) {
+        m_poolProvider = [this](const QString &name, HostConfig &hostConfig, QString &error) -> HostPool * {
+            HostRegistry registry;
+            if (!registry.load(error))
+                return nullptr;
+            if (!registry.find(name, hostConfig)) {
+                error = QStringLiteral("no host named '%1'; see 'accelopt hosts list'").arg(name);
+                return nullptr;
+            }
+            if (hostConfig.kind == HostConfig::Kind::Local)
+                hostConfig.slotCount = m_options.jobs;
+            Host *host = HostFactory::create(hostConfig, m_options.prompter);
+            if (!host) {
+                error = QStringLiteral("host '%1' has a kind this build cannot reach").arg(name);
+                return nullptr;
+            }
+            m_ownPool = std::make_unique<HostPool>();
+            m_ownPool->addHost(host);
+            connect(
+                m_ownPool.get(), &HostPool::hostStateChanged, this,
+                [this](Host *h, Host::State state, const QString &detail) {
+                    if (state == Host::State::Lost || state == Host::State::Failed ||
+                        state == Host::State::VersionMismatch)
+                        Q_EMIT notice(
+                            QStringLiteral("host %1 %2: %3").arg(h->name(), Host::stateName(state), detail));
+                });
+            m_ownPool->start();
+            return m_ownPool.get();
+        };
+    }
+    m_pool = m_poolProvider(hostName, m_hostConfig, m_error);
+    if (!m_pool)
+        return false;
+    m_search = std::make_unique<BeamSearch>(m_pool, m_store, &m_parts->prompts);
+    m_search->setClients(m_parts->clients.get());
+    m_search->setMemory(m_memory);
+    connect(m_search.get(), &BeamSearch::event, this, &OptimizationRun::event);
+    connect(m_search.get(), &BeamSearch::finished, this, &OptimizationRun::onFinished);
+    return true;
+}
+
+void OptimizationRun::lookUpKeys(const std::function<void()> &then)
+{
+    // One endpoint after the other, each answer on the event loop (the keychain may take seconds): nothing
+    // here waits, so a window stays responsive and a CLI can still be interrupted.
+    auto endpoints = std::make_shared<QList<Endpoint>>();
+    for (const Endpoint &endpoint : m_parts->clients->endpointsInUse())
+        if (endpoint.keySource != Endpoint::KeySource::None)
+            endpoints->append(endpoint);
+    auto next = std::make_shared<std::function<void()>>();
+    const quint64 generation = m_generation;
+    QPointer<OptimizationRun> self(this);
+    *next = [self, endpoints, next, then, generation] {
+        if (!self || self->m_generation != generation)
+            return;
+        if (endpoints->isEmpty()) {
+            const std::function<void()> done = then; // resetting *next destroys this closure
+            *next = nullptr;                         // and breaks the cycle: it holds itself
+            done();
+            return;
+        }
+        const Endpoint endpoint = endpoints->takeFirst();
+        self->m_parts->keys.lookup(endpoint, [self, endpoint, next,
+                                              generation](const ApiKeyStore::Lookup &l) {
+            if (!self || self->m_generation != generation)
+                return;
+            if (!l.ok) {
+                *next = nullptr; // this lambda is not the one that holds itself: safe to reset
+                self->fail(QStringLiteral("no API key for endpoint '%1': %2").arg(endpoint.name, l.message));
+                return;
+            }
+            if (!l.message.isEmpty())
+                Q_EMIT self->notice(endpoint.name + QStringLiteral(": ") + l.message);
+            self->m_parts->clients->setApiKey(endpoint.name, l.key);
+            (*next)();
+        });
+    };
+    (*next)();
+}
+
+bool OptimizationRun::lock(const QString &sessionId)
+{
+    m_lock = std::make_unique<SessionLock>(m_store->path(), sessionId);
+    return m_lock->tryLock(m_error);
+}
+
+void OptimizationRun::fail(const QString &error)
+{
+    m_pending = false;
+    m_error = error;
+    qCWarning(lcSearch).noquote() << error;
+    m_lock.reset();
+    Q_EMIT failed(error);
+}
+
+OptimizationRun::Begin OptimizationRun::start(const SearchTask &givenTask, const SearchConfig &config)
+{
+    ++m_generation;
+    SearchTask task = givenTask;
+    task.host = m_options.host.isEmpty() ? QStringLiteral("local") : m_options.host;
+    if (const QStringList problems = config.problems(); !problems.isEmpty()) {
+        m_error = QStringLiteral("invalid search settings: ") + problems.join(QStringLiteral("; "));
+        return Begin::Failed;
+    }
+    if (!prepare(task.host))
+        return Begin::Failed;
+    if (task.backend.isEmpty())
+        task.backend = m_hostConfig.backend;
+    if (task.target.isEmpty())
+        task.target = m_hostConfig.target;
+    m_pending = true; // before the lookup, which may finish before it returns
+    lookUpKeys([this, task, config] {
+        if (!m_search->start(task, config)) {
+            fail(m_search->lastError());
+            return;
+        }
+        if (!lock(m_search->sessionId())) {
+            m_search->stop();
+            fail(m_error);
+            return;
+        }
+        m_pending = false;
+        Q_EMIT started(m_search->sessionId());
+    });
+    return Begin::Pending;
+}
+
+OptimizationRun::Begin OptimizationRun::resume(const QString &sessionPrefix,
+                                               const std::optional<SearchConfig> &config)
+{
+    ++m_generation;
+    if (!m_store) {
+        m_ownStore = std::make_unique<SessionStore>();
+        m_store = m_ownStore.get();
+    }
+    if (!m_store->database().isOpen() && !m_store->open()) {
+        m_error = QStringLiteral("cannot open the workspace database: %1").arg(m_store->lastError());
+        return Begin::Failed;
+    }
+    const std::optional<SessionRecord> session = m_store->findSession(sessionPrefix);
+    if (!session) {
+        m_error = m_store->lastError();
+        return Begin::Failed;
+    }
+    if (!lock(session->id))
+        return Begin::Failed;
+    if (session->status == SessionRecord::Status::Finished && !config) {
+        m_lock.reset();
+        m_error = QStringLiteral("session %1 has finished; give it more room to go on (e.g. more iterations, "
+                                 "or a larger budget)")
+                      .arg(session->id);
+        return Begin::NothingToDo;
+    }
+    if (config) {
+        if (const QStringList problems = config->problems(); !problems.isEmpty()) {
+            m_lock.reset();
+            m_error = QStringLiteral("invalid search settings: ") + problems.join(QStringLiteral("; "));
+            return Begin::Failed;
+        }
+    }
+    const QString host = !m_options.host.isEmpty()  ? m_options.host
+                         : !session->host.isEmpty() ? session->host
+                                                    : QStringLiteral("local");
+    if (!prepare(host)) {
+        m_lock.reset();
+        return Begin::Failed;
+    }
+    const QString id = session->id;
+    m_pending = true;
+    lookUpKeys([this, id, config] {
+        if (!m_search->resume(id, config)) {
+            fail(m_search->lastError());
+            return;
+        }
+        m_pending = false;
+        Q_EMIT started(id);
+    });
+    return Begin::Pending;
+}
+
+void OptimizationRun::stop()
+{
+    ++m_generation; // a key lookup still under way starts nothing
+    if (m_pending)
+        fail(QStringLiteral("stopped before the search started"));
+    else if (isRunning())
+        m_search->stop();
+}
+
+void OptimizationRun::onFinished(StopReason reason)
+{
+    m_lock.reset();
+    Q_EMIT finished(reason);
+}

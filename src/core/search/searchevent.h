@@ -1,0 +1,160 @@
+#pragma once
+
+#include "llm/agentrole.h"
+#include "model/candidate.h"
+#include "model/evaluation.h"
+#include "model/plan.h"
+#include "search/searchconfig.h"
+#include "search/searchtask.h"
+#include "search/stoprules.h"
+
+#include <QJsonObject>
+#include <QMap>
+#include <QStringList>
+
+#include <optional>
+#include <variant>
+
+// What a running search tells its observers, one value per step, so a live view, the CLI's progress lines and
+// its --json lines are all printed from the same facts. Every event names its session; the ones about a
+// kernel name its candidate id, the ones about a model call the call's number within this run.
+namespace SearchEvents {
+
+struct SessionStarted
+{
+    bool resumed = false;
+    int iteration = 0; // where it starts: 0 the baseline, else the iteration that is (re)run
+    SearchTask task;
+    SearchConfig config;
+};
+
+struct BaselineEvaluated
+{
+    QString candidateId;
+    Evaluation evaluation;
+};
+
+struct PlanCreated
+{
+    int iteration = 0;
+    QString planId;
+    QString parentCandidateId; // the beam kernel the plan is for
+    int planIndex = 0;
+    Plan plan;
+};
+
+struct CandidateCreated
+{
+    Candidate candidate; // with its source
+};
+
+struct LlmCallStarted
+{
+    quint64 call = 0; // numbered within this run
+    AgentRole role = AgentRole::Planner;
+    int iteration = 0;
+    QString tag; // what the call is about: a plan or candidate id
+    bool replayed = false;
+};
+
+struct LlmCallFinished
+{
+    quint64 call = 0;
+    AgentRole role = AgentRole::Planner;
+    int iteration = 0;
+    bool ok = false;
+    QString error;
+    std::optional<qint64> promptTokens;
+    std::optional<qint64> completionTokens;
+    std::optional<double> costUsd;
+    QString model;
+    bool replayed = false; // answered from the session's record (a resume): not paid for again
+};
+
+struct EvaluationStarted
+{
+    QString candidateId;
+    int iteration = 0;
+};
+
+struct EvaluationFinished
+{
+    QString candidateId;
+    int iteration = 0;
+    Evaluation evaluation; // evaluation.reusedFrom is set when a twin's measurement was taken over
+    bool replayed = false; // read back from the store on a resume
+};
+
+struct BeamSelected
+{
+    int iteration = 0;
+    QStringList candidateIds; // fastest first
+    bool improved = false;
+};
+
+struct ExperienceStored
+{
+    int iteration = 0;
+    QString title;
+    QString slowCandidateId;
+    QString fastCandidateId;
+    double speedup = 1.0; // as measured: below 1 for a negative experience
+};
+
+// Where the search stands after an iteration's selection and lessons, or when it ends.
+struct Totals
+{
+    int iterations = 0; // T
+    QString bestCandidateId;
+    std::optional<Evaluation> best;
+    std::optional<double> baselineLatencyMs;
+    std::optional<double> speedup; // of the best over the baseline
+    int candidates = 0;            // of the whole session
+    int usable = 0;                // correct with a latency
+    int reused = 0;                // evaluations taken over from a twin kernel
+    double costUsd = 0;
+    qint64 tokens = 0;
+    QMap<QString, double> costUsdByRole;
+    QMap<QString, qint64> tokensByRole;
+};
+
+struct IterationFinished
+{
+    int iteration = 0;
+    int candidates = 0; // of this iteration
+    int usable = 0;
+    Totals totals;
+};
+
+struct Stopped
+{
+    StopReason reason = StopReason::None;
+    QString error;
+    int iterationsDone = 0;
+    Totals totals; // cost and tokens as the session store booked them, over every run of the session
+    int llmCalls = 0;
+    int callsWithoutCost = 0; // no price known for the model
+    double orchestrationSeconds = 0;
+};
+
+} // namespace SearchEvents
+
+using SearchEventData =
+    std::variant<SearchEvents::SessionStarted, SearchEvents::BaselineEvaluated, SearchEvents::PlanCreated,
+                 SearchEvents::CandidateCreated, SearchEvents::LlmCallStarted, SearchEvents::LlmCallFinished,
+                 SearchEvents::EvaluationStarted, SearchEvents::EvaluationFinished,
+                 SearchEvents::BeamSelected, SearchEvents::ExperienceStored, SearchEvents::IterationFinished,
+                 SearchEvents::Stopped>;
+
+struct SearchEvent
+{
+    QString sessionId;
+    double elapsedSeconds = 0; // since this run of the search began
+    SearchEventData data;
+
+    template<typename T> const T *as() const { return std::get_if<T>(&data); }
+    // "session", "baseline", "plan", "candidate", "llm_call", "llm_reply", "evaluation_started",
+    // "evaluation", "beam", "experience", "iteration", "finished": the `event` of the --json lines.
+    QString name() const;
+    QJsonObject toJson() const;
+};
