@@ -1,43 +1,18 @@
 #include "exportcommand.h"
 
-#include "export/exportfile.h"
 #include "export/exportformat.h"
 #include "export/kernelexporter.h"
-#include "export/reportwriter.h"
+#include "export/sessionexport.h"
 #include "store/sessionstore.h"
 
 #include "subcommandparser.h"
 
 #include <QCommandLineParser>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QTextStream>
 
 namespace {
-struct Output
-{
-    QString label;
-    QString path;
-    QByteArray bytes;
-};
-
-// A name for the file inside --to, never a path: a name like "../x.py" would quietly write outside the folder
-// the user chose.
-bool checkName(QString &name, QString &problem)
-{
-    if (name.trimmed().isEmpty() || name.contains(u'/') || name.contains(u'\\') ||
-        name == QStringLiteral(".") || name == QStringLiteral("..")) {
-        problem =
-            QStringLiteral("--name takes a file name such as fast_silu.py, not '%1'; put the folder in --to")
-                .arg(name);
-        return false;
-    }
-    if (!name.endsWith(QStringLiteral(".py"), Qt::CaseInsensitive))
-        name += QStringLiteral(".py");
-    return true;
-}
-
 QString shown(const QString &path)
 {
     return QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath());
@@ -90,8 +65,9 @@ int ExportCommand::run(const QStringList &arguments)
     QString fileName = parser.value(nameOption);
     if (parser.isSet(nameOption)) {
         QString problem;
-        if (!checkName(fileName, problem)) {
-            err << "accelopt export: " << problem << "\n";
+        if (!SessionExport::checkFileName(fileName, problem)) {
+            err << "accelopt export: --name takes a file name such as fast_silu.py, not '" << fileName
+                << "'; put the folder in --to\n";
             return 2;
         }
     }
@@ -113,76 +89,35 @@ int ExportCommand::run(const QStringList &arguments)
         err << "accelopt export: " << store.lastError() << " (see 'accelopt sessions list')\n";
         return 1;
     }
-    KernelExporter exporter(store);
-    const auto prepared = exporter.prepare(session->id, parser.value(candidateOption));
-    if (!prepared) {
-        err << "accelopt export: " << exporter.lastError() << "\n";
+    SessionExport::Request request;
+    request.sessionId = session->id;
+    request.candidateId = parser.value(candidateOption);
+    request.folder = folder;
+    request.fileName = fileName;
+    request.reports = !parser.isSet(noReportOption);
+    request.overwrite = parser.isSet(forceOption);
+    const SessionExport::Result result = SessionExport::run(store, request);
+    if (!result.ok) {
+        err << "accelopt export: " << result.error;
+        if (!result.existing.isEmpty() && !request.overwrite)
+            err << ". Pass --force to replace, or --name to export under another name.";
+        err << "\n";
         return 1;
     }
-    if (fileName.isEmpty())
-        fileName = KernelExporter::defaultFileName(*session);
-    const QString stem = fileName.chopped(3);
-
-    const QDir dir(folder);
-    QList<Output> outputs{{QStringLiteral("kernel"), dir.filePath(fileName), prepared->text.toUtf8()}};
-    if (!parser.isSet(noReportOption)) {
-        ReportWriter report(store);
-        if (!report.load(session->id)) {
-            err << "accelopt export: " << report.lastError() << "\n";
-            return 1;
-        }
-        outputs.append({QStringLiteral("csv"), dir.filePath(ReportWriter::csvFileName(stem)), report.csv()});
-        outputs.append(
-            {QStringLiteral("json"), dir.filePath(ReportWriter::jsonFileName(stem)), report.json()});
-        outputs.append({QStringLiteral("report"), dir.filePath(ReportWriter::markdownFileName(stem)),
-                        report.markdown()});
-    }
-
-    // All or nothing: look at every target before writing the first, so a refusal leaves the folder as it
-    // was.
-    QStringList existing;
-    for (const Output &o : outputs)
-        if (QFileInfo::exists(o.path))
-            existing.append(shown(o.path));
-    if (!existing.isEmpty() && !parser.isSet(forceOption)) {
-        err << "accelopt export: " << existing.join(QStringLiteral(", "))
-            << (existing.size() == 1 ? " already exists" : " already exist")
-            << "; nothing was written. Pass --force to replace, or --name to export under another name.\n";
-        return 1;
-    }
-    QString error;
-    if (!ExportFile::ensureFolder(folder, error)) {
-        err << "accelopt export: " << error << "\n";
-        return 1;
-    }
-    QStringList created;
-    for (const Output &o : outputs) {
-        const bool isNew = !QFileInfo::exists(o.path);
-        if (!ExportFile::write(o.path, o.bytes, parser.isSet(forceOption), error)) {
-            // Files this run created are taken back; files it replaced (--force) cannot be restored.
-            for (const QString &p : std::as_const(created))
-                QFile::remove(p);
-            err << "accelopt export: " << error
-                << (created.isEmpty() ? QString()
-                                      : QStringLiteral("; removed the files this export had written"))
-                << "\n";
-            return 1;
-        }
-        if (isNew)
-            created.append(o.path);
-    }
+    const KernelExporter::Prepared &prepared = *result.prepared;
 
     QTextStream out(stdout);
-    const Evaluation &e = prepared->evaluation;
-    out << "exported candidate " << prepared->candidate.id.left(8) << " (iteration "
-        << prepared->candidate.iteration << ") of session " << session->id.left(8) << " ("
-        << session->taskName << " on " << session->target << "/" << session->backend << ")\n";
-    for (const Output &o : outputs)
+    const Evaluation &e = prepared.evaluation;
+    out << "exported candidate " << prepared.candidate.id.left(8) << " (iteration "
+        << prepared.candidate.iteration << ") of session " << session->id.left(8) << " (" << session->taskName
+        << " on " << session->target << "/" << session->backend << ")\n";
+    for (const SessionExport::Output &o : result.outputs)
         out << "  " << o.label.leftJustified(7) << shown(o.path) << "\n";
-    out << (e.latencyMeanMs ? ExportFormat::milliseconds(*e.latencyMeanMs) : QStringLiteral("latency unknown"));
-    if (prepared->speedup)
-        out << ", " << ExportFormat::speedup(*prepared->speedup) << " over the baseline ("
-            << ExportFormat::milliseconds(*prepared->baselineLatencyMs) << ")";
+    out << (e.latencyMeanMs ? ExportFormat::milliseconds(*e.latencyMeanMs)
+                            : QStringLiteral("latency unknown"));
+    if (prepared.speedup)
+        out << ", " << ExportFormat::speedup(*prepared.speedup) << " over the baseline ("
+            << ExportFormat::milliseconds(*prepared.baselineLatencyMs) << ")";
     else
         out << ", speedup unknown (the baseline has no correct timing)";
     if (e.percentOfPeak)
