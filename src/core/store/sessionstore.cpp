@@ -244,6 +244,83 @@ QList<SessionRecord> SessionStore::sessions() const
     return result;
 }
 
+QList<SessionSummary> SessionStore::sessionSummaries() const
+{
+    QList<SessionSummary> result;
+    // "Correct" is status ok and correct = 1, as everywhere; the best is the lowest mean latency
+    // (Selection::isBetterBest orders ties, which does not change the value).
+    static const QString usable =
+        QStringLiteral("e.status = 'ok' AND e.correct = 1 AND e.latency_mean_ms > 0");
+    Statement q(m_db.connection(),
+                QStringLiteral("SELECT %1, "
+                               "(SELECT count(*) FROM candidates c WHERE c.session_id = s.id), "
+                               "(SELECT e.latency_mean_ms FROM candidates c JOIN evaluations e ON "
+                               "e.candidate_id = c.id AND e.run_index = 0 WHERE c.session_id = s.id AND "
+                               "c.origin = 'baseline' AND %2), "
+                               "(SELECT e.latency_mean_ms || ' ' || coalesce(e.percent_of_peak, '') FROM "
+                               "candidates c JOIN evaluations e ON e.candidate_id = c.id AND e.run_index = 0 "
+                               "WHERE c.session_id = s.id AND %2 ORDER BY e.latency_mean_ms, c.iteration, "
+                               "c.id LIMIT 1), "
+                               "(SELECT total(cost_usd) FROM llm_calls l WHERE l.session_id = s.id) "
+                               "FROM sessions s ORDER BY created_at DESC, id")
+                    .arg(sessionColumns, usable));
+    if (!q.exec()) {
+        fail(q.error());
+        return result;
+    }
+    const int first = int(sessionColumns.count(u',')) + 1;
+    while (q.next()) {
+        SessionSummary s;
+        s.session = sessionFrom(q);
+        s.iterations = s.session.config.value(QStringLiteral("iterations")).toInt();
+        s.candidates = q.value(first).toInt();
+        if (!q.value(first + 1).isNull())
+            s.baselineLatencyMs = q.value(first + 1).toDouble();
+        if (!q.value(first + 2).isNull()) {
+            const QStringList best = q.value(first + 2).toString().split(u' ');
+            s.bestLatencyMs = best.value(0).toDouble();
+            bool known = false;
+            const double percent = best.value(1).toDouble(&known);
+            if (known)
+                s.bestPercentOfPeak = percent;
+        }
+        s.costUsd = q.value(first + 3).toDouble();
+        result.append(s);
+    }
+    return result;
+}
+
+bool SessionStore::deleteSession(const QString &sessionId)
+{
+    QString error;
+    const bool ok = m_db.transact(
+        [&](QString &e) {
+            // Plans and candidates refer to each other; clear those links first so the cascade from the
+            // session can remove both tables' rows in any order.
+            Statement unlinkPlans(m_db.connection(), QStringLiteral("UPDATE plans SET parent_candidate_id = "
+                                                                    "NULL WHERE session_id = :s"));
+            Statement unlinkCandidates(
+                m_db.connection(), QStringLiteral("UPDATE candidates SET parent_id = NULL, plan_id = NULL "
+                                                  "WHERE session_id = :s"));
+            Statement beams(m_db.connection(), QStringLiteral("DELETE FROM beams WHERE session_id = :s"));
+            Statement remove(m_db.connection(), QStringLiteral("DELETE FROM sessions WHERE id = :s"));
+            for (Statement *st : {&unlinkPlans, &unlinkCandidates, &beams, &remove}) {
+                st->bind(QStringLiteral(":s"), sessionId);
+                if (!st->exec()) {
+                    e = st->error();
+                    return false;
+                }
+            }
+            if (remove.rowsAffected() != 1) {
+                e = QStringLiteral("no session '%1' in %2").arg(sessionId, m_path);
+                return false;
+            }
+            return true;
+        },
+        error);
+    return ok || fail(error);
+}
+
 std::optional<SessionRecord> SessionStore::findSession(const QString &prefix) const
 {
     if (auto exact = session(prefix))

@@ -6,6 +6,7 @@
 #include "store/database.h"
 #include "store/planrecord.h"
 #include "store/sessionrecord.h"
+#include "store/sessionsummary.h"
 
 #include <QList>
 #include <QMap>
@@ -54,7 +55,11 @@ public:
     bool setStatus(const QString &sessionId, SessionRecord::Status status, const QString &stopReason = {});
     bool setConfig(const QString &sessionId, const QJsonObject &config);
     std::optional<SessionRecord> session(const QString &sessionId) const;
-    QList<SessionRecord> sessions() const; // newest first
+    QList<SessionRecord> sessions() const;          // newest first
+    QList<SessionSummary> sessionSummaries() const; // newest first, `live` left false
+    // Removes the session and everything it produced (plans, candidates, evaluations, beams, LLM calls),
+    // in one transaction. The optimization memory keeps its experiences; they name the session by id.
+    bool deleteSession(const QString &sessionId);
     // The one session whose id starts with `prefix` (as `git` accepts abbreviated hashes); nullopt if none or
     // ambiguous, with the reason in lastError().
     std::optional<SessionRecord> findSession(const QString &prefix) const;

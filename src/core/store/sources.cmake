@@ -6,6 +6,8 @@ target_sources(accelopt_core PRIVATE
   store/planrecord.h
   store/sessionlock.cpp store/sessionlock.h
   store/sessionrecord.h
+  store/sessionsummary.h
+  store/sessionsnapshot.cpp store/sessionsnapshot.h
   store/sessionstore.cpp store/sessionstore.h
   store/statement.cpp store/statement.h
   store/workspaceschema.cpp store/workspaceschema.h)

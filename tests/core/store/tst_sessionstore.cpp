@@ -1,4 +1,5 @@
 #include "model/kernelnormalizer.h"
+#include "store/sessionsnapshot.h"
 #include "store/sessionstore.h"
 
 #include <QSqlQuery>
@@ -191,6 +192,84 @@ private Q_SLOTS:
         QVERIFY(m_store->setBeam(m_session, 1, {a.id, base.id}));
         QCOMPARE(m_store->beam(m_session, 1), (QStringList{a.id, base.id}));
         QCOMPARE(rows(QStringLiteral("beams")), 2);
+    }
+
+    void summariesSnapshotAndDelete()
+    {
+        Candidate base;
+        base.sessionId = m_session;
+        base.origin = Candidate::Origin::Baseline;
+        base.source = QStringLiteral("base");
+        QVERIFY(m_store->addCandidate(base));
+        QVERIFY(m_store->addEvaluation(base.id, evaluation(QStringLiteral("ok"), 10.0, 10)));
+        PlanRecord plan;
+        plan.sessionId = m_session;
+        plan.iteration = 1;
+        plan.parentCandidateId = base.id;
+        plan.plan.title = QStringLiteral("fuse");
+        QVERIFY(m_store->addPlan(plan));
+        Candidate a = child(base.id, 1, 0, 0, QStringLiteral("a"));
+        a.planId = plan.id;
+        Candidate twin = child(base.id, 1, 0, 1, QStringLiteral("a "));
+        twin.planId = plan.id;
+        QVERIFY(m_store->addCandidate(a) && m_store->addCandidate(twin));
+        QVERIFY(m_store->addEvaluation(a.id, evaluation(QStringLiteral("ok"), 2.5, 40)));
+        Evaluation reused = evaluation(QStringLiteral("ok"), 2.5, 40);
+        reused.reusedFrom = a.id;
+        QVERIFY(m_store->addEvaluation(twin.id, reused));
+        QVERIFY(m_store->setBeam(m_session, 0, {base.id}) && m_store->setBeam(m_session, 1, {a.id, base.id}));
+        LlmCallRecord call;
+        call.role = QStringLiteral("planner");
+        call.costUsd = 0.25;
+        QVERIFY(m_store->recordLlmCall(m_session, call));
+
+        // One rule for "best": a tie in latency goes to the earlier iteration, then the smaller id.
+        const QString expectedBest = std::min(a.id, twin.id);
+        QCOMPARE(m_store->bestCandidate(m_session)->id, expectedBest);
+
+        const QList<SessionSummary> list = m_store->sessionSummaries();
+        QCOMPARE(list.size(), 1);
+        const SessionSummary &summary = list.first();
+        QCOMPARE(summary.session.id, m_session);
+        QCOMPARE(summary.candidates, 3);
+        QCOMPARE(summary.baselineLatencyMs, 10.0);
+        QCOMPARE(summary.bestLatencyMs, 2.5);
+        QCOMPARE(summary.bestPercentOfPeak, 40.0);
+        QCOMPARE(summary.speedup(), 4.0);
+        QCOMPARE(summary.costUsd, 0.25);
+        QVERIFY(!summary.live);
+
+        QString error;
+        const std::optional<SessionSnapshot> snapshot =
+            SessionSnapshot::load(*m_store, m_session.left(8), error);
+        QVERIFY2(snapshot, qPrintable(error));
+        QCOMPARE(snapshot->candidates.size(), 3);
+        QCOMPARE(snapshot->candidates.first().id, base.id);
+        QCOMPARE(snapshot->evaluations.value(twin.id).reusedFrom, a.id);
+        QCOMPARE(snapshot->plans.value(plan.id).plan.title, QStringLiteral("fuse"));
+        QCOMPARE(snapshot->beams.value(1), (QStringList{a.id, base.id}));
+        QCOMPARE(snapshot->cost.calls, 1);
+        QCOMPARE(snapshot->bestCandidateId, expectedBest);
+        QVERIFY(!SessionSnapshot::load(*m_store, QStringLiteral("nosuch"), error));
+        QVERIFY2(error.contains(QStringLiteral("no session 'nosuch'")), qPrintable(error));
+
+        // Deleting takes everything the session produced, and nothing of another session.
+        SessionRecord other;
+        other.taskName = QStringLiteral("adamw");
+        QVERIFY(m_store->createSession(other));
+        Candidate otherBase;
+        otherBase.sessionId = other.id;
+        otherBase.origin = Candidate::Origin::Baseline;
+        otherBase.source = QStringLiteral("other");
+        QVERIFY(m_store->addCandidate(otherBase));
+        QVERIFY(m_store->deleteSession(m_session));
+        for (const QString &table : {QStringLiteral("plans"), QStringLiteral("evaluations"),
+                                     QStringLiteral("beams"), QStringLiteral("llm_calls")})
+            QCOMPARE(rows(table), 0);
+        QCOMPARE(rows(QStringLiteral("candidates")), 1);
+        QCOMPARE(m_store->sessions().size(), 1);
+        QVERIFY(!m_store->deleteSession(m_session));
+        QVERIFY(m_store->lastError().contains(QStringLiteral("no session")));
     }
 
     void stepsAndResumePoint()

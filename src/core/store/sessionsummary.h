@@ -1,0 +1,26 @@
+#pragma once
+
+#include "store/sessionrecord.h"
+
+#include <optional>
+
+// One line of a list of sessions (the workbench's Sessions dock, `accelopt sessions list`): the session and
+// what it achieved so far, read in one query.
+struct SessionSummary
+{
+    SessionRecord session;
+    int iterations = 0; // T of its settings
+    int candidates = 0;
+    std::optional<double> baselineLatencyMs; // when the baseline ran correctly
+    std::optional<double> bestLatencyMs;     // of the fastest correct kernel
+    std::optional<double> bestPercentOfPeak;
+    double costUsd = 0;
+    bool live = false; // a process holds its lock: running now (set by the caller, see SessionLock)
+
+    std::optional<double> speedup() const
+    {
+        if (baselineLatencyMs && bestLatencyMs && *bestLatencyMs > 0)
+            return *baselineLatencyMs / *bestLatencyMs;
+        return std::nullopt;
+    }
+};
