@@ -7,6 +7,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
+#include <QMutex>
 #include <QSqlError>
 #include <QSqlQuery>
 
@@ -17,6 +19,49 @@ QString uniqueConnectionName(const QString &kind)
 {
     static std::atomic<int> counter{0};
     return QStringLiteral("accelopt.%1.%2").arg(kind).arg(counter.fetch_add(1));
+}
+
+// The database files this process has open. Opening and closing a file by any other means than SQLite's own
+// drops every POSIX lock the process holds on it (that is how fcntl locks work), so a second Database on a
+// file this process already has open must not read its header through QFile: the first connection would lose
+// its locks, another process could then checkpoint and delete the write-ahead log under it, and the file
+// would be damaged (seen when the workbench's engine had the workspace open and `accelopt resume` wrote to
+// it).
+class OpenFiles
+{
+public:
+    bool contains(const QString &path)
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_count.value(key(path)) > 0;
+    }
+    void add(const QString &path)
+    {
+        QMutexLocker lock(&m_mutex);
+        ++m_count[key(path)];
+    }
+    void remove(const QString &path)
+    {
+        QMutexLocker lock(&m_mutex);
+        const QString k = key(path);
+        if (--m_count[k] <= 0)
+            m_count.remove(k);
+    }
+
+private:
+    static QString key(const QString &path)
+    {
+        const QString canonical = QFileInfo(path).canonicalFilePath();
+        return canonical.isEmpty() ? QFileInfo(path).absoluteFilePath() : canonical;
+    }
+    QMutex m_mutex;
+    QHash<QString, int> m_count;
+};
+
+OpenFiles &openFiles()
+{
+    static OpenFiles files;
+    return files;
 }
 
 QString kindOfApplicationId(qint32 id)
@@ -44,9 +89,13 @@ void Database::close()
 {
     if (!m_db.isValid())
         return;
+    const bool registered = m_registered;
     m_db.close();
     m_db = QSqlDatabase();
     QSqlDatabase::removeDatabase(m_connectionName);
+    if (registered)
+        openFiles().remove(m_path);
+    m_registered = false;
 }
 
 QString Database::refusal(const QString &problem) const
@@ -66,7 +115,7 @@ bool Database::open(const QString &path, QString &error)
         error = QStringLiteral("%1 is a folder, not a database file").arg(QDir::toNativeSeparators(path));
         return false;
     }
-    if (info.exists()) {
+    if (info.exists() && !openFiles().contains(path)) { // open here already: it is healthy, and see OpenFiles
         QString problem;
         if (!DatabaseFileCheck::looksHealthy(path, problem)) {
             error = refusal(problem);
@@ -89,6 +138,8 @@ bool Database::open(const QString &path, QString &error)
         close();
         return false;
     }
+    openFiles().add(path);
+    m_registered = true;
     if (!configure(error) || !migrate(error)) {
         close();
         return false;

@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonObject>
+#include <QProcess>
 #include <QRandomGenerator>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -181,6 +182,47 @@ private Q_SLOTS:
         QSqlQuery check(store.database().connection());
         QVERIFY(check.exec(QStringLiteral("PRAGMA foreign_keys")) && check.next());
         QCOMPARE(check.value(0).toInt(), 1); // switched back on after the rebuild
+    }
+
+    void secondOpenInOneProcessKeepsTheFirstsLocks()
+    {
+        // Regression: the workbench's engine had the workspace open, a second SessionStore in the same
+        // process opened and closed it (reading its header through QFile, which drops every POSIX lock the
+        // process held on the file), and `accelopt resume` in another process then checkpointed the
+        // write-ahead log away under the engine's connection: the engine saw stale data and the file was
+        // damaged.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("ws.sqlite"));
+        SessionStore first(path);
+        QVERIFY(first.open());
+        SessionRecord s;
+        s.taskName = QStringLiteral("silu");
+        QVERIFY(first.createSession(s));
+        QCOMPARE(first.sessions().size(), 1);
+        {
+            SessionStore second(path);
+            QVERIFY2(second.open(), qPrintable(second.lastError()));
+            QCOMPARE(second.sessions().size(), 1);
+        }
+        // Another process writes, checkpoints and closes, as the CLI does.
+        QProcess writer;
+        writer.start(QStringLiteral(ACCELOPT_TEST_PYTHON),
+                     {QStringLiteral("-c"),
+                      QStringLiteral("import sqlite3, sys\n"
+                                     "db = sqlite3.connect(sys.argv[1], timeout=5)\n"
+                                     "db.execute(\"UPDATE sessions SET current_iteration = 7\")\n"
+                                     "db.commit()\n"
+                                     "db.execute('PRAGMA wal_checkpoint(TRUNCATE)')\n"
+                                     "db.close()\n"),
+                      path});
+        QVERIFY(writer.waitForFinished(30000));
+        QVERIFY2(writer.exitCode() == 0, writer.readAllStandardError().constData());
+        QCOMPARE(first.sessions().first().currentIteration, 7); // sees the other process's write
+        QVERIFY(first.setStatus(s.id, SessionRecord::Status::Stopped));
+        SessionStore again(path);
+        QVERIFY2(again.open(), qPrintable(again.lastError())); // and the file is whole
+        QCOMPARE(again.session(s.id)->status, SessionRecord::Status::Stopped);
+        QCOMPARE(again.session(s.id)->currentIteration, 7);
     }
 
     void reopenKeepsData()
