@@ -83,20 +83,9 @@ bool EvalBatch::applyOptions(const QCommandLineParser &parser, EvalRequest &requ
             return false;
         }
     } else {
-        request.timeoutSeconds = defaultTimeoutSeconds(request);
+        request.timeoutSeconds = request.defaultTimeoutSeconds();
     }
     return true;
-}
-
-double EvalBatch::defaultTimeoutSeconds(const EvalRequest &request)
-{
-    if (request.timingOnly || request.size != QStringLiteral("full"))
-        return 600.0;
-    // Each seed runs the task's float64 reference and the kernel's numeric run at full size: about 30 s a
-    // seed for matmul with OpenBLAS, 5-9 minutes on a reference BLAS (nkibench/runner/README.md). Same rule
-    // as the runner's own default; it draws 3 seeds when none are given.
-    const qsizetype seeds = request.seeds.isEmpty() ? 3 : request.seeds.size();
-    return 300.0 + 600.0 * double(seeds);
 }
 
 bool EvalBatch::taskReference(const QString &task, const QString &dataset, QJsonObject &out, QString &error)
@@ -155,7 +144,8 @@ QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<I
         if (index < 0)
             return;
         results[index] = evaluation;
-        QTextStream(stderr) << "accelopt: " << items.at(index).label << ": " << evaluation.statusName() << "\n";
+        QTextStream(stderr) << "accelopt: " << items.at(index).label << ": " << evaluation.statusName()
+                            << "\n";
         if (--remaining == 0)
             loop.quit();
     });

@@ -23,9 +23,6 @@ public:
     static void addCommonOptions(QCommandLineParser &parser);
     // Applies the common options to a request; false with `error` on a bad value.
     static bool applyOptions(const QCommandLineParser &parser, EvalRequest &request, QString &error);
-    // The evaluation timeout when --timeout is not given: 600 s, or 300 s + 600 s per correctness seed for a
-    // full-size numeric evaluation.
-    static double defaultTimeoutSeconds(const EvalRequest &request);
     // Resolves a --task value: an existing folder becomes {"dir": ...}; otherwise a task name, checked
     // against the local task folder when the host is local. --dataset DIR makes it {"dataset": DIR, "name":
     // NAME}.

@@ -2,13 +2,16 @@
 
 #include "common/logcategories.h"
 
-Host::Host(const HostConfig &config, QObject *parent) : QObject(parent), m_config(config) {}
+Host::Host(const HostConfig &config, QObject *parent)
+    : QObject(parent), m_config(config), m_state(idleState(config))
+{
+}
 
 QString Host::stateName(State state)
 {
     switch (state) {
     case State::Offline:
-        return QStringLiteral("offline");
+        return QStringLiteral("not connected");
     case State::Connecting:
         return QStringLiteral("connecting");
     case State::Ready:
@@ -23,6 +26,11 @@ QString Host::stateName(State state)
         return QStringLiteral("failed");
     }
     return QStringLiteral("unknown");
+}
+
+Host::State Host::idleState(const HostConfig &config)
+{
+    return config.kind == HostConfig::Kind::Local ? State::Ready : State::Offline;
 }
 
 void Host::setState(State state, const QString &detail)

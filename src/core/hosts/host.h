@@ -14,7 +14,8 @@ class Host : public QObject
 public:
     enum class State
     {
-        Offline,
+        Offline, // not connected (an SSH host before its first job); a local host is Ready from the start
+
         Connecting,
         Ready,
         Busy,
@@ -32,6 +33,9 @@ public:
     State state() const { return m_state; }
     QString stateDetail() const { return m_detail; }
     static QString stateName(State state);
+    // What a host is before anything was asked of it: a local host starts its runners on demand, so it is
+    // ready; a remote one is not connected yet.
+    static State idleState(const HostConfig &config);
     void setState(State state, const QString &detail = {});
 
     // Starts the runner for a slot; answers with slotOpened or slotFailed, later slotClosed when the stream

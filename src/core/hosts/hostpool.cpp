@@ -69,7 +69,7 @@ void HostPool::stop()
         slot->state = SlotState::Closed;
     }
     for (Host *host : std::as_const(m_hosts))
-        host->setState(Host::State::Offline);
+        host->setState(Host::idleState(host->config()));
 }
 
 quint64 HostPool::submit(const EvalRequest &request)

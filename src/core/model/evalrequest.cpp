@@ -27,3 +27,11 @@ QJsonObject EvalRequest::toJson(const QString &id) const
         o.insert(QStringLiteral("iters"), iters);
     return o;
 }
+
+double EvalRequest::defaultTimeoutSeconds() const
+{
+    if (timingOnly || size != QStringLiteral("full"))
+        return 600.0;
+    const qsizetype n = seeds.isEmpty() ? 3 : seeds.size();
+    return 300.0 + 600.0 * double(n);
+}

@@ -23,4 +23,8 @@ struct EvalRequest
     bool timingOnly = false;
 
     QJsonObject toJson(const QString &id) const;
+    // The wall-clock limit when the user sets none: 600 s, or for a full-size numeric run 300 s + 600 s per
+    // correctness seed (each seed runs the float64 reference and the kernel at full size; the runner's own
+    // default follows the same rule and draws 3 seeds when none are given).
+    double defaultTimeoutSeconds() const;
 };

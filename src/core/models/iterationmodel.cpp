@@ -85,5 +85,5 @@ QVariant IterationModel::headerData(int section, Qt::Orientation orientation, in
         return {};
     static const char *const names[] = {"Iteration", "Candidates", "Correct",
                                         "Failed",    "Best (ms)",  "Improved"};
-    return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant();
+    return section >= 0 && section < ColumnCount ? QString::fromUtf8(names[section]) : QVariant();
 }

@@ -61,6 +61,7 @@ void SearchState::load(const SessionSnapshot &snapshot)
     Summary &s = m_summary;
     const SessionRecord &session = snapshot.session;
     s.task = session.taskName;
+    s.taskRef = session.task;
     s.target = session.target;
     s.backend = session.backend;
     s.host = session.host;
@@ -283,6 +284,7 @@ void SearchState::apply(const SearchEvent &event)
         m_sessionId = event.sessionId;
         Summary &s = m_summary;
         s.task = started->task.name;
+        s.taskRef = started->task.ref;
         s.target = started->task.target;
         s.backend = started->task.backend;
         s.host = started->task.host;

@@ -34,6 +34,7 @@ public:
     struct Summary
     {
         QString task;
+        QJsonObject taskRef; // EvalRequest::task of the session
         QString target;
         QString backend;
         QString host;

@@ -158,5 +158,5 @@ QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, 
         return {};
     static const char *const names[] = {"Task",    "Started", "Status",        "Iter.",  "Best",
                                         "Speedup", "Cost",    "Host · target", "Session"};
-    return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant();
+    return section >= 0 && section < ColumnCount ? QString::fromUtf8(names[section]) : QVariant();
 }

@@ -10,3 +10,5 @@ target_sources(accelopt_core PRIVATE
 target_sources(accelopt_core PRIVATE
   models/iterationmodel.cpp models/iterationmodel.h
   models/sessionlistmodel.cpp models/sessionlistmodel.h)
+target_sources(accelopt_core PRIVATE
+  models/benchmarklistmodel.cpp models/benchmarklistmodel.h)

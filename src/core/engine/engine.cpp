@@ -1,0 +1,251 @@
+#include "engine/engine.h"
+
+#include "common/logcategories.h"
+#include "hosts/hostfactory.h"
+#include "hosts/hostpool.h"
+#include "hosts/hostregistry.h"
+#include "memory/experiencestore.h"
+#include "search/beamsearch.h"
+#include "search/optimizationrun.h"
+#include "store/sessionlock.h"
+#include "store/sessionstore.h"
+
+#include <QFileInfo>
+
+Engine::Engine(const Settings &settings, QObject *parent) : QObject(parent), m_settings(settings) {}
+
+Engine::~Engine()
+{
+    shutdown();
+}
+
+bool Engine::openWorkspace(QString &error)
+{
+    if (m_store && m_store->database().isOpen())
+        return true;
+    m_store = std::make_unique<SessionStore>(m_settings.workspaceDb.isEmpty() ? SessionStore::defaultPath()
+                                                                              : m_settings.workspaceDb);
+    if (!m_store->open()) {
+        error = QStringLiteral("cannot open the workspace database: %1").arg(m_store->lastError());
+        m_store.reset();
+        return false;
+    }
+    return true;
+}
+
+HostPool *Engine::poolFor(const QString &name, HostConfig &config, QString &error)
+{
+    if (HostPool *pool = m_pools.value(name)) {
+        config = m_hostConfigs.value(name);
+        return pool;
+    }
+    // Read the registry now, not at start: the user may have added the host a minute ago.
+    HostRegistry registry(m_settings.hostsFile.isEmpty() ? HostRegistry::defaultPath()
+                                                         : m_settings.hostsFile);
+    if (!registry.load(error))
+        return nullptr;
+    if (!registry.find(name, config)) {
+        error = QStringLiteral("no host named '%1'; add it in Tools > Hosts").arg(name);
+        return nullptr;
+    }
+    if (config.kind == HostConfig::Kind::Local)
+        config.slotCount = m_settings.localSlots;
+    Host *host = HostFactory::create(config, m_settings.prompter);
+    if (!host) {
+        error = QStringLiteral("host '%1' has a kind this build cannot reach").arg(name);
+        return nullptr;
+    }
+    auto *pool = new HostPool(this);
+    pool->addHost(host);
+    connect(pool, &HostPool::hostStateChanged, this,
+            [this](Host *h, Host::State state, const QString &detail) {
+                Q_EMIT hostStateChanged(h->name(), state, detail);
+            });
+    connect(pool, &HostPool::evaluationFinished, this, [this, pool](quint64 poolJob, const Evaluation &e) {
+        const auto it = m_benchmarks.find(poolJob);
+        if (it == m_benchmarks.end() || it->second != pool)
+            return; // a search's evaluation
+        const quint64 job = it->first;
+        m_benchmarks.erase(it);
+        Q_EMIT benchmarkFinished(job, e);
+    });
+    pool->start();
+    m_pools.insert(name, pool);
+    m_hostConfigs.insert(name, config);
+    Q_EMIT hostStateChanged(name, host->state(), host->stateDetail());
+    return pool;
+}
+
+void Engine::benchmark(quint64 job, const EvalRequest &givenRequest, const QString &host)
+{
+    QString error;
+    HostConfig config;
+    HostPool *pool = poolFor(host.isEmpty() ? QStringLiteral("local") : host, config, error);
+    if (!pool) {
+        Q_EMIT benchmarkFinished(job, Evaluation::failure({}, EvalStatus::InfraError, error));
+        return;
+    }
+    EvalRequest request = givenRequest;
+    if (request.backend.isEmpty())
+        request.backend = config.backend;
+    if (request.target.isEmpty())
+        request.target = config.target;
+    m_benchmarks.insert(pool->submit(request), {job, pool});
+}
+
+bool Engine::isSearching() const
+{
+    return m_run && m_run->isRunning();
+}
+
+void Engine::launch(const std::function<int(OptimizationRun &)> &begin, bool useMemory, const QString &host)
+{
+    if (isSearching()) {
+        Q_EMIT searchFailed(QStringLiteral("a search is already running in this window; stop it first"));
+        return;
+    }
+    QString error;
+    if (!openWorkspace(error)) {
+        Q_EMIT searchFailed(error);
+        return;
+    }
+    if (useMemory && !m_memory) {
+        m_memory = std::make_unique<ExperienceStore>(
+            m_settings.memoryDb.isEmpty() ? ExperienceStore::defaultPath() : m_settings.memoryDb);
+        if (!m_memory->open()) {
+            const QString why = m_memory->lastError();
+            m_memory.reset();
+            Q_EMIT searchFailed(QStringLiteral("cannot open the optimization memory: %1 (start without the "
+                                               "memory to go on without it)")
+                                    .arg(why));
+            return;
+        }
+    }
+    OptimizationRun::Options options;
+    options.host = host;
+    options.useMemory = useMemory;
+    options.llmConfig = m_settings.llmConfig;
+    options.prompter = m_settings.prompter;
+    // The old run goes only now: its signals are all delivered, and its search may still be referenced by
+    // queued work of its own, which the deleteLater below lets finish.
+    if (m_run)
+        m_run.release()->deleteLater();
+    m_run = std::make_unique<OptimizationRun>(options);
+    OptimizationRun *run = m_run.get();
+    run->setWorkspace(m_store.get());
+    run->setMemory(useMemory ? m_memory.get() : nullptr);
+    run->setPoolProvider(
+        [this](const QString &name, HostConfig &config, QString &e) { return poolFor(name, config, e); });
+    connect(run, &OptimizationRun::event, this, &Engine::searchEvent);
+    connect(run, &OptimizationRun::notice, this, &Engine::notice);
+    connect(run, &OptimizationRun::started, this, &Engine::searchStarted);
+    connect(run, &OptimizationRun::failed, this, &Engine::searchFailed);
+    connect(run, &OptimizationRun::finished, this, [this, run](StopReason reason) {
+        Q_EMIT searchFinished(run->sessionId(), reason,
+                              run->search() ? run->search()->lastError() : QString());
+    });
+    const auto outcome = OptimizationRun::Begin(begin(*run));
+    if (outcome == OptimizationRun::Begin::Failed || outcome == OptimizationRun::Begin::NothingToDo)
+        Q_EMIT searchFailed(run->error());
+}
+
+void Engine::startSearch(const SearchTask &task, const SearchConfig &config, const QString &host,
+                         bool useMemory)
+{
+    launch([task, config](OptimizationRun &run) { return int(run.start(task, config)); }, useMemory, host);
+}
+
+void Engine::resumeSearch(const QString &sessionId, const std::optional<SearchConfig> &config, bool useMemory)
+{
+    launch([sessionId, config](OptimizationRun &run) { return int(run.resume(sessionId, config)); },
+           useMemory, {});
+}
+
+void Engine::stopSearch()
+{
+    if (m_run)
+        m_run->stop();
+}
+
+void Engine::listSessions(quint64 job)
+{
+    QString error;
+    if (!openWorkspace(error)) {
+        Q_EMIT sessionsListed(job, {}, error);
+        return;
+    }
+    QList<SessionSummary> sessions = m_store->sessionSummaries();
+    for (SessionSummary &s : sessions)
+        if (s.session.status == SessionRecord::Status::Running)
+            s.live = SessionLock::isHeld(m_store->path(), s.session.id);
+    Q_EMIT sessionsListed(job, sessions, {});
+}
+
+void Engine::loadSession(quint64 job, const QString &sessionId)
+{
+    QString error;
+    if (!openWorkspace(error)) {
+        Q_EMIT sessionLoaded(job, {}, error);
+        return;
+    }
+    const std::optional<SessionSnapshot> snapshot = SessionSnapshot::load(*m_store, sessionId, error);
+    Q_EMIT sessionLoaded(job, snapshot.value_or(SessionSnapshot{}), snapshot ? QString() : error);
+}
+
+void Engine::deleteSession(quint64 job, const QString &sessionId)
+{
+    QString error;
+    if (!openWorkspace(error)) {
+        Q_EMIT sessionDeleted(job, sessionId, error);
+        return;
+    }
+    if ((m_run && m_run->sessionId() == sessionId && m_run->isRunning()) ||
+        SessionLock::isHeld(m_store->path(), sessionId)) {
+        Q_EMIT sessionDeleted(
+            job, sessionId,
+            QStringLiteral("session %1 is running; stop it before deleting it").arg(sessionId.left(8)));
+        return;
+    }
+    // Taking the lock keeps a `accelopt resume` from starting on it while it goes.
+    SessionLock lock(m_store->path(), sessionId);
+    if (!lock.tryLock(error) || !m_store->deleteSession(sessionId)) {
+        Q_EMIT sessionDeleted(job, sessionId, error.isEmpty() ? m_store->lastError() : error);
+        return;
+    }
+    lock.unlock();
+    QFile::remove(SessionLock::path(m_store->path(), sessionId));
+    Q_EMIT sessionDeleted(job, sessionId, {});
+}
+
+void Engine::exportSession(quint64 job, const SessionExport::Request &request)
+{
+    QString error;
+    if (!openWorkspace(error)) {
+        SessionExport::Result failed;
+        failed.error = error;
+        Q_EMIT exported(job, failed);
+        return;
+    }
+    Q_EMIT exported(job, SessionExport::run(*m_store, request));
+}
+
+void Engine::listHosts(quint64 job)
+{
+    HostRegistry registry(m_settings.hostsFile.isEmpty() ? HostRegistry::defaultPath()
+                                                         : m_settings.hostsFile);
+    QString error;
+    const bool ok = registry.load(error);
+    Q_EMIT hostsListed(job, ok ? registry.hosts() : QList<HostConfig>{HostRegistry::builtinLocal()}, error);
+}
+
+void Engine::shutdown()
+{
+    if (m_run && m_run->isRunning())
+        m_run->stop();
+    m_run.reset();
+    for (HostPool *pool : std::as_const(m_pools))
+        pool->stop();
+    qDeleteAll(m_pools);
+    m_pools.clear();
+    m_benchmarks.clear();
+}

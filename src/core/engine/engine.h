@@ -1,0 +1,92 @@
+#pragma once
+
+#include "export/sessionexport.h"
+#include "hosts/host.h"
+#include "hosts/hostconfig.h"
+#include "model/evalrequest.h"
+#include "model/evaluation.h"
+#include "search/searchconfig.h"
+#include "search/searchevent.h"
+#include "search/searchtask.h"
+#include "store/sessionsnapshot.h"
+#include "store/sessionsummary.h"
+
+#include <QMap>
+#include <QObject>
+#include <QPair>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+class ExperienceStore;
+class HostPool;
+class OptimizationRun;
+class SessionStore;
+class SshPrompter;
+
+// The workbench's engine room, one per window, living on a thread of its own (RenderDoc's replay thread is
+// the model): it owns the workspace and memory stores, one host pool per host, and the running search, so
+// SQLite, memory retrieval, prompt building and the runner protocol never run on the GUI thread. Every
+// request is a plain call made on the engine's thread (AppContext queues them there); every answer is a
+// signal carrying the caller's job id, so a stale answer can be recognised and dropped.
+class Engine : public QObject
+{
+    Q_OBJECT
+public:
+    struct Settings
+    {
+        QString workspaceDb; // empty: SessionStore::defaultPath()
+        QString memoryDb;    // empty: ExperienceStore::defaultPath()
+        QString llmConfig;   // empty: LlmConfig::defaultPath()
+        QString hostsFile;   // empty: HostRegistry::defaultPath()
+        int localSlots = 2;  // simulator workers of the local host
+        std::shared_ptr<SshPrompter> prompter;
+    };
+
+    explicit Engine(const Settings &settings, QObject *parent = nullptr);
+    ~Engine() override;
+
+    void benchmark(quint64 job, const EvalRequest &request, const QString &host);
+    // One search at a time per window; searchStarted or searchFailed follows.
+    void startSearch(const SearchTask &task, const SearchConfig &config, const QString &host, bool useMemory);
+    // `config` replaces the session's settings (more iterations, a larger budget); the host is the session's.
+    void resumeSearch(const QString &sessionId, const std::optional<SearchConfig> &config, bool useMemory);
+    void stopSearch();
+    void listSessions(quint64 job);
+    void loadSession(quint64 job, const QString &sessionId);
+    void deleteSession(quint64 job, const QString &sessionId);
+    void exportSession(quint64 job, const SessionExport::Request &request);
+    void listHosts(quint64 job);
+    // Stops the search (resumable) and every host; call before the engine's thread ends.
+    void shutdown();
+
+    bool isSearching() const;
+
+Q_SIGNALS:
+    void benchmarkFinished(quint64 job, const Evaluation &evaluation);
+    void searchStarted(const QString &sessionId);
+    void searchFailed(const QString &error);
+    void searchEvent(const SearchEvent &event);
+    void searchFinished(const QString &sessionId, StopReason reason, const QString &error);
+    void sessionsListed(quint64 job, const QList<SessionSummary> &sessions, const QString &error);
+    void sessionLoaded(quint64 job, const SessionSnapshot &snapshot, const QString &error);
+    void sessionDeleted(quint64 job, const QString &sessionId, const QString &error);
+    void exported(quint64 job, const SessionExport::Result &result);
+    void hostsListed(quint64 job, const QList<HostConfig> &hosts, const QString &error);
+    void hostStateChanged(const QString &host, Host::State state, const QString &detail);
+    void notice(const QString &message); // worth telling the user, not fatal
+
+private:
+    bool openWorkspace(QString &error);
+    HostPool *poolFor(const QString &host, HostConfig &config, QString &error);
+    void launch(const std::function<int(OptimizationRun &)> &begin, bool useMemory, const QString &host);
+
+    Settings m_settings;
+    std::unique_ptr<SessionStore> m_store;
+    std::unique_ptr<ExperienceStore> m_memory;
+    QMap<QString, HostPool *> m_pools; // owned (children)
+    QMap<QString, HostConfig> m_hostConfigs;
+    std::unique_ptr<OptimizationRun> m_run;
+    QMap<quint64, QPair<quint64, HostPool *>> m_benchmarks; // pool job -> (caller's job, pool)
+};

@@ -1,0 +1,2 @@
+target_sources(accelopt_core PRIVATE
+  engine/engine.cpp engine/engine.h)
