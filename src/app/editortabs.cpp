@@ -18,7 +18,18 @@ EditorTabs::EditorTabs(UserPrompts *prompts, QWidget *parent) : QTabWidget(paren
 
 KernelEditor *EditorTabs::editorAt(int index) const
 {
-    return qobject_cast<KernelEditor *>(widget(index));
+    QWidget *tab = widget(index);
+    if (auto *editor = qobject_cast<KernelEditor *>(tab))
+        return editor;
+    return tab ? tab->findChild<KernelEditor *>() : nullptr; // a tab that holds an editor beside other views
+}
+
+int EditorTabs::indexOfCandidate(const QString &candidateId) const
+{
+    for (int i = 0; i < count(); ++i)
+        if (widget(i)->property("candidateId").toString() == candidateId)
+            return i;
+    return -1;
 }
 
 KernelEditor *EditorTabs::currentEditor() const

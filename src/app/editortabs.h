@@ -16,6 +16,7 @@ public:
     KernelEditor *editorAt(int index) const;
     KernelEditor *currentEditor() const;
     int indexOfFile(const QString &path) const;
+    int indexOfCandidate(const QString &candidateId) const; // a CandidateTab's
 
     KernelEditor *newKernel();
     // Opens (or focuses, when already open) the file; false with the user told why when it cannot be read.

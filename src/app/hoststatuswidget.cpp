@@ -26,24 +26,36 @@ HostStatusWidget::HostStatusWidget(QWidget *parent) : QLabel(parent)
     setTextFormat(Qt::RichText);
 }
 
-void HostStatusWidget::setHostNames(const QStringList &names)
+void HostStatusWidget::setHosts(const QList<HostConfig> &hosts)
 {
-    m_names = names;
+    m_names.clear();
+    for (const HostConfig &config : hosts) {
+        m_names << config.name;
+        if (!m_states.contains(config.name)) {
+            m_states.insert(config.name, Host::idleState(config));
+            if (config.kind == HostConfig::Kind::Local)
+                m_details.insert(config.name, tr("this machine, with nkisim; starts on demand"));
+        }
+    }
+    refresh();
+}
+
+void HostStatusWidget::setState(const QString &name, Host::State state, const QString &detail)
+{
+    if (!m_names.contains(name))
+        m_names.append(name);
+    m_states.insert(name, state);
+    m_details.insert(name, detail);
     refresh();
 }
 
 void HostStatusWidget::track(Host *host)
 {
-    if (!m_names.contains(host->name()))
-        m_names.append(host->name());
     connect(host, &Host::stateChanged, this,
             [this, name = host->name()](Host::State state, const QString &detail) {
-                m_states.insert(name, state);
-                m_details.insert(name, detail);
-                refresh();
+                setState(name, state, detail);
             });
-    m_states.insert(host->name(), host->state());
-    refresh();
+    setState(host->name(), host->state(), host->stateDetail());
 }
 
 void HostStatusWidget::refresh()

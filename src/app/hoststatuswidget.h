@@ -13,8 +13,10 @@ class HostStatusWidget : public QLabel
 public:
     explicit HostStatusWidget(QWidget *parent = nullptr);
 
-    void setHostNames(const QStringList &names); // everything starts offline
+    // Each host starts in its idle state (a local host is ready: it starts on demand), until told otherwise.
+    void setHosts(const QList<HostConfig> &hosts);
     void track(Host *host);
+    void setState(const QString &name, Host::State state, const QString &detail);
     Host::State stateOf(const QString &name) const { return m_states.value(name, Host::State::Offline); }
 
 private:

@@ -8,11 +8,13 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
+#include <QKeyEvent>
 #include <QMimeData>
 #include <QRegularExpression>
 #include <QSet>
 
 #include <Qsci/qscilexerpython.h>
+#include <Qsci/qscistyle.h>
 
 namespace {
 QStringList localFiles(const QMimeData *mime)
@@ -65,6 +67,61 @@ KernelEditor::KernelEditor(QWidget *parent) : QsciScintilla(parent)
     Theme::applyToEditor(this, Theme::current());
     connect(this, &QsciScintilla::linesChanged, this, &KernelEditor::updateMarginWidth);
     updateMarginWidth();
+
+    // Margin 1 carries the error marker.
+    markerDefine(QsciScintilla::Circle, errorMarker);
+    setMarkerBackgroundColor(QColor(0xc6, 0x28, 0x28), errorMarker);
+    setMarkerForegroundColor(QColor(0xc6, 0x28, 0x28), errorMarker);
+    setMarginType(1, QsciScintilla::SymbolMargin);
+    setMarginWidth(1, 14);
+    setMarginMarkerMask(1, 1 << errorMarker);
+    setAnnotationDisplay(QsciScintilla::AnnotationBoxed);
+    // An error is about the text as it was evaluated: the first edit makes it stale.
+    connect(this, &QsciScintilla::textChanged, this, [this] {
+        if (m_errorLine > 0)
+            clearErrors();
+    });
+}
+
+bool KernelEditor::event(QEvent *event)
+{
+    // QsciScintilla claims every key without Ctrl or Alt for itself, so typing never triggers a shortcut.
+    // Function keys type nothing: leave them to the window's actions (F5 Benchmark, F7 next change, ...).
+    if (event->type() == QEvent::ShortcutOverride) {
+        const auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() >= Qt::Key_F1 && key->key() <= Qt::Key_F35) {
+            event->ignore();
+            return false;
+        }
+    }
+    return QsciScintilla::event(event);
+}
+
+void KernelEditor::markError(int line, const QString &message)
+{
+    clearErrors();
+    if (line < 1 || line > lines())
+        return;
+    m_errorLine = line;
+    markerAdd(line - 1, errorMarker);
+    QsciStyle style(-1, QStringLiteral("error"), QColor(0x8b, 0x1a, 0x1a), QColor(0xfd, 0xec, 0xea), font());
+    annotate(line - 1, message.left(400), style);
+}
+
+void KernelEditor::clearErrors()
+{
+    m_errorLine = 0;
+    markerDeleteAll(errorMarker);
+    clearAnnotations();
+}
+
+void KernelEditor::goToLine(int line)
+{
+    if (line < 1)
+        return;
+    setCursorPosition(std::min(line, lines()) - 1, 0);
+    ensureLineVisible(line - 1);
+    setFocus();
 }
 
 QString KernelEditor::displayName() const

@@ -24,10 +24,18 @@ public:
     void showCompletions(int minimumLength);
     static constexpr int minimumPrefix = 2;
 
+    // Marks a 1-based line as where an evaluation failed: a red marker in the margin and the message under
+    // the line (as Qt Creator shows a build error), until the text changes or the next mark.
+    void markError(int line, const QString &message);
+    void clearErrors();
+    int errorLine() const { return m_errorLine; } // 1-based, 0 when none
+    void goToLine(int line);                      // 1-based; puts the caret there and shows it
+
 Q_SIGNALS:
     void filesDropped(const QStringList &paths);
 
 protected:
+    bool event(QEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dragMoveEvent(QDragMoveEvent *event) override;
     void dropEvent(QDropEvent *event) override;
@@ -38,8 +46,10 @@ private:
     void acceptCompletion(int id, const QString &word);
 
     static constexpr int completionListId = 1;
+    static constexpr int errorMarker = 1;
     static constexpr int maxScannedChars = 512 * 1024;
 
     QString m_filePath;
     QString m_untitledName;
+    int m_errorLine = 0;
 };

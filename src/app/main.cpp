@@ -26,6 +26,12 @@ int main(int argc, char *argv[])
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Kernel files to open."),
                                  QStringLiteral("[files...]"));
+    const QCommandLineOption sessionOption(
+        QStringLiteral("session"),
+        QStringLiteral(
+            "Open a session of the workspace in the Search dock (its id, or the first characters)."),
+        QStringLiteral("ID"));
+    parser.addOption(sessionOption);
     parser.process(app);
 
     Theme::setCurrent(Theme::loadSaved());
@@ -33,6 +39,8 @@ int main(int argc, char *argv[])
     window.show();
     for (const QString &path : parser.positionalArguments())
         window.openFile(path);
+    if (parser.isSet(sessionOption))
+        window.openSession(parser.value(sessionOption));
     qCInfo(lcApp) << "AccelOpt Workbench" << BuildInfo::appVersion() << "started";
     return app.exec();
 }

@@ -1,16 +1,22 @@
 #include "mainwindow.h"
 
 #include "aboutdialog.h"
+#include "appcontext.h"
 #include "applogging.h"
 #include "common/datapaths.h"
 #include "common/recentfiles.h"
 #include "editortabs.h"
-#include "hosts/hostregistry.h"
+#include "guisshprompter.h"
 #include "hostsdialog.h"
 #include "hoststatuswidget.h"
 #include "kerneleditor.h"
 #include "logdock.h"
 #include "modelsdialog.h"
+#include "resultsdock.h"
+#include "runcontroller.h"
+#include "runtargetbar.h"
+#include "searchdock.h"
+#include "sessionsdock.h"
 #include "tasksdock.h"
 #include "theme.h"
 #include "userprompts.h"
@@ -26,17 +32,30 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
+#include <QThread>
 #include <QToolBar>
+
+#include <algorithm>
 
 namespace {
 const QString geometryKey = QStringLiteral("mainWindow/geometry");
 const QString stateKey = QStringLiteral("mainWindow/state");
 constexpr int layoutVersion =
-    1; // bump when docks are added or renamed, so an old saved state is not misapplied
+    2; // bump when docks are added or renamed, so an old saved state is not misapplied
+
+Engine::Settings engineSettings(QWidget *window)
+{
+    Engine::Settings settings;
+    settings.prompter = std::make_shared<GuiSshPrompter>(window);
+    // One simulator worker per core, as `accelopt --jobs` defaults to 2 on a laptop.
+    settings.localSlots = std::clamp(QThread::idealThreadCount(), 1, 8);
+    return settings;
+}
 } // namespace
 
 MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
-    : QMainWindow(parent), m_prompts(prompts ? std::move(prompts) : std::make_shared<UserPrompts>())
+    : QMainWindow(parent), m_prompts(prompts ? std::move(prompts) : std::make_shared<UserPrompts>()),
+      m_context(new AppContext(engineSettings(this), this))
 {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/accelopt.svg")));
@@ -48,14 +67,39 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
 
     m_tasksDock = new TasksDock(this);
     addDockWidget(Qt::LeftDockWidgetArea, m_tasksDock);
+    m_sessionsDock = new SessionsDock(m_context, m_prompts.get(), this);
+    addDockWidget(Qt::LeftDockWidgetArea, m_sessionsDock);
+    m_searchDock = new SearchDock(m_context, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_searchDock);
+    m_resultsDock = new ResultsDock(m_context, this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_resultsDock);
     m_logDock = new LogDock(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
+    tabifyDockWidget(m_resultsDock, m_logDock);
+    m_resultsDock->raise();
+    resizeDocks({m_searchDock, m_tasksDock}, {520, 280}, Qt::Horizontal);
+    resizeDocks({m_resultsDock}, {200}, Qt::Vertical);
 
     m_cursorLabel = new QLabel(this);
     m_hostStatus = new HostStatusWidget(this);
     statusBar()->addPermanentWidget(m_hostStatus);
     statusBar()->addPermanentWidget(m_cursorLabel);
-    refreshHostNames();
+    connect(m_context, &AppContext::hostStateChanged, m_hostStatus, &HostStatusWidget::setState);
+    connect(m_context, &AppContext::hostsListed, this,
+            [this](const QList<HostConfig> &hosts) { m_hostStatus->setHosts(hosts); });
+
+    m_runTarget = new RunTargetBar(this);
+    RunController::Parts parts;
+    parts.window = this;
+    parts.context = m_context;
+    parts.prompts = m_prompts.get();
+    parts.editors = m_editors;
+    parts.target = m_runTarget;
+    parts.results = m_resultsDock;
+    parts.search = m_searchDock;
+    parts.sessions = m_sessionsDock;
+    m_run = new RunController(parts, DataPaths::tasksDir());
+    connect(m_run, &RunController::modelsRequested, this, &MainWindow::showModels);
 
     createActions();
 
@@ -116,10 +160,15 @@ void MainWindow::createActions()
         file->addAction(tr("&Close"), this, [this] { m_editors->closeEditor(m_editors->currentIndex()); });
     closeAction->setShortcut(QKeySequence::Close);
     file->addSeparator();
+    file->addAction(m_run->exportAction());
+    file->addSeparator();
     QAction *quitAction = file->addAction(tr("&Quit"), this, &QWidget::close);
     quitAction->setShortcut(QKeySequence::Quit);
     quitAction->setMenuRole(QAction::QuitRole);
     toolbar->addActions({newAction, openAction, saveAction});
+    toolbar->addSeparator();
+    toolbar->addActions({m_run->benchmarkAction(), m_run->optimizeAction(), m_run->stopAction()});
+    addToolBar(m_runTarget);
 
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
     auto forward = [this](void (QsciScintilla::*slot)()) {
@@ -148,10 +197,19 @@ void MainWindow::createActions()
                     })
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Space));
 
+    QMenu *run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(m_run->benchmarkAction());
+    run->addAction(m_run->optimizeAction());
+    run->addSeparator();
+    run->addAction(m_run->stopAction());
+    run->addAction(m_run->resumeAction());
+
     QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(m_tasksDock->toggleViewAction());
-    view->addAction(m_logDock->toggleViewAction());
+    for (QDockWidget *dock : std::initializer_list<QDockWidget *>{m_tasksDock, m_sessionsDock, m_searchDock,
+                                                                  m_resultsDock, m_logDock})
+        view->addAction(dock->toggleViewAction());
     view->addAction(toolbar->toggleViewAction());
+    view->addAction(m_runTarget->toggleViewAction());
     view->addSeparator();
     QMenu *themeMenu = view->addMenu(tr("&Theme"));
     m_themeGroup = new QActionGroup(this);
@@ -172,8 +230,7 @@ void MainWindow::createActions()
 
     m_toolsMenu = menuBar()->addMenu(tr("&Tools"));
     m_toolsMenu->addAction(tr("&Hosts…"), this, &MainWindow::showHosts);
-    m_toolsMenu->addAction(tr("&Models…"), this,
-                           [this] { ModelsDialog(LlmConfig::defaultPath(), this).exec(); });
+    m_toolsMenu->addAction(tr("&Models…"), this, &MainWindow::showModels);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *about = help->addAction(tr("&About AccelOpt Workbench"), this, &MainWindow::showAbout);
@@ -236,20 +293,19 @@ void MainWindow::showHosts()
 {
     HostsDialog dialog({}, this);
     connect(&dialog, &HostsDialog::hostTracked, m_hostStatus, &HostStatusWidget::track);
-    connect(&dialog, &HostsDialog::hostsSaved, this, &MainWindow::refreshHostNames);
+    connect(&dialog, &HostsDialog::hostsSaved, m_context, &AppContext::refreshHosts);
     dialog.exec();
 }
 
-void MainWindow::refreshHostNames()
+void MainWindow::showModels()
 {
-    HostRegistry registry;
-    QString error;
-    if (!registry.load(error))
-        qCWarning(lcApp).noquote() << error;
-    QStringList names;
-    for (const HostConfig &config : registry.hosts())
-        names << config.name;
-    m_hostStatus->setHostNames(names);
+    ModelsDialog(LlmConfig::defaultPath(), this).exec();
+}
+
+void MainWindow::openSession(const QString &sessionId)
+{
+    m_run->openSession(sessionId);
+    m_sessionsDock->selectSession(sessionId);
 }
 
 void MainWindow::showAbout()
@@ -260,6 +316,14 @@ void MainWindow::showAbout()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (m_context->isSearching() &&
+        !m_prompts->confirm(this, tr("Quit"),
+                            tr("A search is running (session %1). Quitting stops it; it can be resumed later "
+                               "from the Sessions dock or with 'accelopt resume'. Quit?")
+                                .arg(m_context->runningSessionId().left(8)))) {
+        event->ignore();
+        return;
+    }
     // Save the layout before the tabs go, so a cancelled close still leaves it saved and nothing is lost.
     saveLayout();
     if (!m_editors->closeAll()) {

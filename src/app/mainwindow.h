@@ -3,12 +3,18 @@
 #include <QMainWindow>
 #include <memory>
 
+class AppContext;
 class EditorTabs;
 class HostStatusWidget;
 class LogDock;
 class QActionGroup;
 class QLabel;
 class QMenu;
+class ResultsDock;
+class RunController;
+class RunTargetBar;
+class SearchDock;
+class SessionsDock;
 class TasksDock;
 class UserPrompts;
 
@@ -23,10 +29,17 @@ public:
     EditorTabs *editors() const { return m_editors; }
     TasksDock *tasksDock() const { return m_tasksDock; }
     LogDock *logDock() const { return m_logDock; }
+    ResultsDock *resultsDock() const { return m_resultsDock; }
+    SearchDock *searchDock() const { return m_searchDock; }
+    SessionsDock *sessionsDock() const { return m_sessionsDock; }
+    AppContext *context() const { return m_context; }
+    RunController *run() const { return m_run; }
+    RunTargetBar *runTarget() const { return m_runTarget; }
     QMenu *recentMenu() const { return m_recentMenu; }
     QMenu *toolsMenu() const { return m_toolsMenu; }
     HostStatusWidget *hostStatus() const { return m_hostStatus; }
     bool openFile(const QString &path);
+    void openSession(const QString &sessionId); // into the Search dock (--session)
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -41,12 +54,18 @@ private:
     void updateTitleAndStatus();
     void showAbout();
     void showHosts();
-    void refreshHostNames();
+    void showModels();
 
     std::shared_ptr<UserPrompts> m_prompts;
+    AppContext *m_context;
     EditorTabs *m_editors;
     TasksDock *m_tasksDock;
     LogDock *m_logDock;
+    ResultsDock *m_resultsDock;
+    SearchDock *m_searchDock;
+    SessionsDock *m_sessionsDock;
+    RunTargetBar *m_runTarget;
+    RunController *m_run = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_toolsMenu = nullptr;
     HostStatusWidget *m_hostStatus;

@@ -1,6 +1,7 @@
 #include "userprompts.h"
 
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QMessageBox>
 
 namespace {
@@ -33,4 +34,36 @@ QStringList UserPrompts::openFileNames(QWidget *parent, const QString &startDir)
 QString UserPrompts::saveFileName(QWidget *parent, const QString &suggestedPath)
 {
     return QFileDialog::getSaveFileName(parent, QObject::tr("Save kernel as"), suggestedPath, kernelFilter);
+}
+
+bool UserPrompts::confirm(QWidget *parent, const QString &title, const QString &text)
+{
+    return QMessageBox::question(parent, title, text, QMessageBox::Yes | QMessageBox::No, QMessageBox::No) ==
+           QMessageBox::Yes;
+}
+
+QString UserPrompts::chooseItem(QWidget *parent, const QString &title, const QString &label,
+                                const QStringList &items)
+{
+    bool ok = false;
+    const QString item = QInputDialog::getItem(parent, title, label, items, 0, false, &ok);
+    return ok ? item : QString();
+}
+
+QString UserPrompts::chooseFolder(QWidget *parent, const QString &title, const QString &startDir)
+{
+    return QFileDialog::getExistingDirectory(parent, title, startDir);
+}
+
+void UserPrompts::inform(QWidget *parent, const QString &title, const QString &text)
+{
+    QMessageBox::information(parent, title, text);
+}
+
+std::optional<int> UserPrompts::askNumber(QWidget *parent, const QString &title, const QString &label,
+                                          int value, int minimum, int maximum)
+{
+    bool ok = false;
+    const int n = QInputDialog::getInt(parent, title, label, value, minimum, maximum, 1, &ok);
+    return ok ? std::optional<int>(n) : std::nullopt;
 }

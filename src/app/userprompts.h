@@ -3,6 +3,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 class QWidget;
 
 // Every question the workbench asks the user goes through here. The default answers with real dialogs;
@@ -22,4 +24,14 @@ public:
     virtual SaveChoice askSaveChanges(QWidget *parent, const QString &documentName);
     virtual QStringList openFileNames(QWidget *parent, const QString &startDir);
     virtual QString saveFileName(QWidget *parent, const QString &suggestedPath);
+    // A yes/no question about something that cannot be undone (delete, overwrite); false means no.
+    virtual bool confirm(QWidget *parent, const QString &title, const QString &text);
+    // One of `items`, or empty when the user cancelled.
+    virtual QString chooseItem(QWidget *parent, const QString &title, const QString &label,
+                               const QStringList &items);
+    virtual QString chooseFolder(QWidget *parent, const QString &title, const QString &startDir);
+    virtual void inform(QWidget *parent, const QString &title, const QString &text);
+    // A whole number from `minimum` to `maximum`; empty when the user cancelled.
+    virtual std::optional<int> askNumber(QWidget *parent, const QString &title, const QString &label,
+                                         int value, int minimum, int maximum);
 };

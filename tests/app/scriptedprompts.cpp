@@ -1,5 +1,7 @@
 #include "scriptedprompts.h"
 
+#include <algorithm>
+
 void ScriptedPrompts::warn(QWidget *, const QString &title, const QString &text)
 {
     warnings << title + QStringLiteral(": ") + text;
@@ -19,4 +21,36 @@ QStringList ScriptedPrompts::openFileNames(QWidget *, const QString &)
 QString ScriptedPrompts::saveFileName(QWidget *, const QString &)
 {
     return saveAsAnswers.isEmpty() ? QString() : saveAsAnswers.takeFirst();
+}
+
+bool ScriptedPrompts::confirm(QWidget *, const QString &title, const QString &text)
+{
+    confirmations << title + QStringLiteral(": ") + text;
+    return confirmAnswers.isEmpty() ? false : confirmAnswers.takeFirst();
+}
+
+QString ScriptedPrompts::chooseItem(QWidget *, const QString &, const QString &, const QStringList &items)
+{
+    if (itemAnswers.isEmpty())
+        return {};
+    const QString answer = itemAnswers.takeFirst();
+    return items.contains(answer) ? answer : QString();
+}
+
+QString ScriptedPrompts::chooseFolder(QWidget *, const QString &, const QString &)
+{
+    return folderAnswers.isEmpty() ? QString() : folderAnswers.takeFirst();
+}
+
+void ScriptedPrompts::inform(QWidget *, const QString &title, const QString &text)
+{
+    information << title + QStringLiteral(": ") + text;
+}
+
+std::optional<int> ScriptedPrompts::askNumber(QWidget *, const QString &, const QString &, int, int minimum,
+                                              int maximum)
+{
+    if (numberAnswers.isEmpty())
+        return std::nullopt;
+    return std::clamp(numberAnswers.takeFirst(), minimum, maximum);
 }

@@ -14,10 +14,23 @@ public:
     SaveChoice askSaveChanges(QWidget *parent, const QString &documentName) override;
     QStringList openFileNames(QWidget *parent, const QString &startDir) override;
     QString saveFileName(QWidget *parent, const QString &suggestedPath) override;
+    bool confirm(QWidget *parent, const QString &title, const QString &text) override;
+    QString chooseItem(QWidget *parent, const QString &title, const QString &label,
+                       const QStringList &items) override;
+    QString chooseFolder(QWidget *parent, const QString &title, const QString &startDir) override;
+    void inform(QWidget *parent, const QString &title, const QString &text) override;
+    std::optional<int> askNumber(QWidget *parent, const QString &title, const QString &label, int value,
+                                 int minimum, int maximum) override;
 
     QStringList warnings;
     QStringList saveQuestions;
     QList<SaveChoice> saveAnswers; // consumed front first; Cancel when empty
     QStringList openAnswers;
-    QStringList saveAsAnswers; // consumed front first; empty string = user cancelled
+    QStringList saveAsAnswers;  // consumed front first; empty string = user cancelled
+    QStringList confirmations;  // the questions asked
+    QList<bool> confirmAnswers; // consumed front first; no when empty
+    QStringList itemAnswers;    // consumed front first; cancelled when empty
+    QStringList folderAnswers;  // consumed front first; cancelled when empty
+    QStringList information;
+    QList<int> numberAnswers; // consumed front first; cancelled when empty
 };

@@ -89,7 +89,16 @@ private Q_SLOTS:
     {
         HostsDialog dialog(std::make_shared<SshPrompter>(), nullptr, hostsFile());
         HostStatusWidget status;
-        status.setHostNames({QStringLiteral("local")});
+        HostConfig remote;
+        remote.name = QStringLiteral("trn");
+        remote.kind = HostConfig::Kind::Ssh;
+        status.setHosts({HostRegistry::builtinLocal(), remote});
+        // Before anything ran: the local host starts on demand, so it is ready; a remote one is not
+        // connected.
+        QCOMPARE(status.stateOf(QStringLiteral("local")), Host::State::Ready);
+        QCOMPARE(status.stateOf(QStringLiteral("trn")), Host::State::Offline);
+        QVERIFY2(status.text().contains(QStringLiteral("trn <span style='color:#757575'>not connected")),
+                 qPrintable(status.text()));
         connect(&dialog, &HostsDialog::hostTracked, &status, &HostStatusWidget::track);
         dialog.ui()->hostList->setCurrentRow(0);
         dialog.testConnection();

@@ -1,0 +1,185 @@
+#include "appcontext.h"
+
+#include "applogging.h"
+#include "models/searchstate.h"
+#include "models/sessionlistmodel.h"
+#include "store/sessionstore.h"
+
+#include <QThread>
+
+AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
+    : QObject(parent), m_settings(settings), m_thread(new QThread(this)), m_engine(new Engine(settings)),
+      m_search(new SearchState(this)), m_sessions(new SessionListModel(this))
+{
+    if (m_settings.workspaceDb.isEmpty())
+        m_settings.workspaceDb = SessionStore::defaultPath();
+    m_thread->setObjectName(QStringLiteral("engine"));
+    m_engine->moveToThread(m_thread);
+    // Every signal below crosses from the engine's thread and is delivered, in order, on this one.
+    connect(m_engine, &Engine::benchmarkFinished, this, &AppContext::benchmarkFinished);
+    connect(m_engine, &Engine::searchEvent, this, [this](const SearchEvent &event) {
+        m_search->apply(event);
+        if (event.as<SearchEvents::IterationFinished>())
+            refreshSessions(); // the Sessions dock's iteration count and best
+    });
+    connect(m_engine, &Engine::searchStarted, this, [this](const QString &sessionId) {
+        m_runningSession = sessionId;
+        setSearching(true);
+        Q_EMIT searchStarted(sessionId);
+        refreshSessions();
+    });
+    connect(m_engine, &Engine::searchFailed, this, [this](const QString &error) {
+        setSearching(false);
+        Q_EMIT searchFailed(error);
+    });
+    connect(m_engine, &Engine::searchFinished, this,
+            [this](const QString &sessionId, StopReason reason, const QString &error) {
+                m_runningSession.clear();
+                setSearching(false);
+                Q_EMIT searchFinished(sessionId, reason, error);
+                refreshSessions();
+            });
+    connect(m_engine, &Engine::sessionsListed, this,
+            [this](quint64 job, const QList<SessionSummary> &list, const QString &error) {
+                if (job != m_sessionsJob)
+                    return; // an older refresh
+                if (!error.isEmpty()) {
+                    Q_EMIT sessionsRefreshFailed(error);
+                    return;
+                }
+                m_sessions->setSessions(list);
+            });
+    connect(m_engine, &Engine::sessionLoaded, this,
+            [this](quint64 job, const SessionSnapshot &snapshot, const QString &error) {
+                if (job != m_openJob)
+                    return; // the user opened another one since
+                if (!error.isEmpty()) {
+                    Q_EMIT sessionOpenFailed(error);
+                    return;
+                }
+                m_search->load(snapshot);
+                Q_EMIT sessionOpened(snapshot.session.id);
+            });
+    connect(m_engine, &Engine::sessionDeleted, this,
+            [this](quint64 job, const QString &sessionId, const QString &error) {
+                if (error.isEmpty() && m_search->sessionId() == sessionId)
+                    m_search->clear();
+                Q_EMIT sessionDeleted(job, sessionId, error);
+                refreshSessions();
+            });
+    connect(m_engine, &Engine::exported, this, &AppContext::exported);
+    connect(m_engine, &Engine::hostsListed, this,
+            [this](quint64, const QList<HostConfig> &hosts, const QString &error) {
+                Q_EMIT hostsListed(hosts, error);
+            });
+    connect(m_engine, &Engine::hostStateChanged, this, &AppContext::hostStateChanged);
+    connect(m_engine, &Engine::notice, this, &AppContext::notice);
+    m_thread->start();
+    qCInfo(lcApp).noquote() << "engine thread started; workspace" << m_settings.workspaceDb;
+}
+
+AppContext::~AppContext()
+{
+    // The engine's objects (pools, runners, the search) belong to its thread and end there; the window waits
+    // for that once, at close.
+    Engine *engine = m_engine;
+    QMetaObject::invokeMethod(
+        engine,
+        [engine] {
+            engine->shutdown();
+            delete engine;
+        },
+        Qt::BlockingQueuedConnection);
+    m_thread->quit();
+    m_thread->wait();
+}
+
+template<typename F> void AppContext::onEngine(F &&work)
+{
+    QMetaObject::invokeMethod(m_engine, std::forward<F>(work), Qt::QueuedConnection);
+}
+
+void AppContext::setSearching(bool searching)
+{
+    if (m_searching == searching)
+        return;
+    m_searching = searching;
+    Q_EMIT searchingChanged(searching);
+}
+
+QString AppContext::shownSessionId() const
+{
+    return m_search->sessionId();
+}
+
+quint64 AppContext::benchmark(const EvalRequest &request, const QString &host)
+{
+    const quint64 job = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job, request, host] { engine->benchmark(job, request, host); });
+    return job;
+}
+
+void AppContext::startSearch(const SearchTask &task, const SearchConfig &config, const QString &host,
+                             bool useMemory)
+{
+    m_openJob = nextJob(); // a session still loading into the dock gives way to the new search
+    m_search->clear();
+    setSearching(true); // until the engine says it started or failed: no second start meanwhile
+    Engine *engine = m_engine;
+    onEngine([engine, task, config, host, useMemory] { engine->startSearch(task, config, host, useMemory); });
+}
+
+void AppContext::resumeSession(const QString &sessionId, const std::optional<SearchConfig> &config,
+                               bool useMemory)
+{
+    // The snapshot reaches the dock before the resumed search's first event: both come from the engine's
+    // thread, in the order asked.
+    openSession(sessionId);
+    setSearching(true);
+    Engine *engine = m_engine;
+    onEngine([engine, sessionId, config, useMemory] { engine->resumeSearch(sessionId, config, useMemory); });
+}
+
+void AppContext::stopSearch()
+{
+    Engine *engine = m_engine;
+    onEngine([engine] { engine->stopSearch(); });
+}
+
+void AppContext::openSession(const QString &sessionId)
+{
+    const quint64 job = m_openJob = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job, sessionId] { engine->loadSession(job, sessionId); });
+}
+
+void AppContext::refreshSessions()
+{
+    const quint64 job = m_sessionsJob = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job] { engine->listSessions(job); });
+}
+
+quint64 AppContext::deleteSession(const QString &sessionId)
+{
+    const quint64 job = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job, sessionId] { engine->deleteSession(job, sessionId); });
+    return job;
+}
+
+quint64 AppContext::exportSession(const SessionExport::Request &request)
+{
+    const quint64 job = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job, request] { engine->exportSession(job, request); });
+    return job;
+}
+
+void AppContext::refreshHosts()
+{
+    const quint64 job = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job] { engine->listHosts(job); });
+}

@@ -1,0 +1,74 @@
+#pragma once
+
+#include "engine/engine.h"
+
+#include <QObject>
+#include <QString>
+
+#include <optional>
+
+class QThread;
+class SearchState;
+class SessionListModel;
+
+// The live state of one workbench window, which its docks and dialogs observe instead of building clients of
+// their own (RenderDoc's capture context, Kate's managers): the Engine on its own thread (stores, host pools,
+// the running search), the session the Search dock shows (SearchState), the workspace's sessions, and the
+// hosts' states. Requests go to the engine's thread as queued calls; answers come back as signals on the GUI
+// thread, tagged with a job id so a view can drop answers it no longer waits for.
+class AppContext : public QObject
+{
+    Q_OBJECT
+public:
+    explicit AppContext(const Engine::Settings &settings, QObject *parent = nullptr);
+    ~AppContext() override; // stops the search (resumable) and the hosts, then ends the engine's thread
+
+    SearchState *search() const { return m_search; }
+    SessionListModel *sessions() const { return m_sessions; }
+    bool isSearching() const { return m_searching; }
+    QString runningSessionId() const { return m_runningSession; }
+    QString shownSessionId() const;
+    QString workspacePath() const { return m_settings.workspaceDb; }
+
+    quint64 benchmark(const EvalRequest &request, const QString &host);
+    void startSearch(const SearchTask &task, const SearchConfig &config, const QString &host, bool useMemory);
+    // Shows the session in the Search dock, then continues it there.
+    void resumeSession(const QString &sessionId, const std::optional<SearchConfig> &config, bool useMemory);
+    void stopSearch();
+    void openSession(const QString &sessionId); // into the Search dock (read-only unless it runs here)
+    void refreshSessions();
+    quint64 deleteSession(const QString &sessionId);
+    quint64 exportSession(const SessionExport::Request &request);
+    void refreshHosts();
+
+Q_SIGNALS:
+    void benchmarkFinished(quint64 job, const Evaluation &evaluation);
+    void searchStarted(const QString &sessionId);
+    void searchFailed(const QString &error);
+    void searchFinished(const QString &sessionId, StopReason reason, const QString &error);
+    void searchingChanged(bool searching);
+    void sessionOpened(const QString &sessionId);
+    void sessionOpenFailed(const QString &error);
+    void sessionsRefreshFailed(const QString &error);
+    void sessionDeleted(quint64 job, const QString &sessionId, const QString &error);
+    void exported(quint64 job, const SessionExport::Result &result);
+    void hostsListed(const QList<HostConfig> &hosts, const QString &error);
+    void hostStateChanged(const QString &host, Host::State state, const QString &detail);
+    void notice(const QString &message);
+
+private:
+    template<typename F> void onEngine(F &&work);
+    quint64 nextJob() { return ++m_lastJob; }
+    void setSearching(bool searching);
+
+    Engine::Settings m_settings;
+    QThread *m_thread;
+    Engine *m_engine;
+    SearchState *m_search;
+    SessionListModel *m_sessions;
+    bool m_searching = false;
+    QString m_runningSession;
+    quint64 m_lastJob = 0;
+    quint64 m_openJob = 0;     // the newest openSession: older loads are dropped
+    quint64 m_sessionsJob = 0; // the newest refreshSessions
+};

@@ -1,0 +1,291 @@
+#include "optimizedialog.h"
+
+#include "llm/llmconfig.h"
+#include "model/taskcatalog.h"
+#include "model/tasksources.h"
+#include "search/taskdetector.h"
+#include "ui_optimizedialog.h"
+
+#include <QJsonDocument>
+#include <QPushButton>
+#include <QSettings>
+
+namespace {
+const QString group = QStringLiteral("optimize");
+constexpr int detectedRole = Qt::UserRole + 1; // a task found from the file, not from the catalog
+
+QString keyProblem(const Endpoint &endpoint)
+{
+    switch (endpoint.keySource) {
+    case Endpoint::KeySource::None:
+        return {};
+    case Endpoint::KeySource::Environment:
+        return qEnvironmentVariableIsEmpty(endpoint.keyEnvVar.toLocal8Bit().constData())
+                   ? QObject::tr("its key variable $%1 is not set").arg(endpoint.keyEnvVar)
+                   : QString();
+    case Endpoint::KeySource::Keychain:
+        return {}; // asked when the search starts; a missing key then stops it with a message
+    }
+    return {};
+}
+} // namespace
+
+OptimizeDialog::OptimizeDialog(const Kernel &kernel, const QList<HostConfig> &hosts, const QString &tasksDir,
+                               QWidget *parent)
+    : QDialog(parent), m_ui(std::make_unique<Ui::OptimizeDialog>()), m_kernel(kernel), m_hosts(hosts),
+      m_tasksDir(tasksDir)
+{
+    m_ui->setupUi(this);
+    m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(tr("&Start"));
+    m_ui->buttonBox->button(QDialogButtonBox::Ok)->setDefault(true);
+    connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_ui->buttonBox, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    m_ui->kernelLabel->setText(
+        tr("Optimize <b>%1</b>%2")
+            .arg(kernel.name.toHtmlEscaped(),
+                 kernel.path.isEmpty() ? QString() : QStringLiteral(" — ") + kernel.path.toHtmlEscaped()));
+
+    // The task: found from the file when it can be, else chosen.
+    const std::optional<TaskDetector::Found> found =
+        TaskDetector::detect(kernel.path, kernel.source, tasksDir);
+    for (const TaskCatalog::Entry &entry : TaskCatalog::scan(tasksDir))
+        if (entry.problem.isEmpty())
+            m_ui->taskCombo->addItem(entry.name, QJsonObject{{QStringLiteral("name"), entry.name}});
+    if (found) {
+        int index = m_ui->taskCombo->findText(found->name);
+        if (index < 0 || found->ref.value(QStringLiteral("name")).toString() != found->name ||
+            found->ref.size() != 1) {
+            m_ui->taskCombo->insertItem(0, found->name, found->ref);
+            index = 0;
+        }
+        m_ui->taskCombo->setItemData(index, true, detectedRole);
+        m_ui->taskCombo->setCurrentIndex(index);
+        m_ui->taskNote->setText(tr("Found from the file: %1.").arg(found->how.toHtmlEscaped()));
+    } else {
+        m_ui->taskCombo->setCurrentIndex(-1);
+        m_ui->taskNote->setText(
+            tr("This kernel's task could not be found from its file: choose the task whose "
+               "reference it must match."));
+    }
+
+    for (const HostConfig &h : hosts)
+        m_ui->hostCombo->addItem(h.name);
+    m_ui->backendCombo->addItem(tr("sim (nkisim)"), QStringLiteral("sim"));
+    m_ui->backendCombo->addItem(tr("neuron (Trainium)"), QStringLiteral("neuron"));
+    m_ui->targetCombo->addItems({QStringLiteral("trn1"), QStringLiteral("trn2")});
+    m_ui->sizeCombo->addItem(tr("full (NKIBench sizes)"), QStringLiteral("full"));
+    m_ui->sizeCombo->addItem(tr("small (quick)"), QStringLiteral("small"));
+    m_ui->timeoutSpin->setValue(600);
+    for (const QString &name : SearchConfig::presetNames())
+        m_ui->presetCombo->addItem(name, name);
+    m_ui->presetCombo->addItem(tr("custom"), QString());
+    m_ui->presetCombo->setCurrentIndex(m_ui->presetCombo->findData(QStringLiteral("interactive")));
+    applyPreset();
+
+    connect(m_ui->presetCombo, &QComboBox::activated, this, &OptimizeDialog::applyPreset);
+    connect(m_ui->hostCombo, &QComboBox::currentIndexChanged, this, &OptimizeDialog::hostChanged);
+    // Changing a number by hand makes the settings custom.
+    for (QSpinBox *spin : {m_ui->beamSpin, m_ui->plansSpin, m_ui->samplesSpin, m_ui->iterationsSpin,
+                           m_ui->fixSpin, m_ui->patienceSpin})
+        connect(spin, &QSpinBox::valueChanged, this, [this] {
+            if (!m_showingPreset &&
+                readConfig() != SearchConfig::preset(m_ui->presetCombo->currentData().toString()))
+                m_ui->presetCombo->setCurrentIndex(m_ui->presetCombo->findData(QString()));
+        });
+    connect(m_ui->modelsWarning, &QLabel::linkActivated, this, [this] { Q_EMIT modelsRequested(); });
+    restore();
+    refreshModels();
+    m_ui->taskCombo->setFocus();
+}
+
+OptimizeDialog::~OptimizeDialog() = default;
+
+void OptimizeDialog::setDefaults(const QString &host, const QString &target, const QString &size)
+{
+    QSettings settings;
+    settings.beginGroup(group);
+    auto pick = [](QComboBox *box, const QString &text, bool byData) {
+        const int i = byData ? box->findData(text) : box->findText(text);
+        if (i >= 0)
+            box->setCurrentIndex(i);
+    };
+    if (!settings.contains(QStringLiteral("host")))
+        pick(m_ui->hostCombo, host, false);
+    if (!settings.contains(QStringLiteral("target")))
+        pick(m_ui->targetCombo, target, false);
+    if (!settings.contains(QStringLiteral("size")))
+        pick(m_ui->sizeCombo, size, true);
+}
+
+void OptimizeDialog::refreshModels()
+{
+    QString error;
+    const std::optional<LlmConfig> config = LlmConfig::load(LlmConfig::defaultPath(), &error);
+    QStringList lines, problems;
+    if (!config) {
+        problems << error.toHtmlEscaped();
+    } else {
+        for (AgentRole role : AgentRoles::all()) {
+            const QList<ModelRoster::Member> members = config->roster.members(role);
+            QStringList models;
+            for (const ModelRoster::Member &m : members) {
+                const Endpoint *e = config->endpoint(m.endpoint);
+                models << (e ? QStringLiteral("%1 (%2)").arg(e->name, e->model) : m.endpoint).toHtmlEscaped();
+                if (!e)
+                    problems << tr("the %1 uses endpoint '%2', which does not exist")
+                                    .arg(AgentRoles::name(role), m.endpoint.toHtmlEscaped());
+                else if (const QString key = keyProblem(*e); !key.isEmpty())
+                    problems << tr("the %1's endpoint %2: %3")
+                                    .arg(AgentRoles::name(role), e->name.toHtmlEscaped(), key);
+            }
+            if (members.isEmpty())
+                problems << tr("no model is assigned to the %1").arg(AgentRoles::name(role));
+            lines << QStringLiteral("<tr><td>%1&nbsp;</td><td>%2</td></tr>")
+                         .arg(AgentRoles::name(role),
+                              models.isEmpty() ? tr("<i>none</i>") : models.join(QStringLiteral(", ")));
+        }
+    }
+    m_ui->modelsLabel->setText(QStringLiteral("<table>%1</table>").arg(lines.join(QString())));
+    problems.removeDuplicates();
+    m_ui->modelsWarning->setVisible(!problems.isEmpty());
+    m_ui->modelsWarning->setText(
+        QStringLiteral("<span style='color:#c62828'>⚠ %1.</span> <a href='models'>%2</a>")
+            .arg(problems.join(QStringLiteral("; ")), tr("Set up models in Tools › Models…")));
+}
+
+void OptimizeDialog::applyPreset()
+{
+    const QString name = m_ui->presetCombo->currentData().toString();
+    if (name.isEmpty())
+        return; // custom: keep the numbers
+    if (const std::optional<SearchConfig> preset = SearchConfig::preset(name))
+        showConfig(*preset);
+}
+
+void OptimizeDialog::showConfig(const SearchConfig &config)
+{
+    m_showingPreset = true;
+    m_ui->beamSpin->setValue(config.beamWidth);
+    m_ui->plansSpin->setValue(config.plansPerKernel);
+    m_ui->samplesSpin->setValue(config.samplesPerPlan);
+    m_ui->iterationsSpin->setValue(config.iterations);
+    m_ui->fixSpin->setValue(config.fixRounds);
+    m_ui->patienceSpin->setValue(config.patience);
+    m_showingPreset = false;
+}
+
+SearchConfig OptimizeDialog::readConfig() const
+{
+    // What the form does not show (seed, TopK, ExpN, thresholds) comes from the preset, or for custom
+    // settings from the last run's.
+    SearchConfig c = SearchConfig::preset(m_ui->presetCombo->currentData().toString()).value_or(m_base);
+    c.beamWidth = m_ui->beamSpin->value();
+    c.plansPerKernel = m_ui->plansSpin->value();
+    c.samplesPerPlan = m_ui->samplesSpin->value();
+    c.iterations = m_ui->iterationsSpin->value();
+    c.fixRounds = m_ui->fixSpin->value();
+    c.patience = m_ui->patienceSpin->value();
+    c.budgetUsd = m_ui->budgetUsdSpin->value();
+    c.budgetTokens = m_ui->budgetTokensSpin->value();
+    c.budgetWallSeconds = m_ui->budgetMinutesSpin->value() * 60.0;
+    c.targetPercentOfPeak = m_ui->targetPercentSpin->value();
+    return c;
+}
+
+void OptimizeDialog::hostChanged()
+{
+    for (const HostConfig &h : std::as_const(m_hosts))
+        if (h.name == m_ui->hostCombo->currentText()) {
+            m_ui->backendCombo->setCurrentIndex(m_ui->backendCombo->findData(h.backend));
+            m_ui->targetCombo->setCurrentIndex(m_ui->targetCombo->findText(h.target));
+        }
+}
+
+void OptimizeDialog::accept()
+{
+    if (m_ui->taskCombo->currentIndex() < 0) {
+        m_ui->taskNote->setText(tr("<span style='color:#c62828'>Choose the task this kernel solves.</span>"));
+        m_ui->taskCombo->setFocus();
+        return;
+    }
+    const QJsonObject ref = m_ui->taskCombo->currentData().toJsonObject();
+    QString error;
+    const std::optional<TaskSources> sources = TaskSources::load(ref, m_tasksDir, error);
+    if (!sources) {
+        m_ui->taskNote->setText(
+            QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+        return;
+    }
+    SearchConfig config = readConfig();
+    if (const QStringList problems = config.problems(); !problems.isEmpty()) {
+        m_ui->taskNote->setText(QStringLiteral("<span style='color:#c62828'>%1</span>")
+                                    .arg(problems.join(QStringLiteral("; ")).toHtmlEscaped()));
+        return;
+    }
+    Request r;
+    r.task.name = sources->name;
+    r.task.ref = ref;
+    r.task.reference = sources->reference;
+    r.task.kernel = m_kernel.source.trimmed().isEmpty() ? sources->kernel : m_kernel.source;
+    r.task.backend = m_ui->backendCombo->currentData().toString();
+    r.task.target = m_ui->targetCombo->currentText();
+    r.task.size = m_ui->sizeCombo->currentData().toString();
+    r.task.evalTimeoutSeconds = m_ui->timeoutSpin->value();
+    r.config = config;
+    r.host = m_ui->hostCombo->currentText();
+    r.useMemory = m_ui->memoryCheck->isChecked();
+    m_request = r;
+    remember();
+    QDialog::accept();
+}
+
+void OptimizeDialog::remember() const
+{
+    QSettings settings;
+    settings.beginGroup(group);
+    settings.setValue(QStringLiteral("host"), m_ui->hostCombo->currentText());
+    settings.setValue(QStringLiteral("backend"), m_ui->backendCombo->currentData());
+    settings.setValue(QStringLiteral("target"), m_ui->targetCombo->currentText());
+    settings.setValue(QStringLiteral("size"), m_ui->sizeCombo->currentData());
+    settings.setValue(QStringLiteral("timeout"), m_ui->timeoutSpin->value());
+    settings.setValue(QStringLiteral("preset"), m_ui->presetCombo->currentData());
+    settings.setValue(
+        QStringLiteral("config"),
+        QString::fromUtf8(QJsonDocument(m_request.config.toJson()).toJson(QJsonDocument::Compact)));
+    settings.setValue(QStringLiteral("memory"), m_ui->memoryCheck->isChecked());
+}
+
+void OptimizeDialog::restore()
+{
+    QSettings settings;
+    settings.beginGroup(group);
+    auto pick = [](QComboBox *box, const QVariant &value, bool byData) {
+        if (!value.isValid())
+            return;
+        const int i = byData ? box->findData(value) : box->findText(value.toString());
+        if (i >= 0)
+            box->setCurrentIndex(i);
+    };
+    pick(m_ui->hostCombo, settings.value(QStringLiteral("host")), false);
+    hostChanged();
+    pick(m_ui->backendCombo, settings.value(QStringLiteral("backend")), true);
+    pick(m_ui->targetCombo, settings.value(QStringLiteral("target")), false);
+    pick(m_ui->sizeCombo, settings.value(QStringLiteral("size")), true);
+    m_ui->timeoutSpin->setValue(settings.value(QStringLiteral("timeout"), 600).toInt());
+    m_ui->memoryCheck->setChecked(settings.value(QStringLiteral("memory"), true).toBool());
+    pick(m_ui->presetCombo, settings.value(QStringLiteral("preset")), true);
+    const QJsonObject saved =
+        QJsonDocument::fromJson(settings.value(QStringLiteral("config")).toString().toUtf8()).object();
+    if (const std::optional<SearchConfig> config = SearchConfig::fromJson(saved);
+        config && !saved.isEmpty()) {
+        m_base = *config;
+        showConfig(*config);
+        m_ui->budgetUsdSpin->setValue(config->budgetUsd);
+        m_ui->budgetTokensSpin->setValue(
+            int(std::min<qint64>(config->budgetTokens, m_ui->budgetTokensSpin->maximum())));
+        m_ui->budgetMinutesSpin->setValue(config->budgetWallSeconds / 60.0);
+        m_ui->targetPercentSpin->setValue(config->targetPercentOfPeak);
+    } else {
+        applyPreset();
+    }
+}

@@ -1,0 +1,70 @@
+#pragma once
+
+#include "hosts/hostconfig.h"
+#include "search/searchconfig.h"
+#include "search/searchtask.h"
+
+#include <QDialog>
+
+#include <memory>
+
+namespace Ui {
+class OptimizeDialog;
+}
+
+// Run > Optimize…: everything one search needs, prefilled from the active editor and the last run. The task
+// is found from the file (a task's baseline, an exported kernel, a kernel of an original-layout dataset) or
+// picked from the list; models per role are shown with a warning and a way to Tools > Models when a role has
+// no model or its key is missing. Enter starts. The values are remembered for next time.
+class OptimizeDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    struct Kernel
+    {
+        QString name; // the tab's
+        QString path; // empty for an unsaved kernel
+        QString source;
+    };
+    struct Request
+    {
+        SearchTask task;
+        SearchConfig config;
+        QString host;
+        bool useMemory = true;
+    };
+
+    OptimizeDialog(const Kernel &kernel, const QList<HostConfig> &hosts, const QString &tasksDir,
+                   QWidget *parent = nullptr);
+    ~OptimizeDialog() override;
+
+    // The run-target choice of the toolbar, used unless the dialog remembers a choice of its own.
+    void setDefaults(const QString &host, const QString &target, const QString &size);
+    // Reads llm.json again (after Tools > Models).
+    void refreshModels();
+    // Valid after accept().
+    Request request() const { return m_request; }
+    Ui::OptimizeDialog *ui() const { return m_ui.get(); }
+
+Q_SIGNALS:
+    void modelsRequested(); // the user followed the link to Tools > Models
+
+public Q_SLOTS:
+    void accept() override;
+
+private:
+    void applyPreset();
+    void showConfig(const SearchConfig &config);
+    SearchConfig readConfig() const;
+    void hostChanged();
+    void remember() const;
+    void restore();
+
+    std::unique_ptr<Ui::OptimizeDialog> m_ui;
+    Kernel m_kernel;
+    QList<HostConfig> m_hosts;
+    QString m_tasksDir;
+    Request m_request;
+    SearchConfig m_base; // the last run's settings, for what the form does not show
+    bool m_showingPreset = false;
+};

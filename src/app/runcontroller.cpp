@@ -1,0 +1,278 @@
+#include "runcontroller.h"
+
+#include "appcontext.h"
+#include "applogging.h"
+#include "candidatetab.h"
+#include "editortabs.h"
+#include "exportdialog.h"
+#include "kerneleditor.h"
+#include "model/taskcatalog.h"
+#include "models/searchstate.h"
+#include "models/sessionlistmodel.h"
+#include "optimizedialog.h"
+#include "resultsdock.h"
+#include "runtargetbar.h"
+#include "search/taskdetector.h"
+#include "searchdock.h"
+#include "searchnotifier.h"
+#include "sessionsdock.h"
+#include "userprompts.h"
+
+#include <QAction>
+#include <QMainWindow>
+#include <QSettings>
+#include <QStatusBar>
+
+RunController::RunController(const Parts &parts, const QString &tasksDir)
+    : QObject(parts.window), m_parts(parts), m_tasksDir(tasksDir),
+      m_notifier(new SearchNotifier(parts.window))
+{
+    m_hosts = {HostConfig{}};
+    m_hosts.first().name = QStringLiteral("local");
+    m_benchmark = new QAction(tr("&Benchmark"), this);
+    m_benchmark->setShortcut(Qt::Key_F5);
+    m_benchmark->setToolTip(tr("Evaluate the active editor's kernel on the host in the toolbar (F5)"));
+    m_optimize = new QAction(tr("&Optimize…"), this);
+    m_optimize->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_optimize->setToolTip(tr("Start a search for a faster kernel from the active editor's (Ctrl+Shift+O)"));
+    m_stop = new QAction(tr("&Stop Search"), this);
+    m_stop->setToolTip(tr("Stop the running search; it can be resumed"));
+    m_resume = new QAction(tr("&Resume Session"), this);
+    m_export = new QAction(tr("&Export Best Kernel…"), this);
+    m_export->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    for (QAction *a : {m_benchmark, m_optimize, m_stop, m_resume, m_export})
+        a->setShortcutContext(Qt::ApplicationShortcut);
+
+    AppContext *context = parts.context;
+    connect(m_benchmark, &QAction::triggered, this, &RunController::benchmark);
+    connect(m_optimize, &QAction::triggered, this, &RunController::optimize);
+    connect(m_stop, &QAction::triggered, context, &AppContext::stopSearch);
+    connect(m_resume, &QAction::triggered, this, [this] { resume(m_parts.context->shownSessionId()); });
+    connect(m_export, &QAction::triggered, this, [this] {
+        const QString shown = m_parts.context->shownSessionId();
+        exportBest(shown.isEmpty() ? m_parts.sessions->selectedSession() : shown);
+    });
+    connect(parts.search, &SearchDock::candidateActivated, this, &RunController::openCandidate);
+    connect(parts.search, &SearchDock::resumeRequested, this, &RunController::resume);
+    connect(parts.search, &SearchDock::exportRequested, this, [this](const QString &id) { exportBest(id); });
+    connect(parts.sessions, &SessionsDock::openRequested, this, &RunController::openSession);
+    connect(parts.sessions, &SessionsDock::resumeRequested, this, &RunController::resume);
+    connect(parts.sessions, &SessionsDock::exportRequested, this,
+            [this](const QString &id) { exportBest(id); });
+    connect(parts.results, &ResultsDock::lineActivated, this, [this](KernelEditor *editor, int line) {
+        for (int i = 0; i < m_parts.editors->count(); ++i)
+            if (m_parts.editors->editorAt(i) == editor)
+                m_parts.editors->setCurrentIndex(i);
+        editor->goToLine(line);
+    });
+    connect(context, &AppContext::searchingChanged, this, &RunController::refreshActions);
+    connect(context, &AppContext::sessionOpened, this, &RunController::refreshActions);
+    connect(context, &AppContext::hostsListed, this,
+            [this](const QList<HostConfig> &hosts, const QString &error) {
+                m_hosts = hosts;
+                m_parts.target->setHosts(hosts);
+                if (!error.isEmpty())
+                    qCWarning(lcApp).noquote() << error;
+            });
+    connect(context, &AppContext::searchFailed, this, [this](const QString &error) {
+        m_notifier->notify(tr("The search did not start"), error, true);
+        m_parts.prompts->warn(m_parts.window, tr("Optimize"), error);
+    });
+    connect(context, &AppContext::sessionOpenFailed, this, [this](const QString &error) {
+        m_parts.prompts->warn(m_parts.window, tr("Open session"), error);
+    });
+    connect(context, &AppContext::searchFinished, this,
+            [this](const QString &sessionId, StopReason reason, const QString &error) {
+                const SearchState::Summary &s = m_parts.context->search()->summary();
+                const bool problem = StopRules::isFailure(reason);
+                QString message =
+                    tr("%1 (session %2): %3").arg(s.task, sessionId.left(8), StopRules::describe(reason));
+                if (const std::optional<double> x = m_parts.context->search()->speedup(); x && !problem)
+                    message += tr(", best %1× over the baseline").arg(*x, 0, 'f', 2);
+                if (!error.isEmpty())
+                    message += QStringLiteral(". ") + error;
+                m_notifier->notify(problem ? tr("Search failed") : tr("Search ended"), message, problem);
+            });
+    connect(context, &AppContext::notice, this,
+            [this](const QString &message) { m_parts.window->statusBar()->showMessage(message, 15000); });
+    context->refreshHosts();
+    refreshActions();
+}
+
+void RunController::refreshActions()
+{
+    const bool searching = m_parts.context->isSearching();
+    m_stop->setEnabled(searching);
+    m_resume->setEnabled(!searching && !m_parts.context->shownSessionId().isEmpty());
+}
+
+bool RunController::taskOf(KernelEditor *editor, QJsonObject &ref, QString &name)
+{
+    const QJsonObject remembered = editor->property("taskRef").toJsonObject();
+    if (!remembered.isEmpty()) {
+        ref = remembered;
+        name = editor->property("taskName").toString();
+        return true;
+    }
+    if (const auto found = TaskDetector::detect(editor->filePath(), editor->text(), m_tasksDir)) {
+        ref = found->ref;
+        name = found->name;
+        return true;
+    }
+    QStringList names;
+    for (const TaskCatalog::Entry &entry : TaskCatalog::scan(m_tasksDir))
+        if (entry.problem.isEmpty())
+            names << entry.name;
+    name = m_parts.prompts->chooseItem(
+        m_parts.window, tr("Benchmark"),
+        tr("Which task does %1 solve? Its reference checks the kernel's results.").arg(editor->displayName()),
+        names);
+    if (name.isEmpty())
+        return false;
+    ref = QJsonObject{{QStringLiteral("name"), name}};
+    editor->setProperty("taskRef", ref);
+    editor->setProperty("taskName", name);
+    return true;
+}
+
+void RunController::benchmark()
+{
+    KernelEditor *editor = m_parts.editors->currentEditor();
+    if (!editor) {
+        m_parts.prompts->warn(
+            m_parts.window, tr("Benchmark"),
+            tr("Open a kernel first (File › Open, or double-click a task in the Tasks dock)."));
+        return;
+    }
+    if (editor->text().trimmed().isEmpty()) {
+        m_parts.prompts->warn(m_parts.window, tr("Benchmark"),
+                              tr("%1 is empty: there is no kernel to evaluate.").arg(editor->displayName()));
+        return;
+    }
+    QJsonObject ref;
+    QString name;
+    if (!taskOf(editor, ref, name)) {
+        qCInfo(lcApp).noquote() << "benchmark of" << editor->displayName() << "cancelled: no task chosen";
+        return;
+    }
+    EvalRequest request;
+    request.task = ref;
+    request.kernelSource = editor->text();
+    request.kernelName = editor->displayName();
+    request.backend.clear(); // the host's
+    request.target = m_parts.target->target();
+    request.size = m_parts.target->size();
+    request.timeoutSeconds = request.defaultTimeoutSeconds();
+    qCInfo(lcApp).noquote() << "benchmark" << editor->displayName() << "task" << name << "on"
+                            << m_parts.target->host() << request.target << request.size;
+    m_parts.results->benchmark(editor, request, name, m_parts.target->host());
+}
+
+void RunController::optimize()
+{
+    if (m_parts.context->isSearching()) {
+        m_parts.prompts->warn(m_parts.window, tr("Optimize"),
+                              tr("A search is already running in this window (session %1); stop it first.")
+                                  .arg(m_parts.context->runningSessionId().left(8)));
+        return;
+    }
+    KernelEditor *editor = m_parts.editors->currentEditor();
+    if (!editor) {
+        m_parts.prompts->warn(
+            m_parts.window, tr("Optimize"),
+            tr("Open the kernel to optimize first (File › Open, or a task in the Tasks dock)."));
+        return;
+    }
+    OptimizeDialog dialog({editor->displayName(), editor->filePath(), editor->text()}, m_hosts, m_tasksDir,
+                          m_parts.window);
+    dialog.setDefaults(m_parts.target->host(), m_parts.target->target(), m_parts.target->size());
+    connect(&dialog, &OptimizeDialog::modelsRequested, this, [this, &dialog] {
+        Q_EMIT modelsRequested();
+        dialog.refreshModels();
+    });
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const OptimizeDialog::Request r = dialog.request();
+    qCInfo(lcApp).noquote() << "optimize" << r.task.name << "on" << r.host << r.task.target << r.task.size;
+    m_parts.context->startSearch(r.task, r.config, r.host, r.useMemory);
+    m_parts.search->show();
+    m_parts.search->raise();
+}
+
+void RunController::resume(const QString &sessionId)
+{
+    if (sessionId.isEmpty())
+        return;
+    if (m_parts.context->isSearching()) {
+        m_parts.prompts->warn(m_parts.window, tr("Resume"),
+                              tr("A search is already running in this window; stop it first."));
+        return;
+    }
+    std::optional<SearchConfig> config;
+    const SessionSummary *summary = m_parts.context->sessions()->session(sessionId);
+    if (summary && summary->session.status == SessionRecord::Status::Finished) {
+        // A finished session goes on only with more room.
+        std::optional<SearchConfig> base = SearchConfig::fromJson(summary->session.config);
+        if (!base)
+            base = SearchConfig{};
+        const std::optional<int> total =
+            m_parts.prompts->askNumber(m_parts.window, tr("Resume"),
+                                       tr("Session %1 has finished (%2). Run how many iterations in all?")
+                                           .arg(sessionId.left(8), SessionListModel::statusText(*summary)),
+                                       base->iterations + 2, base->iterations + 1, 10000);
+        if (!total)
+            return;
+        base->iterations = *total;
+        base->patience = 0; // the user asked for the iterations: do not stop at once for lack of progress
+        config = base;
+    }
+    const bool memory = QSettings().value(QStringLiteral("optimize/memory"), true).toBool();
+    m_parts.context->resumeSession(sessionId, config, memory);
+    m_parts.search->show();
+    m_parts.search->raise();
+}
+
+void RunController::exportBest(const QString &sessionId, const QString &candidateId)
+{
+    if (sessionId.isEmpty()) {
+        m_parts.prompts->warn(
+            m_parts.window, tr("Export"),
+            tr("There is no session to export from yet: optimize a kernel, or open a session "
+               "from the Sessions dock."));
+        return;
+    }
+    const SessionSummary *summary = m_parts.context->sessions()->session(sessionId);
+    const QString task = summary ? summary->session.taskName : m_parts.context->search()->summary().task;
+    ExportDialog dialog(m_parts.context, m_parts.prompts, sessionId, task, candidateId, m_parts.window);
+    dialog.exec();
+}
+
+void RunController::openCandidate(const QString &candidateId)
+{
+    if (const int existing = m_parts.editors->indexOfCandidate(candidateId); existing >= 0) {
+        m_parts.editors->setCurrentIndex(existing);
+        return;
+    }
+    const SearchState *state = m_parts.context->search();
+    const SearchState::Row *row = state->find(candidateId);
+    if (!row)
+        return;
+    auto *tab = new CandidateTab(row->candidate, state->plan(row->candidate.planId), row->evaluation,
+                                 state->speedupOf(*row), m_parts.editors);
+    // The tab keeps the session's task, so F5 benchmarks it without asking.
+    tab->editor()->setProperty("taskRef", state->summary().taskRef);
+    tab->editor()->setProperty("taskName", state->summary().task);
+    const int index = m_parts.editors->addTab(tab, CandidateTab::title(row->candidate));
+    m_parts.editors->setTabToolTip(
+        index, tr("Read-only: %1 of session %2").arg(row->candidate.id, row->candidate.sessionId));
+    m_parts.editors->setCurrentIndex(index);
+}
+
+void RunController::openSession(const QString &sessionId)
+{
+    if (sessionId.isEmpty())
+        return;
+    m_parts.context->openSession(sessionId);
+    m_parts.search->show();
+    m_parts.search->raise();
+}

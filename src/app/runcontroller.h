@@ -1,0 +1,69 @@
+#pragma once
+
+#include "hosts/hostconfig.h"
+
+#include <QObject>
+#include <QString>
+
+class AppContext;
+class EditorTabs;
+class KernelEditor;
+class QAction;
+class QMainWindow;
+class ResultsDock;
+class RunTargetBar;
+class SearchDock;
+class SearchNotifier;
+class SessionsDock;
+class UserPrompts;
+
+// The window's Run actions and what they need to find out first: Benchmark (F5) finds the active editor's
+// task (from its file, or asks once), Optimize (Ctrl+Shift+O) opens the Optimize dialog, Resume asks for more
+// iterations when a session has finished, Export Best Kernel (Ctrl+Shift+E) opens the Export dialog, and the
+// end of a search is announced. The work itself goes to the AppContext.
+class RunController : public QObject
+{
+    Q_OBJECT
+public:
+    struct Parts
+    {
+        QMainWindow *window = nullptr;
+        AppContext *context = nullptr;
+        UserPrompts *prompts = nullptr;
+        EditorTabs *editors = nullptr;
+        RunTargetBar *target = nullptr;
+        ResultsDock *results = nullptr;
+        SearchDock *search = nullptr;
+        SessionsDock *sessions = nullptr;
+    };
+    RunController(const Parts &parts, const QString &tasksDir);
+
+    QAction *benchmarkAction() const { return m_benchmark; }
+    QAction *optimizeAction() const { return m_optimize; }
+    QAction *stopAction() const { return m_stop; }
+    QAction *resumeAction() const { return m_resume; }
+    QAction *exportAction() const { return m_export; }
+    SearchNotifier *notifier() const { return m_notifier; }
+    QList<HostConfig> hosts() const { return m_hosts; }
+
+    void benchmark();
+    void optimize();
+    void resume(const QString &sessionId);
+    void exportBest(const QString &sessionId, const QString &candidateId = {});
+    void openCandidate(const QString &candidateId);
+    void openSession(const QString &sessionId);
+
+Q_SIGNALS:
+    void modelsRequested(); // Tools > Models, from the Optimize dialog's warning
+
+private:
+    // The task of the editor's kernel: found from its file, remembered for the tab, or asked for.
+    bool taskOf(KernelEditor *editor, QJsonObject &ref, QString &name);
+    void refreshActions();
+
+    Parts m_parts;
+    QString m_tasksDir;
+    QList<HostConfig> m_hosts;
+    QAction *m_benchmark, *m_optimize, *m_stop, *m_resume, *m_export;
+    SearchNotifier *m_notifier;
+};

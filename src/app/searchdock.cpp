@@ -1,0 +1,310 @@
+#include "searchdock.h"
+
+#include "appcontext.h"
+#include "candidatefilter.h"
+#include "models/candidatetablemodel.h"
+#include "models/candidatetreemodel.h"
+#include "models/iterationmodel.h"
+#include "models/modelroles.h"
+#include "models/searchstate.h"
+#include "models/sessionlistmodel.h"
+#include "statusproxy.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace {
+QString duration(double seconds)
+{
+    const qint64 s = qint64(seconds + 0.5);
+    if (s < 60)
+        return QObject::tr("%1 s").arg(s);
+    if (s < 3600)
+        return QObject::tr("%1 min %2 s").arg(s / 60).arg(s % 60);
+    return QObject::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
+}
+
+QLabel *figureLabel(QWidget *parent, const QString &name)
+{
+    auto *label = new QLabel(parent);
+    label->setObjectName(name);
+    label->setTextFormat(Qt::RichText);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
+void setUpView(QAbstractItemView *view)
+{
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    view->setAlternatingRowColors(true);
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+}
+} // namespace
+
+SearchDock::SearchDock(AppContext *context, QWidget *parent)
+    : QDockWidget(tr("Search"), parent), m_context(context)
+{
+    setObjectName(QStringLiteral("SearchDock"));
+    SearchState *state = context->search();
+    m_treeModel = new CandidateTreeModel(state, this);
+    m_tableModel = new CandidateTableModel(state, this);
+    m_iterationModel = new IterationModel(state, this);
+
+    auto *body = new QWidget(this);
+    auto *layout = new QVBoxLayout(body);
+    layout->setContentsMargins(4, 4, 4, 4);
+
+    m_status = new QLabel(body);
+    m_status->setObjectName(QStringLiteral("searchStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::RichText);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_status);
+    m_progress = new QProgressBar(body);
+    m_progress->setObjectName(QStringLiteral("searchProgress"));
+    m_progress->setRange(0, 1000);
+    m_progress->setTextVisible(true);
+    layout->addWidget(m_progress);
+
+    auto *figures = new QGridLayout();
+    figures->setHorizontalSpacing(16);
+    const auto add = [&](int row, int column, const QString &title, const QString &name) {
+        auto *caption = new QLabel(title, body);
+        caption->setStyleSheet(QStringLiteral("color: palette(mid)"));
+        figures->addWidget(caption, row * 2, column);
+        QLabel *value = figureLabel(body, name);
+        figures->addWidget(value, row * 2 + 1, column);
+        return value;
+    };
+    m_best = add(0, 0, tr("Best latency"), QStringLiteral("best"));
+    m_speedup = add(0, 1, tr("Speedup"), QStringLiteral("speedup"));
+    m_peak = add(0, 2, tr("% of peak"), QStringLiteral("peak"));
+    m_candidates = add(1, 0, tr("Candidates"), QStringLiteral("candidates"));
+    m_cost = add(1, 1, tr("Cost"), QStringLiteral("cost"));
+    m_tokens = add(1, 2, tr("Tokens"), QStringLiteral("tokens"));
+    figures->setColumnStretch(3, 1);
+    layout->addLayout(figures);
+
+    auto *buttons = new QHBoxLayout();
+    m_stop = new QPushButton(tr("&Stop"), body);
+    m_stop->setObjectName(QStringLiteral("stopButton"));
+    m_stop->setToolTip(tr("Stop the search cleanly; it can be resumed later"));
+    m_resume = new QPushButton(tr("&Resume"), body);
+    m_resume->setObjectName(QStringLiteral("resumeButton"));
+    m_resume->setToolTip(tr("Continue this session where it stopped"));
+    m_export = new QPushButton(tr("&Export Best…"), body);
+    m_export->setObjectName(QStringLiteral("exportButton"));
+    m_filterText = new QLineEdit(body);
+    m_filterText->setObjectName(QStringLiteral("candidateFilter"));
+    m_filterText->setPlaceholderText(tr("Filter candidates"));
+    m_filterText->setClearButtonEnabled(true);
+    m_filterShow = new QComboBox(body);
+    m_filterShow->setObjectName(QStringLiteral("candidateShow"));
+    m_filterShow->addItem(tr("All"), int(CandidateFilter::Show::All));
+    m_filterShow->addItem(tr("Correct"), int(CandidateFilter::Show::Correct));
+    m_filterShow->addItem(tr("Failed"), int(CandidateFilter::Show::Failed));
+    m_filterShow->addItem(tr("In the beam"), int(CandidateFilter::Show::InBeam));
+    buttons->addWidget(m_stop);
+    buttons->addWidget(m_resume);
+    buttons->addWidget(m_export);
+    buttons->addStretch(1);
+    buttons->addWidget(m_filterText, 2);
+    buttons->addWidget(m_filterShow);
+    layout->addLayout(buttons);
+
+    m_tabs = new QTabWidget(body);
+    m_tabs->setDocumentMode(true);
+    m_tree = new QTreeView(m_tabs);
+    m_tree->setObjectName(QStringLiteral("beamTree"));
+    auto *treeColours = new StatusProxy(1, 0, this);
+    treeColours->setSourceModel(m_treeModel);
+    m_tree->setModel(treeColours);
+    setUpView(m_tree);
+    m_tree->setUniformRowHeights(true);
+    m_tree->header()->setStretchLastSection(false);
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < m_treeModel->columnCount(); ++c)
+        m_tree->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // New kernels show up under their parents as they are made.
+    connect(treeColours, &QAbstractItemModel::rowsInserted, m_tree,
+            [this](const QModelIndex &under) { m_tree->expand(under); });
+    connect(treeColours, &QAbstractItemModel::modelReset, m_tree, &QTreeView::expandAll);
+
+    m_table = new QTableView(m_tabs);
+    m_table->setObjectName(QStringLiteral("candidateTable"));
+    const int kernelColumn = int(CandidateTableModel::columns().indexOf(CandidateText::Column::Kernel));
+    auto *tableColours = new StatusProxy(
+        int(CandidateTableModel::columns().indexOf(CandidateText::Column::Status)), kernelColumn, this);
+    tableColours->setSourceModel(m_tableModel);
+    m_filter = new CandidateFilter(this);
+    m_filter->setSourceModel(tableColours);
+    m_table->setModel(m_filter);
+    setUpView(m_table);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(0, Qt::AscendingOrder);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    // The numbers take what they need; the plan's title takes the rest.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->horizontalHeader()->setSectionResizeMode(kernelColumn, QHeaderView::Stretch);
+
+    m_iterations = new QTableView(m_tabs);
+    m_iterations->setObjectName(QStringLiteral("iterationTable"));
+    m_iterations->setModel(m_iterationModel);
+    setUpView(m_iterations);
+    m_iterations->verticalHeader()->hide();
+    m_iterations->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+
+    m_tabs->addTab(m_tree, tr("Lineage"));
+    m_tabs->addTab(m_table, tr("Candidates"));
+    m_tabs->addTab(m_iterations, tr("Iterations"));
+    layout->addWidget(m_tabs, 1);
+    setWidget(body);
+
+    auto activate = [this](const QModelIndex &index) {
+        const QString id = index.data(ModelRoles::CandidateId).toString();
+        if (!id.isEmpty())
+            Q_EMIT candidateActivated(id);
+    };
+    connect(m_tree, &QAbstractItemView::activated, this, activate);
+    connect(m_table, &QAbstractItemView::activated, this, activate);
+    connect(m_filterText, &QLineEdit::textChanged, m_filter, &CandidateFilter::setText);
+    connect(m_filterShow, &QComboBox::currentIndexChanged, this,
+            [this] { m_filter->setShow(CandidateFilter::Show(m_filterShow->currentData().toInt())); });
+    connect(m_stop, &QPushButton::clicked, context, &AppContext::stopSearch);
+    connect(m_resume, &QPushButton::clicked, this,
+            [this] { Q_EMIT resumeRequested(m_context->shownSessionId()); });
+    connect(m_export, &QPushButton::clicked, this,
+            [this] { Q_EMIT exportRequested(m_context->shownSessionId()); });
+
+    m_refresh = new QTimer(this);
+    m_refresh->setSingleShot(true);
+    m_refresh->setInterval(120);
+    connect(m_refresh, &QTimer::timeout, this, &SearchDock::refresh);
+    connect(state, &SearchState::summaryChanged, this, [this] {
+        if (!m_refresh->isActive())
+            m_refresh->start();
+    });
+    connect(state, &SearchState::reset, this, &SearchDock::refresh);
+    connect(context, &AppContext::searchingChanged, this, &SearchDock::refreshButtons);
+    connect(context->sessions(), &QAbstractItemModel::dataChanged, this, &SearchDock::refreshButtons);
+    connect(context->sessions(), &QAbstractItemModel::rowsInserted, this, &SearchDock::refreshButtons);
+    // The time left counts down between events too.
+    auto *clock = new QTimer(this);
+    clock->setInterval(1000);
+    connect(clock, &QTimer::timeout, this, [this] {
+        if (m_context->search()->summary().running)
+            refresh();
+    });
+    clock->start();
+    refresh();
+}
+
+QLabel *SearchDock::figure(const QString &name) const
+{
+    return widget()->findChild<QLabel *>(name);
+}
+
+QString SearchDock::selectedCandidate() const
+{
+    const QAbstractItemView *view = m_tabs->currentWidget() == m_tree
+                                        ? static_cast<QAbstractItemView *>(m_tree)
+                                        : static_cast<QAbstractItemView *>(m_table);
+    return view->currentIndex().data(ModelRoles::CandidateId).toString();
+}
+
+void SearchDock::refresh()
+{
+    const SearchState *state = m_context->search();
+    const SearchState::Summary &s = state->summary();
+    if (state->sessionId().isEmpty()) {
+        m_status->setText(m_context->isSearching()
+                              ? tr("Starting the search…")
+                              : tr("No search yet. Open a kernel and press Ctrl+Shift+O to "
+                                   "optimize it, or open a session from the Sessions dock."));
+        m_progress->setValue(0);
+        m_progress->setFormat(QString());
+        for (QLabel *l : {m_best, m_speedup, m_peak, m_candidates, m_cost, m_tokens})
+            l->setText(QStringLiteral("—"));
+        refreshButtons();
+        return;
+    }
+    QString state_;
+    if (s.running) {
+        state_ = s.iteration == 0
+                     ? tr("<b>running</b>: evaluating the baseline")
+                     : tr("<b>running</b>: iteration %1 of %2").arg(s.iteration).arg(s.config.iterations);
+    } else {
+        const SessionSummary *summary = m_context->sessions()->session(state->sessionId());
+        QString text = summary                            ? SessionListModel::statusText(*summary)
+                       : s.stopReason == StopReason::None ? tr("not running")
+                                                          : StopRules::describe(s.stopReason);
+        if (s.stopReason != StopReason::None && summary && !text.contains(StopRules::describe(s.stopReason)))
+            text += QStringLiteral(": ") + StopRules::describe(s.stopReason);
+        state_ = QStringLiteral("<b>%1</b>").arg(text.toHtmlEscaped());
+    }
+    QString line = QStringLiteral("%1 · %2 on %3 (%4, host %5, %6 size) · session %7")
+                       .arg(state_, s.task.toHtmlEscaped(), s.target, s.backend, s.host.toHtmlEscaped(),
+                            s.size, state->sessionId().left(8));
+    if (!s.error.isEmpty())
+        line += QStringLiteral("<br><span style='color:#c62828'>%1</span>").arg(s.error.toHtmlEscaped());
+    m_status->setText(line);
+
+    m_progress->setValue(int(state->progress() * 1000));
+    QString format = tr("%1 of %2 iterations").arg(s.iterationsDone).arg(s.config.iterations);
+    if (const std::optional<double> eta = state->etaSeconds())
+        format += tr(" · about %1 left").arg(duration(*eta));
+    m_progress->setFormat(format);
+
+    const std::optional<Evaluation> best = state->best();
+    m_best->setText(best && best->latencyMeanMs ? tr("<b>%1 ms</b>").arg(*best->latencyMeanMs, 0, 'g', 4)
+                                                : QStringLiteral("—"));
+    const std::optional<double> speedup = state->speedup();
+    m_speedup->setText(speedup ? tr("<b>%1×</b> over the baseline").arg(*speedup, 0, 'f', 2)
+                               : QStringLiteral("—"));
+    m_peak->setText(best && best->percentOfPeak
+                        ? tr("<b>%1 %</b> %2").arg(*best->percentOfPeak, 0, 'f', 1).arg(best->bound)
+                        : QStringLiteral("—"));
+    m_candidates->setText(tr("%1 · <span style='color:#2e7d32'>%2 correct</span> · "
+                             "<span style='color:#c62828'>%3 failed</span>%4%5")
+                              .arg(state->rowCount())
+                              .arg(s.usable)
+                              .arg(s.failed)
+                              .arg(s.reused ? tr(" · %1 reused").arg(s.reused) : QString())
+                              .arg(s.evaluating ? tr(" · %1 running").arg(s.evaluating) : QString()));
+    QStringList roles;
+    for (auto it = s.costUsdByRole.cbegin(); it != s.costUsdByRole.cend(); ++it)
+        roles << QStringLiteral("%1 $%2").arg(it.key()).arg(it.value(), 0, 'f', 4);
+    m_cost->setText(tr("<b>$%1</b>").arg(s.costUsd, 0, 'f', 4) +
+                    (roles.isEmpty()
+                         ? QString()
+                         : QStringLiteral(" <small>(%1)</small>").arg(roles.join(QStringLiteral(" · ")))));
+    m_cost->setToolTip(roles.isEmpty() ? tr("No priced model calls yet") : roles.join(u'\n'));
+    m_tokens->setText(QLocale().toString(s.tokens) +
+                      (s.llmCallsInFlight ? tr(" · %1 calls out").arg(s.llmCallsInFlight) : QString()));
+    refreshButtons();
+}
+
+void SearchDock::refreshButtons()
+{
+    const QString shown = m_context->shownSessionId();
+    const bool runningHere = m_context->isSearching() && shown == m_context->runningSessionId();
+    m_stop->setEnabled(runningHere);
+    const SessionSummary *summary = m_context->sessions()->session(shown);
+    const bool heldElsewhere = summary && summary->live && !runningHere;
+    m_resume->setEnabled(!shown.isEmpty() && !m_context->isSearching() && !heldElsewhere);
+    m_export->setEnabled(!shown.isEmpty() && m_context->search()->best().has_value());
+}
