@@ -5,7 +5,9 @@
 #include "models/sessionlistmodel.h"
 #include "store/sessionstore.h"
 
+#include <QElapsedTimer>
 #include <QThread>
+#include <QTimer>
 
 AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
     : QObject(parent), m_settings(settings), m_thread(new QThread(this)), m_engine(new Engine(settings)),
@@ -17,10 +19,14 @@ AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
     m_engine->moveToThread(m_thread);
     // Every signal below crosses from the engine's thread and is delivered, in order, on this one.
     connect(m_engine, &Engine::benchmarkFinished, this, &AppContext::benchmarkFinished);
+    // A search's events come in bursts (24 replies landing in one second); they are taken in slices of a few
+    // milliseconds, with the window's own painting and input in between, so the GUI thread never stalls.
     connect(m_engine, &Engine::searchEvent, this, [this](const SearchEvent &event) {
-        m_search->apply(event);
-        if (event.as<SearchEvents::IterationFinished>())
-            refreshSessions(); // the Sessions dock's iteration count and best
+        m_events.append(event);
+        if (!m_draining) {
+            m_draining = true;
+            QTimer::singleShot(0, this, [this] { drainEvents(false); });
+        }
     });
     connect(m_engine, &Engine::searchStarted, this, [this](const QString &sessionId) {
         m_runningSession = sessionId;
@@ -34,6 +40,7 @@ AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
     });
     connect(m_engine, &Engine::searchFinished, this,
             [this](const QString &sessionId, StopReason reason, const QString &error) {
+                drainEvents(true); // the search's last events first: what the end is announced with
                 m_runningSession.clear();
                 setSearching(false);
                 Q_EMIT searchFinished(sessionId, reason, error);
@@ -57,6 +64,7 @@ AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
                     Q_EMIT sessionOpenFailed(error);
                     return;
                 }
+                drainEvents(true); // events from before the snapshot are in it already
                 m_search->load(snapshot);
                 Q_EMIT sessionOpened(snapshot.session.id);
             });
@@ -94,6 +102,22 @@ AppContext::~AppContext()
     m_thread->wait();
 }
 
+void AppContext::drainEvents(bool all)
+{
+    QElapsedTimer slice;
+    slice.start();
+    while (!m_events.isEmpty() && (all || slice.nsecsElapsed() < sliceNs)) {
+        const SearchEvent event = m_events.takeFirst();
+        m_search->apply(event);
+        if (event.as<SearchEvents::IterationFinished>())
+            refreshSessions(); // the Sessions dock's iteration count and best
+    }
+    if (m_events.isEmpty())
+        m_draining = false;
+    else if (!all)
+        QTimer::singleShot(0, this, [this] { drainEvents(false); });
+}
+
 template<typename F> void AppContext::onEngine(F &&work)
 {
     QMetaObject::invokeMethod(m_engine, std::forward<F>(work), Qt::QueuedConnection);
@@ -124,6 +148,7 @@ void AppContext::startSearch(const SearchTask &task, const SearchConfig &config,
                              bool useMemory)
 {
     m_openJob = nextJob(); // a session still loading into the dock gives way to the new search
+    drainEvents(true);
     m_search->clear();
     setSearching(true); // until the engine says it started or failed: no second start meanwhile
     Engine *engine = m_engine;

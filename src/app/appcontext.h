@@ -29,6 +29,8 @@ public:
     QString runningSessionId() const { return m_runningSession; }
     QString shownSessionId() const;
     QString workspacePath() const { return m_settings.workspaceDb; }
+    // The engine lives on its own thread: only for connecting to its signals (benchmarks time them there).
+    Engine *engine() const { return m_engine; }
 
     quint64 benchmark(const EvalRequest &request, const QString &host);
     void startSearch(const SearchTask &task, const SearchConfig &config, const QString &host, bool useMemory);
@@ -60,6 +62,8 @@ private:
     template<typename F> void onEngine(F &&work);
     quint64 nextJob() { return ++m_lastJob; }
     void setSearching(bool searching);
+    void drainEvents(bool all);                  // all: every waiting event now, else one slice
+    static constexpr qint64 sliceNs = 4'000'000; // of applying events, before the window gets its turn
 
     Engine::Settings m_settings;
     QThread *m_thread;
@@ -69,6 +73,8 @@ private:
     bool m_searching = false;
     QString m_runningSession;
     quint64 m_lastJob = 0;
-    quint64 m_openJob = 0;     // the newest openSession: older loads are dropped
-    quint64 m_sessionsJob = 0; // the newest refreshSessions
+    quint64 m_openJob = 0;       // the newest openSession: older loads are dropped
+    quint64 m_sessionsJob = 0;   // the newest refreshSessions
+    QList<SearchEvent> m_events; // arrived, not applied yet
+    bool m_draining = false;
 };

@@ -135,6 +135,7 @@ SearchDock::SearchDock(AppContext *context, QWidget *parent)
     m_tree->setUniformRowHeights(true);
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_tree->header()->setResizeContentsPrecision(0);
     for (int c = 1; c < m_treeModel->columnCount(); ++c)
         m_tree->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     // New kernels show up under their parents as they are made.
@@ -158,6 +159,7 @@ SearchDock::SearchDock(AppContext *context, QWidget *parent)
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     // The numbers take what they need; the plan's title takes the rest.
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setResizeContentsPrecision(0); // the rows in sight, not every row each time
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->horizontalHeader()->setSectionResizeMode(kernelColumn, QHeaderView::Stretch);
 

@@ -3,7 +3,10 @@
 #include "common/logcategories.h"
 
 #include <QDir>
+
 #include <QProcess>
+#include <cerrno>
+#include <unistd.h>
 
 LocalHost::LocalHost(const HostConfig &config, const QString &nkibenchDir, QObject *parent)
     : Host(config, parent), m_nkibenchDir(nkibenchDir)
@@ -37,6 +40,15 @@ void LocalHost::openSlot(int slot)
     process->setWorkingDirectory(m_nkibenchDir);
     process->setProgram(config().pythonForLocal());
     process->setArguments({QStringLiteral("-m"), QStringLiteral("accelopt_runner"), QStringLiteral("serve")});
+    // Simulator workers fill every core of a laptop; a little lower priority keeps the window (and the rest
+    // of the desktop) responsive meanwhile. nkisim's latencies are modelled, not timed, so they do not
+    // change. Hardware timing (the neuron backend) keeps the normal priority.
+    if (config().backend == QStringLiteral("sim"))
+        process->setChildProcessModifier([] {
+            errno = 0;
+            if (::nice(5) == -1 && errno != 0)
+                return; // not allowed to change it: run as it is
+        });
 
     connect(process, &QProcess::started, this, [this, slot, process] { Q_EMIT slotOpened(slot, process); });
     connect(process, &QProcess::errorOccurred, this, [this, slot, process](QProcess::ProcessError error) {

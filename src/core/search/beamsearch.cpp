@@ -18,6 +18,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <limits>
@@ -158,8 +159,11 @@ std::optional<Evaluation> BeamSearch::bestEvaluation() const
 
 template<typename T> void BeamSearch::tell(T &&data)
 {
+    const qint64 now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now().time_since_epoch())
+                           .count();
     Q_EMIT event(
-        SearchEvent{m_sessionId, m_clock.elapsed() / 1000.0, SearchEventData(std::forward<T>(data))});
+        SearchEvent{m_sessionId, m_clock.elapsed() / 1000.0, SearchEventData(std::forward<T>(data)), now});
 }
 
 void BeamSearch::offerBest(const QString &candidateId, const Evaluation &evaluation)

@@ -151,6 +151,9 @@ struct SearchEvent
     QString sessionId;
     double elapsedSeconds = 0; // since this run of the search began
     SearchEventData data;
+    // When it was told, on std::chrono::steady_clock, in ns: lets an observer on another thread measure how
+    // long the event took to reach it.
+    qint64 toldAtNs = 0;
 
     template<typename T> const T *as() const { return std::get_if<T>(&data); }
     // "session", "baseline", "plan", "candidate", "llm_call", "llm_reply", "evaluation_started",

@@ -61,7 +61,7 @@ class TestSearchModels : public QObject
     template<typename T>
     static SearchEvent event(T data, double at, const QString &session = QString::fromLatin1(S))
     {
-        return SearchEvent{session, at, SearchEventData(std::move(data))};
+        return SearchEvent{session, at, SearchEventData(std::move(data)), 0};
     }
 
     static SearchEvents::Totals totals(double cost, qint64 tokens)
