@@ -285,6 +285,29 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(
             QDir(folder).filePath(QStringLiteral("silu_%1.report.md").arg(session.left(8)))));
         QVERIFY(prompts->confirmations.last().contains(QStringLiteral("Open the folder")));
+        // Exporting again into the same place asks before replacing; a no writes nothing.
+        const QByteArray before = [&] {
+            QFile f(exported);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        }();
+        QString secondTime;
+        whenDialogOpens([folder, &secondTime](QDialog *dialog) {
+            auto *edit = dialog->findChild<QLineEdit *>(QStringLiteral("folderEdit"));
+            edit->selectAll();
+            QTest::keyClicks(edit, folder);
+            QTest::keyClick(dialog->focusWidget(), Qt::Key_Return);
+            QTRY_VERIFY(!dialog->findChild<QLabel *>(QStringLiteral("problemLabel"))
+                             ->text()
+                             .contains(QStringLiteral("Exporting")));
+            secondTime = dialog->findChild<QLabel *>(QStringLiteral("problemLabel"))->text();
+            dialog->reject();
+        });
+        click(search->exportButton());
+        QVERIFY2(secondTime.contains(QStringLiteral("Nothing was written")), qPrintable(secondTime));
+        QVERIFY(prompts->confirmations.last().contains(QStringLiteral("Replace them?")));
+        QFile again(exported);
+        QVERIFY(again.open(QIODevice::ReadOnly));
+        QCOMPARE(again.readAll(), before);
 
         // The exported kernel opens and benchmarks ok (F5).
         QVERIFY(window.openFile(exported));
