@@ -65,7 +65,7 @@ AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
                     return;
                 }
                 drainEvents(true); // events from before the snapshot are in it already
-                m_search->load(snapshot);
+                m_search->load(snapshot, snapshot.session.id == m_runningSession);
                 Q_EMIT sessionOpened(snapshot.session.id);
             });
     connect(m_engine, &Engine::sessionDeleted, this,

@@ -83,12 +83,17 @@ RunController::RunController(const Parts &parts, const QString &tasksDir)
     });
     connect(context, &AppContext::searchFinished, this,
             [this](const QString &sessionId, StopReason reason, const QString &error) {
-                const SearchState::Summary &s = m_parts.context->search()->summary();
+                // The dock may show another session than the one that ended: name the one that ended.
+                const SearchState *state = m_parts.context->search();
+                const SessionSummary *summary = m_parts.context->sessions()->session(sessionId);
+                const bool shown = state->sessionId() == sessionId;
+                const QString task = shown ? state->summary().task : summary ? summary->session.taskName : QString();
+                const std::optional<double> speedup =
+                    shown ? state->speedup() : summary ? summary->speedup() : std::nullopt;
                 const bool problem = StopRules::isFailure(reason);
-                QString message =
-                    tr("%1 (session %2): %3").arg(s.task, sessionId.left(8), StopRules::describe(reason));
-                if (const std::optional<double> x = m_parts.context->search()->speedup(); x && !problem)
-                    message += tr(", best %1× over the baseline").arg(*x, 0, 'f', 2);
+                QString message = tr("%1 (session %2): %3").arg(task, sessionId.left(8), StopRules::describe(reason));
+                if (speedup && !problem)
+                    message += tr(", best %1× over the baseline").arg(*speedup, 0, 'f', 2);
                 if (!error.isEmpty())
                     message += QStringLiteral(". ") + error;
                 m_notifier->notify(problem ? tr("Search failed") : tr("Search ended"), message, problem);

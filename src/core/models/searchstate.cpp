@@ -49,7 +49,7 @@ void SearchState::tellSummary()
     Q_EMIT rankingChanged();
 }
 
-void SearchState::load(const SessionSnapshot &snapshot)
+void SearchState::load(const SessionSnapshot &snapshot, bool running)
 {
     m_sessionId = snapshot.session.id;
     m_summary = {};
@@ -91,17 +91,29 @@ void SearchState::load(const SessionSnapshot &snapshot)
         s.iterationsDone = last;
         s.iteration = last;
         setBeam(snapshot.beams.last());
-        // Improvement per iteration, as the search judged it: the leader of the beam changed.
+        // Improvement per iteration as the search judges it: the beam's new leader faster than the old one
+        // beyond the measurement's noise.
         QString previous;
         for (auto it = snapshot.beams.cbegin(); it != snapshot.beams.cend(); ++it) {
             const QString leader = it->value(0);
-            m_improved.insert(it.key(), it.key() > 0 && leader != previous);
+            const auto now = snapshot.evaluations.constFind(leader);
+            const auto before = snapshot.evaluations.constFind(previous);
+            m_improved.insert(it.key(), it.key() > 0 && now != snapshot.evaluations.cend() &&
+                                            before != snapshot.evaluations.cend() &&
+                                            Selection::isFaster(*now, *before, s.config.noiseFloor));
             previous = leader;
         }
     }
     s.costUsd = snapshot.cost.costUsd;
     s.tokens = snapshot.cost.promptTokens + snapshot.cost.completionTokens;
     s.costUsdByRole = snapshot.cost.costByRole;
+    // A session this window is running goes on live from here; its pace (the time left) is known again after
+    // the next iteration.
+    s.running = running;
+    if (running) {
+        s.iteration = s.iterationsDone + 1;
+        s.iterationsDoneAtStart = s.iterationsDone;
+    }
     Q_EMIT reset();
     tellSummary();
 }

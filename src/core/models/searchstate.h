@@ -64,7 +64,8 @@ public:
     explicit SearchState(QObject *parent = nullptr);
 
     void clear();
-    void load(const SessionSnapshot &snapshot);
+    // `running`: the session is being run by this window, and its events continue it.
+    void load(const SessionSnapshot &snapshot, bool running = false);
     // Events of another session than the loaded one are ignored; a SessionStarted into an empty state adopts
     // its session.
     void apply(const SearchEvent &event);

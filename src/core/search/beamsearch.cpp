@@ -483,12 +483,17 @@ bool BeamSearch::takeOverTwin(const Job &job, const Candidate &candidate)
 
 void BeamSearch::settleTwins(const Candidate &measured, const Evaluation &evaluation)
 {
+    // Only the measurement that stands for this source settles its twins (a replayed result of another twin
+    // does not).
+    if (measured.sourceHash.isEmpty() || m_measuredBy.value(measured.sourceHash) != measured.id)
+        return;
+    if (evaluation.status == EvalStatus::InfraError)
+        m_measuredBy.remove(measured.sourceHash); // the host failed, not the kernel: a twin is measured itself
     const QList<Job> waiting = m_twinsWaiting.take(measured.sourceHash);
     if (waiting.isEmpty())
         return;
     if (evaluation.status == EvalStatus::InfraError) {
-        // The host failed, not the kernel: the next twin gets measured itself, and the rest wait for it.
-        m_measuredBy.remove(measured.sourceHash);
+        // The next twin gets measured itself, and the rest wait for it.
         for (const Job &job : waiting) {
             --m_pending; // submitCandidate counts it again
             submitCandidate(m_candidates.value(job.candidateId), job.beamParentId, job.plan);

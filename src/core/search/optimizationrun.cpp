@@ -156,8 +156,10 @@ void OptimizationRun::lookUpKeys(const std::function<void()> &then)
     const quint64 generation = m_generation;
     QPointer<OptimizationRun> self(this);
     *next = [self, endpoints, next, then, generation] {
-        if (!self || self->m_generation != generation)
+        if (!self || self->m_generation != generation) {
+            *next = nullptr; // given up: break the cycle (nothing of this closure is used after)
             return;
+        }
         if (endpoints->isEmpty()) {
             const std::function<void()> done = then; // resetting *next destroys this closure
             *next = nullptr;                         // and breaks the cycle: it holds itself
@@ -167,8 +169,10 @@ void OptimizationRun::lookUpKeys(const std::function<void()> &then)
         const Endpoint endpoint = endpoints->takeFirst();
         self->m_parts->keys.lookup(endpoint, [self, endpoint, next,
                                               generation](const ApiKeyStore::Lookup &l) {
-            if (!self || self->m_generation != generation)
+            if (!self || self->m_generation != generation) {
+                *next = nullptr;
                 return;
+            }
             if (!l.ok) {
                 *next = nullptr; // this lambda is not the one that holds itself: safe to reset
                 self->fail(QStringLiteral("no API key for endpoint '%1': %2").arg(endpoint.name, l.message));
@@ -220,8 +224,12 @@ OptimizationRun::Begin OptimizationRun::start(const SearchTask &givenTask, const
             return;
         }
         if (!lock(m_search->sessionId())) {
+            // Told as failed to start, once: the stop's own finished() is not passed on.
+            const QString why = m_error;
+            m_quietStop = true;
             m_search->stop();
-            fail(m_error);
+            m_quietStop = false;
+            fail(why);
             return;
         }
         m_pending = false;
@@ -295,5 +303,6 @@ void OptimizationRun::stop()
 void OptimizationRun::onFinished(StopReason reason)
 {
     m_lock.reset();
-    Q_EMIT finished(reason);
+    if (!m_quietStop)
+        Q_EMIT finished(reason);
 }

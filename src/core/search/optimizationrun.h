@@ -98,4 +98,5 @@ private:
     std::unique_ptr<SessionLock> m_lock;
     quint64 m_generation = 0; // a stop or a new start drops a key lookup still under way
     bool m_pending = false;   // between Begin::Pending and started()/failed()
+    bool m_quietStop = false; // stopping a search that could not be locked: failed() tells it
 };

@@ -35,15 +35,17 @@ public:
         QMutexLocker lock(&m_mutex);
         return m_count.value(key(path)) > 0;
     }
-    void add(const QString &path)
-    {
-        QMutexLocker lock(&m_mutex);
-        ++m_count[key(path)];
-    }
-    void remove(const QString &path)
+    // The key to remove() with later: worked out now, while the file exists under this name.
+    QString add(const QString &path)
     {
         QMutexLocker lock(&m_mutex);
         const QString k = key(path);
+        ++m_count[k];
+        return k;
+    }
+    void remove(const QString &k)
+    {
+        QMutexLocker lock(&m_mutex);
         if (--m_count[k] <= 0)
             m_count.remove(k);
     }
@@ -89,13 +91,12 @@ void Database::close()
 {
     if (!m_db.isValid())
         return;
-    const bool registered = m_registered;
     m_db.close();
     m_db = QSqlDatabase();
     QSqlDatabase::removeDatabase(m_connectionName);
-    if (registered)
-        openFiles().remove(m_path);
-    m_registered = false;
+    if (!m_openKey.isEmpty())
+        openFiles().remove(m_openKey);
+    m_openKey.clear();
 }
 
 QString Database::refusal(const QString &problem) const
@@ -138,8 +139,7 @@ bool Database::open(const QString &path, QString &error)
         close();
         return false;
     }
-    openFiles().add(path);
-    m_registered = true;
+    m_openKey = openFiles().add(path);
     if (!configure(error) || !migrate(error)) {
         close();
         return false;

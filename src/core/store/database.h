@@ -57,5 +57,5 @@ private:
     QSqlDatabase m_db;
     int m_version = 0;
     int m_depth = 0;
-    bool m_registered = false; // counted among the process's open files
+    QString m_openKey; // counted among the process's open files under this key
 };

@@ -765,7 +765,7 @@ std::optional<LlmCallRecord> SessionStore::recordedCall(const QString &sessionId
         m_db.connection(),
         QStringLiteral("SELECT call_id, model, endpoint, reply, reasoning, finish_reason, prompt_tokens, "
                        "completion_tokens, latency_ms, attempts, cost_usd, error FROM llm_calls WHERE "
-                       "session_id = :s AND role = :role AND tag = :tag AND error <> 'cancelled' "
+                       "session_id = :s AND role = :role AND tag = :tag AND error = '' "
                        "ORDER BY id DESC LIMIT 1"));
     q.bind(QStringLiteral(":s"), sessionId)
         .bind(QStringLiteral(":role"), role)

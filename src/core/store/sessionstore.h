@@ -100,8 +100,9 @@ public:
     void record(const LlmCallRecord &call) override;
     bool recordLlmCall(const QString &sessionId, const LlmCallRecord &call);
 
-    // The last call of `role` filed under `tag` in the session, cancelled ones left out: what a resumed step
-    // replays instead of asking the model again, so a resume neither pays twice nor gets a different answer.
+    // The last answered call of `role` filed under `tag` in the session: what a resumed step replays instead of
+    // asking the model again, so a resume neither pays twice nor gets a different answer. Calls that failed or
+    // were cancelled are left out: a resume asks them again (a fixed key, a server back up).
     std::optional<LlmCallRecord> recordedCall(const QString &sessionId, const QString &role,
                                               const QString &tag) const;
 

@@ -316,7 +316,7 @@ private Q_SLOTS:
                                             "{\"error\": {\"message\": \"Incorrect API key provided\"}}");
         });
         QSignalSpy done(rig.search, &BeamSearch::finished);
-        QVERIFY(rig.search->start(task(), tiny(1, 2, 1, 3)));
+        QVERIFY(rig.search->start(task(), tiny(1, 2, 1, 1)));
         QVERIFY(done.wait(120000));
         QCOMPARE(done.first().first().value<StopReason>(), StopReason::ModelsFailed);
         QVERIFY2(rig.search->lastError().contains(QStringLiteral("every model call of iteration 1 failed")),
@@ -327,6 +327,24 @@ private Q_SLOTS:
         QCOMPARE(rig.store.session(session)->status, SessionRecord::Status::Failed);
         QCOMPARE(rig.store.session(session)->stopReason, QStringLiteral("models_failed"));
         QCOMPARE(rig.server.requestCount(), 2); // the two planner calls of iteration 1, nothing after
+
+        // The key fixed, Resume asks the refused calls again instead of replaying their failures.
+        rig.server.setHandler([this](const ScriptedLlmServer::Request &r) {
+            switch (roleOf(r)) {
+            case AgentRole::Planner:
+                return ScriptedLlmServer::completion(planReply());
+            case AgentRole::Summarizer:
+                return ScriptedLlmServer::completion(summaryReply());
+            default:
+                return ScriptedLlmServer::completion(fenced(m_fast));
+            }
+        });
+        QSignalSpy again(rig.search, &BeamSearch::finished);
+        QVERIFY2(rig.search->resume(session, tiny(1, 2, 1, 1)), qPrintable(rig.search->lastError()));
+        QVERIFY(again.wait(120000));
+        QCOMPARE(again.first().first().value<StopReason>(), StopReason::Iterations);
+        QVERIFY(rig.server.requestCount() >= 2 + 2 + 2); // both planners asked again, then the executors
+        QCOMPARE(rig.store.session(session)->status, SessionRecord::Status::Finished);
     }
 
     void unusableStartFailsTheSession()
