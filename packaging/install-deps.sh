@@ -16,6 +16,8 @@ packages=(
   python3 python3-numpy python3-pytest
   # an optimised BLAS for numpy (Debian's default reference BLAS makes full-size matmul checks take minutes)
   libopenblas0-pthread
+  # the diff behind Compare (header-only)
+  libdtl-dev
   # the runner's sandbox for untrusted kernels
   bubblewrap
   # SSH host tests start a real sshd on loopback

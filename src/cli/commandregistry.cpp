@@ -1,6 +1,7 @@
 #include "commandregistry.h"
 
 #include "benchcommand.h"
+#include "comparecommand.h"
 #include "exportcommand.h"
 #include "hostscommand.h"
 #include "memorycommand.h"
@@ -22,5 +23,6 @@ std::vector<std::unique_ptr<Command>> CommandRegistry::all()
     commands.push_back(std::make_unique<MemoryCommand>());
     commands.push_back(std::make_unique<SessionsCommand>());
     commands.push_back(std::make_unique<ExportCommand>());
+    commands.push_back(std::make_unique<CompareCommand>());
     return commands;
 }

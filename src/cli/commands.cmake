@@ -10,3 +10,4 @@ target_sources(accelopt PRIVATE subcommandparser.cpp subcommandparser.h console.
 target_sources(accelopt PRIVATE optimizecommand.cpp optimizecommand.h resumecommand.cpp resumecommand.h)
 target_sources(accelopt PRIVATE searchconsole.cpp searchconsole.h searchoptions.cpp searchoptions.h)
 target_sources(accelopt PRIVATE hostchoice.cpp hostchoice.h)
+target_sources(accelopt PRIVATE comparecommand.cpp comparecommand.h)

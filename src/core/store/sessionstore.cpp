@@ -501,6 +501,29 @@ std::optional<Candidate> SessionStore::candidate(const QString &candidateId) con
     return candidateFrom(q);
 }
 
+std::optional<Candidate> SessionStore::findCandidate(const QString &prefix) const
+{
+    if (prefix.size() < 4 || prefix.contains(u'%') || prefix.contains(u'_')) {
+        m_error = QStringLiteral("'%1' is not a candidate id: give at least its first 4 characters").arg(prefix);
+        return std::nullopt;
+    }
+    Statement q(m_db.connection(),
+                QStringLiteral("SELECT %1 FROM candidates c WHERE c.id LIKE :p LIMIT 2").arg(candidateColumns));
+    q.bind(QStringLiteral(":p"), prefix.toLower() + u'%');
+    if (!q.exec()) {
+        fail(q.error());
+        return std::nullopt;
+    }
+    QList<Candidate> found;
+    while (q.next())
+        found.append(candidateFrom(q));
+    if (found.size() == 1)
+        return found.first();
+    m_error = found.isEmpty() ? QStringLiteral("no candidate '%1' in %2").arg(prefix, m_path)
+                              : QStringLiteral("'%1' matches more than one candidate; give more of the id").arg(prefix);
+    return std::nullopt;
+}
+
 QList<Candidate> SessionStore::candidates(const QString &sessionId, int iteration) const
 {
     QList<Candidate> result;

@@ -77,6 +77,9 @@ public:
     bool addCandidate(Candidate &candidate);
     bool addCandidates(QList<Candidate> &candidates);
     std::optional<Candidate> candidate(const QString &candidateId) const;
+    // The one candidate of the workspace whose id starts with `prefix` (4 characters at least); nullopt when
+    // none or several, with the reason in lastError().
+    std::optional<Candidate> findCandidate(const QString &prefix) const;
     QList<Candidate> candidates(const QString &sessionId, int iteration = -1) const;
     // From the baseline down to `candidateId`, following parent links.
     QList<Candidate> lineage(const QString &candidateId) const;

@@ -1,0 +1,222 @@
+#include "comparecommand.h"
+
+#include "diff/kerneldiff.h"
+#include "diff/metricdeltas.h"
+#include "evalbatch.h"
+#include "model/kernelfile.h"
+#include "store/sessionstore.h"
+
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+
+#include <algorithm>
+#include <optional>
+
+namespace {
+
+// One side of the comparison: a kernel file, or a candidate of the workspace (with its evaluation).
+struct Side
+{
+    QString name; // what the diff's header calls it
+    QString text;
+    QString candidateId;
+    QString sessionId;
+    std::optional<Evaluation> evaluation;
+};
+
+bool resolve(const QString &arg, std::optional<SessionStore> &store, Side &side, QString &error)
+{
+    if (QFileInfo::exists(arg)) {
+        const KernelFile::ReadResult file = KernelFile::read(arg);
+        if (!file.ok) {
+            error = file.error;
+            return false;
+        }
+        side.name = arg;
+        side.text = file.text;
+        return true;
+    }
+    if (!store) {
+        const QString path = SessionStore::defaultPath();
+        if (!QFileInfo::exists(path)) {
+            error = QStringLiteral("%1 is not a file, and there is no workspace database (%2) to find it as a "
+                                   "candidate in")
+                        .arg(arg, path);
+            return false;
+        }
+        store.emplace(path);
+        if (!store->open()) {
+            error = store->lastError();
+            store.reset();
+            return false;
+        }
+    }
+    const std::optional<Candidate> c = store->findCandidate(arg);
+    if (!c) {
+        error = QStringLiteral("%1 is neither a file nor a candidate of the workspace: %2").arg(arg, store->lastError());
+        return false;
+    }
+    side.name = QStringLiteral("candidate %1 (session %2, iteration %3)")
+                    .arg(c->id.left(8), c->sessionId.left(8))
+                    .arg(c->iteration);
+    side.text = c->source;
+    side.candidateId = c->id;
+    side.sessionId = c->sessionId;
+    side.evaluation = store->evaluation(c->id);
+    return true;
+}
+
+QJsonObject sideJson(const Side &s)
+{
+    QJsonObject o{{QStringLiteral("name"), s.name}};
+    if (!s.candidateId.isEmpty()) {
+        o.insert(QStringLiteral("candidate"), s.candidateId);
+        o.insert(QStringLiteral("session"), s.sessionId);
+    }
+    if (s.evaluation)
+        o.insert(QStringLiteral("evaluation"), s.evaluation->summaryJson(QString()));
+    return o;
+}
+
+} // namespace
+
+int CompareCommand::run(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        summary() + QStringLiteral("\nA and B are kernel files or candidate ids of the workspace (the first "
+                                   "characters are enough). Candidates bring their evaluations; files are "
+                                   "benchmarked when --task is given. Then the metric deltas follow the diff."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("A"), QStringLiteral("The slower or older kernel."));
+    parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("The faster or newer kernel."));
+    parser.addOptions({{QStringLiteral("task"), QStringLiteral("Benchmark file kernels on this task."),
+                        QStringLiteral("TASK")},
+                       {QStringLiteral("dataset"), QStringLiteral("A dataset in the original NKIBench layout."),
+                        QStringLiteral("DIR")},
+                       {QStringLiteral("context"), QStringLiteral("Unchanged lines around each change (default 3)."),
+                        QStringLiteral("N"), QStringLiteral("3")}});
+    EvalBatch::addCommonOptions(parser);
+    QTextStream err(stderr);
+    if (!parser.parse(QStringList{QStringLiteral("accelopt compare")} + arguments)) {
+        err << "accelopt compare: " << parser.errorText() << "\n";
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        return 0;
+    }
+    if (parser.positionalArguments().size() != 2) {
+        err << "accelopt compare: give two kernels, e.g. accelopt compare slow.py fast.py --task silu\n";
+        return 2;
+    }
+    bool ok = false;
+    const int context = parser.value(QStringLiteral("context")).toInt(&ok);
+    if (!ok || context < 0 || context > 10000) {
+        err << "accelopt compare: --context wants a whole number from 0 to 10000, not '"
+            << parser.value(QStringLiteral("context")) << "'\n";
+        return 2;
+    }
+    std::optional<SessionStore> store;
+    Side sides[2];
+    QString error;
+    for (int i = 0; i < 2; ++i)
+        if (!resolve(parser.positionalArguments().at(i), store, sides[i], error)) {
+            err << "accelopt compare: " << error << "\n";
+            return 2;
+        }
+
+    // Files get their evaluations from a host when the task is known; candidates keep the ones they have.
+    QList<int> benchmarked;
+    if (parser.isSet(QStringLiteral("task"))) {
+        QList<EvalBatch::Item> items;
+        QList<int> &which = benchmarked;
+        for (int i = 0; i < 2; ++i) {
+            if (sides[i].evaluation)
+                continue;
+            EvalBatch::Item item;
+            if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")), parser.value(QStringLiteral("dataset")),
+                                          item.request.task, error) ||
+                !EvalBatch::applyOptions(parser, item.request, error)) {
+                err << "accelopt compare: " << error << "\n";
+                return 2;
+            }
+            item.label = QFileInfo(sides[i].name).fileName();
+            item.request.kernelSource = sides[i].text;
+            item.request.kernelName = item.label;
+            items << item;
+            which << i;
+        }
+        if (!items.isEmpty()) {
+            const QList<Evaluation> results = EvalBatch::run(parser, items, error);
+            if (results.isEmpty()) {
+                err << "accelopt compare: " << error << "\n";
+                return 1;
+            }
+            for (int k = 0; k < which.size(); ++k)
+                sides[which.at(k)].evaluation = results.at(k);
+        }
+    }
+
+    const KernelDiff::Result diff = KernelDiff::compute(sides[0].text, sides[1].text);
+    // Deltas need two measured kernels; otherwise say which side is missing what.
+    QStringList missing;
+    for (const Side &s : sides) {
+        if (!s.evaluation)
+            missing << QStringLiteral("%1 has no evaluation").arg(s.name);
+        else if (!s.evaluation->ok())
+            missing << QStringLiteral("%1: %2%3")
+                           .arg(s.name, s.evaluation->statusName(),
+                                s.evaluation->error.isEmpty() ? QString()
+                                                              : QStringLiteral(" (%1)").arg(s.evaluation->error.section(u'\n', 0, 0)));
+    }
+    const bool measured = missing.isEmpty();
+    // A benchmark asked for here that did not measure is a failure of this command, as for `accelopt bench`.
+    const bool benchmarkFailed = benchmarked.size() > 0 && !measured &&
+                                 std::any_of(benchmarked.cbegin(), benchmarked.cend(),
+                                             [&sides](int i) { return !sides[i].evaluation->ok(); });
+    const QList<MetricDelta> deltas =
+        measured ? MetricDeltas::compute(*sides[0].evaluation, *sides[1].evaluation) : QList<MetricDelta>{};
+    QTextStream out(stdout);
+    if (parser.isSet(QStringLiteral("json"))) {
+        QJsonObject o = diff.toJson(context);
+        o.insert(QStringLiteral("left"), sideJson(sides[0]));
+        o.insert(QStringLiteral("right"), sideJson(sides[1]));
+        o.insert(QStringLiteral("deltas"), measured ? QJsonValue(MetricDeltas::toJson(deltas)) : QJsonValue());
+        if (!measured)
+            o.insert(QStringLiteral("no_deltas_because"), missing.join(QStringLiteral("; ")));
+        out << QJsonDocument(o).toJson(QJsonDocument::Compact) << "\n";
+        return benchmarkFailed ? 1 : 0;
+    }
+    if (diff.identical())
+        out << "the kernels are the same" << (diff.lineEndingsDiffer ? " (but for their line endings)" : "") << "\n";
+    else
+        out << diff.unified(sides[0].name, sides[1].name, context);
+    out << QStringLiteral("\n%1 changed, %2 removed, %3 added lines\n").arg(diff.changed).arg(diff.removed).arg(diff.added);
+    if (!measured) {
+        out << "no metric deltas: " << missing.join(QStringLiteral("; "))
+            << (parser.isSet(QStringLiteral("task")) ? "" : " (give --task to benchmark files)") << "\n";
+        return benchmarkFailed ? 1 : 0;
+    }
+    out << QStringLiteral("\n%1 %2 %3 %4  %5\n")
+               .arg(QStringLiteral("metric"), -24)
+               .arg(QStringLiteral("A"), 14)
+               .arg(QStringLiteral("B"), 14)
+               .arg(QStringLiteral("B/A"), 8)
+               .arg(QStringLiteral("B is"));
+    for (const MetricDelta &d : deltas) {
+        const bool text = !d.leftText.isEmpty() || !d.rightText.isEmpty();
+        const std::optional<double> ratio = d.ratio();
+        out << QStringLiteral("%1 %2 %3 %4  %5\n")
+                   .arg(d.label, -24)
+                   .arg(text ? d.leftText : MetricDeltas::format(d, d.left), 14)
+                   .arg(text ? d.rightText : MetricDeltas::format(d, d.right), 14)
+                   .arg(ratio ? QStringLiteral("%1x").arg(*ratio, 0, 'f', 3) : QStringLiteral("-"), 8)
+                   .arg(MetricDelta::verdictName(d.verdict()));
+    }
+    return 0;
+}

@@ -1,0 +1,4 @@
+import numpy as np
+
+def kernel(x):
+    return x
