@@ -19,6 +19,9 @@ AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
     m_engine->moveToThread(m_thread);
     // Every signal below crosses from the engine's thread and is delivered, in order, on this one.
     connect(m_engine, &Engine::benchmarkFinished, this, &AppContext::benchmarkFinished);
+    connect(m_engine, &Engine::lessonFound, this, &AppContext::lessonFound);
+    connect(m_engine, &Engine::pairSummarized, this, &AppContext::pairSummarized);
+    connect(m_engine, &Engine::lessonStored, this, &AppContext::lessonStored);
     // A search's events come in bursts (24 replies landing in one second); they are taken in slices of a few
     // milliseconds, with the window's own painting and input in between, so the GUI thread never stalls.
     connect(m_engine, &Engine::searchEvent, this, [this](const SearchEvent &event) {
@@ -141,6 +144,30 @@ quint64 AppContext::benchmark(const EvalRequest &request, const QString &host)
     const quint64 job = nextJob();
     Engine *engine = m_engine;
     onEngine([engine, job, request, host] { engine->benchmark(job, request, host); });
+    return job;
+}
+
+quint64 AppContext::findLesson(const QString &leftText, const QString &rightText)
+{
+    const quint64 job = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job, leftText, rightText] { engine->findLesson(job, leftText, rightText); });
+    return job;
+}
+
+quint64 AppContext::summarizePair(const ComparePair &pair)
+{
+    const quint64 job = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job, pair] { engine->summarizePair(job, pair); });
+    return job;
+}
+
+quint64 AppContext::storeLesson(const ExperienceRecord &record)
+{
+    const quint64 job = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job, record] { engine->storeLesson(job, record); });
     return job;
 }
 

@@ -42,6 +42,9 @@ public:
     quint64 deleteSession(const QString &sessionId);
     quint64 exportSession(const SessionExport::Request &request);
     void refreshHosts();
+    quint64 findLesson(const QString &leftText, const QString &rightText);
+    quint64 summarizePair(const ComparePair &pair);
+    quint64 storeLesson(const ExperienceRecord &record);
 
 Q_SIGNALS:
     void benchmarkFinished(quint64 job, const Evaluation &evaluation);
@@ -57,6 +60,9 @@ Q_SIGNALS:
     void hostsListed(const QList<HostConfig> &hosts, const QString &error);
     void hostStateChanged(const QString &host, Host::State state, const QString &detail);
     void notice(const QString &message);
+    void lessonFound(quint64 job, const std::optional<ExperienceRecord> &record, const QString &error);
+    void pairSummarized(quint64 job, const std::optional<ExperienceRecord> &record, const QString &error);
+    void lessonStored(quint64 job, const ExperienceRecord &record, const QString &error);
 
 private:
     template<typename F> void onEngine(F &&work);

@@ -21,6 +21,8 @@ KernelEditor *EditorTabs::editorAt(int index) const
     QWidget *tab = widget(index);
     if (auto *editor = qobject_cast<KernelEditor *>(tab))
         return editor;
+    if (tab && tab->property(viewOnlyProperty).toBool())
+        return nullptr; // a comparison's panes are views of two kernels, not a document to run or save
     return tab ? tab->findChild<KernelEditor *>() : nullptr; // a tab that holds an editor beside other views
 }
 
@@ -43,7 +45,7 @@ int EditorTabs::indexOfFile(const QString &path) const
     if (wanted.isEmpty())
         return -1;
     for (int i = 0; i < count(); ++i)
-        if (QFileInfo(editorAt(i)->filePath()).canonicalFilePath() == wanted)
+        if (const KernelEditor *editor = editorAt(i); editor && QFileInfo(editor->filePath()).canonicalFilePath() == wanted)
             return i;
     return -1;
 }
@@ -139,8 +141,14 @@ bool EditorTabs::saveAs(int index)
 bool EditorTabs::closeEditor(int index)
 {
     KernelEditor *editor = editorAt(index);
-    if (!editor)
-        return false;
+    if (!editor) {
+        QWidget *view = widget(index);
+        if (!view)
+            return false;
+        removeTab(index);
+        view->deleteLater();
+        return true;
+    }
     if (editor->isModified()) {
         setCurrentIndex(index);
         switch (m_prompts->askSaveChanges(this, editor->displayName())) {
@@ -170,7 +178,7 @@ bool EditorTabs::closeAll()
 bool EditorTabs::hasUnsavedChanges() const
 {
     for (int i = 0; i < count(); ++i)
-        if (editorAt(i)->isModified())
+        if (const KernelEditor *editor = editorAt(i); editor && editor->isModified())
             return true;
     return false;
 }

@@ -13,7 +13,9 @@ class EditorTabs : public QTabWidget
 public:
     explicit EditorTabs(UserPrompts *prompts, QWidget *parent = nullptr);
 
+    // The tab's editor; nullptr for a view-only tab (its widget has viewOnlyProperty set, as Compare's has).
     KernelEditor *editorAt(int index) const;
+    static constexpr const char *viewOnlyProperty = "viewOnly";
     KernelEditor *currentEditor() const;
     int indexOfFile(const QString &path) const;
     int indexOfCandidate(const QString &candidateId) const; // a CandidateTab's

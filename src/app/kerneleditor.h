@@ -39,9 +39,10 @@ protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dragMoveEvent(QDragMoveEvent *event) override;
     void dropEvent(QDropEvent *event) override;
+    // Margin 0 as wide as the widest line number; a pane with its own margin text sizes it itself.
+    virtual void updateMarginWidth();
 
 private:
-    void updateMarginWidth();
     QString prefixAtCursor() const;
     void acceptCompletion(int id, const QString &word);
 

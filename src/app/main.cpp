@@ -8,6 +8,8 @@
 #include <QCommandLineParser>
 #include <QSettings>
 
+#include <cstdio>
+
 int main(int argc, char *argv[])
 {
     LogHub::install();
@@ -32,13 +34,24 @@ int main(int argc, char *argv[])
             "Open a session of the workspace in the Search dock (its id, or the first characters)."),
         QStringLiteral("ID"));
     parser.addOption(sessionOption);
+    const QCommandLineOption diffOption(
+        QStringLiteral("diff"), QStringLiteral("Compare two kernel files side by side: --diff A B (A the slower "
+                                               "or older, B the faster or newer)."));
+    parser.addOption(diffOption);
     parser.process(app);
+    if (parser.isSet(diffOption) && parser.positionalArguments().size() != 2) {
+        fprintf(stderr, "accelopt-workbench: --diff takes two kernel files, e.g. --diff slow.py fast.py\n");
+        return 2;
+    }
 
     Theme::setCurrent(Theme::loadSaved());
     MainWindow window;
     window.show();
-    for (const QString &path : parser.positionalArguments())
-        window.openFile(path);
+    if (parser.isSet(diffOption))
+        window.compareFiles(parser.positionalArguments().at(0), parser.positionalArguments().at(1));
+    else
+        for (const QString &path : parser.positionalArguments())
+            window.openFile(path);
     if (parser.isSet(sessionOption))
         window.openSession(parser.value(sessionOption));
     qCInfo(lcApp) << "AccelOpt Workbench" << BuildInfo::appVersion() << "started";

@@ -5,6 +5,7 @@
 #include "applogging.h"
 #include "common/datapaths.h"
 #include "common/recentfiles.h"
+#include "comparecontroller.h"
 #include "editortabs.h"
 #include "guisshprompter.h"
 #include "hostsdialog.h"
@@ -30,6 +31,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QThread>
@@ -100,6 +102,14 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     parts.sessions = m_sessionsDock;
     m_run = new RunController(parts, DataPaths::tasksDir());
     connect(m_run, &RunController::modelsRequested, this, &MainWindow::showModels);
+    CompareController::Parts compareParts;
+    compareParts.window = this;
+    compareParts.context = m_context;
+    compareParts.prompts = m_prompts.get();
+    compareParts.editors = m_editors;
+    compareParts.target = m_runTarget;
+    compareParts.search = m_searchDock;
+    m_compare = new CompareController(compareParts, DataPaths::tasksDir());
 
     createActions();
 
@@ -149,6 +159,7 @@ void MainWindow::createActions()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
+    file->addAction(m_compare->compareFilesAction());
     file->addSeparator();
     QAction *saveAction =
         file->addAction(tr("&Save"), this, [this] { m_editors->save(m_editors->currentIndex()); });
@@ -171,9 +182,15 @@ void MainWindow::createActions()
     addToolBar(m_runTarget);
 
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
-    auto forward = [this](void (QsciScintilla::*slot)()) {
-        return [this, slot] {
-            if (KernelEditor *editor = m_editors->currentEditor())
+    // The current tab's editor, or in a view-only tab (Compare) the pane that has the focus: copy works there.
+    auto target = [this]() -> QsciScintilla * {
+        if (KernelEditor *editor = m_editors->currentEditor())
+            return editor;
+        return qobject_cast<QsciScintilla *>(QApplication::focusWidget());
+    };
+    auto forward = [target](void (QsciScintilla::*slot)()) {
+        return [target, slot] {
+            if (QsciScintilla *editor = target())
                 (editor->*slot)();
         };
     };
@@ -184,8 +201,8 @@ void MainWindow::createActions()
     edit->addAction(tr("&Copy"), this, forward(&QsciScintilla::copy))->setShortcut(QKeySequence::Copy);
     edit->addAction(tr("&Paste"), this, forward(&QsciScintilla::paste))->setShortcut(QKeySequence::Paste);
     edit->addAction(tr("Select &All"), this,
-                    [this] {
-                        if (KernelEditor *editor = m_editors->currentEditor())
+                    [target] {
+                        if (QsciScintilla *editor = target())
                             editor->selectAll(true);
                     })
         ->setShortcut(QKeySequence::SelectAll);
@@ -222,11 +239,13 @@ void MainWindow::createActions()
         connect(action, &QAction::triggered, this, [this, kind] {
             Theme::setCurrent(kind);
             Theme::save(kind);
-            for (int i = 0; i < m_editors->count(); ++i)
-                Theme::applyToEditor(m_editors->editorAt(i), kind);
+            for (KernelEditor *editor : m_editors->findChildren<KernelEditor *>())
+                Theme::applyToEditor(editor, kind);
         });
     }
     view->addAction(tr("Reload &Tasks"), m_tasksDock, &TasksDock::refresh);
+    view->addSeparator();
+    view->addAction(m_compare->compareTabsAction());
 
     m_toolsMenu = menuBar()->addMenu(tr("&Tools"));
     m_toolsMenu->addAction(tr("&Hosts…"), this, &MainWindow::showHosts);
@@ -262,8 +281,11 @@ void MainWindow::rebuildRecentMenu()
 void MainWindow::restoreLayout()
 {
     QSettings settings;
-    if (!restoreGeometry(settings.value(geometryKey).toByteArray()))
-        resize(1280, 800);
+    if (!restoreGeometry(settings.value(geometryKey).toByteArray())) {
+        // First start: most of the screen, as the editor, the docks and a comparison all want width.
+        const QSize available = screen() ? screen()->availableGeometry().size() : QSize(1280, 800);
+        resize(available.boundedTo(QSize(qMax(1280, available.width() * 9 / 10), qMax(800, available.height() * 9 / 10))));
+    }
     restoreState(settings.value(stateKey).toByteArray(), layoutVersion);
 }
 
@@ -306,6 +328,15 @@ void MainWindow::openSession(const QString &sessionId)
 {
     m_run->openSession(sessionId);
     m_sessionsDock->selectSession(sessionId);
+}
+
+bool MainWindow::compareFiles(const QString &left, const QString &right)
+{
+    QString error;
+    if (m_compare->compareFiles(left, right, error))
+        return true;
+    m_prompts->warn(this, tr("Compare Files"), error);
+    return false;
 }
 
 void MainWindow::showAbout()

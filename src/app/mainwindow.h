@@ -4,6 +4,7 @@
 #include <memory>
 
 class AppContext;
+class CompareController;
 class EditorTabs;
 class HostStatusWidget;
 class LogDock;
@@ -34,12 +35,15 @@ public:
     SessionsDock *sessionsDock() const { return m_sessionsDock; }
     AppContext *context() const { return m_context; }
     RunController *run() const { return m_run; }
+    CompareController *compare() const { return m_compare; }
     RunTargetBar *runTarget() const { return m_runTarget; }
     QMenu *recentMenu() const { return m_recentMenu; }
     QMenu *toolsMenu() const { return m_toolsMenu; }
     HostStatusWidget *hostStatus() const { return m_hostStatus; }
     bool openFile(const QString &path);
     void openSession(const QString &sessionId); // into the Search dock (--session)
+    // Two kernel files side by side (--diff A B); a file that cannot be read is told in the window.
+    bool compareFiles(const QString &left, const QString &right);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -66,6 +70,7 @@ private:
     SessionsDock *m_sessionsDock;
     RunTargetBar *m_runTarget;
     RunController *m_run = nullptr;
+    CompareController *m_compare = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_toolsMenu = nullptr;
     HostStatusWidget *m_hostStatus;

@@ -55,6 +55,7 @@ RunController::RunController(const Parts &parts, const QString &tasksDir)
     connect(parts.search, &SearchDock::candidateActivated, this, &RunController::openCandidate);
     connect(parts.search, &SearchDock::resumeRequested, this, &RunController::resume);
     connect(parts.search, &SearchDock::exportRequested, this, [this](const QString &id) { exportBest(id); });
+    connect(parts.search, &SearchDock::exportCandidateRequested, this, &RunController::exportBest);
     connect(parts.sessions, &SessionsDock::openRequested, this, &RunController::openSession);
     connect(parts.sessions, &SessionsDock::resumeRequested, this, &RunController::resume);
     connect(parts.sessions, &SessionsDock::exportRequested, this,

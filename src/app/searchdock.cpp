@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTabWidget>
@@ -183,6 +184,11 @@ SearchDock::SearchDock(AppContext *context, QWidget *parent)
     };
     connect(m_tree, &QAbstractItemView::activated, this, activate);
     connect(m_table, &QAbstractItemView::activated, this, activate);
+    for (QAbstractItemView *view : {static_cast<QAbstractItemView *>(m_tree), static_cast<QAbstractItemView *>(m_table)}) {
+        view->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(view, &QWidget::customContextMenuRequested, this,
+                [this, view](const QPoint &at) { showContextMenu(view, view->viewport()->mapToGlobal(at)); });
+    }
     connect(m_filterText, &QLineEdit::textChanged, m_filter, &CandidateFilter::setText);
     connect(m_filterShow, &QComboBox::currentIndexChanged, this,
             [this] { m_filter->setShow(CandidateFilter::Show(m_filterShow->currentData().toInt())); });
@@ -218,6 +224,40 @@ SearchDock::SearchDock(AppContext *context, QWidget *parent)
 QLabel *SearchDock::figure(const QString &name) const
 {
     return widget()->findChild<QLabel *>(name);
+}
+
+QStringList SearchDock::selectedCandidates() const
+{
+    const QAbstractItemView *view = m_tabs->currentWidget() == m_tree
+                                        ? static_cast<QAbstractItemView *>(m_tree)
+                                        : static_cast<QAbstractItemView *>(m_table);
+    QStringList ids;
+    for (const QModelIndex &index : view->selectionModel()->selectedRows())
+        if (const QString id = index.data(ModelRoles::CandidateId).toString(); !id.isEmpty() && !ids.contains(id))
+            ids << id;
+    return ids;
+}
+
+void SearchDock::showContextMenu(QAbstractItemView *view, const QPoint &globalPos)
+{
+    const QString id = view->currentIndex().data(ModelRoles::CandidateId).toString();
+    if (id.isEmpty())
+        return;
+    const SearchState::Row *row = m_context->search()->find(id);
+    const QStringList selected = selectedCandidates();
+    QMenu menu(this);
+    menu.addAction(tr("Open"), this, [this, id] { Q_EMIT candidateActivated(id); });
+    QAction *parent = menu.addAction(tr("Compare with Parent"), this, [this, id] { Q_EMIT compareWithParentRequested(id); });
+    parent->setEnabled(row && !row->candidate.parentId.isEmpty());
+    QAction *pair = menu.addAction(tr("Compare Selected"), this, [this, selected] {
+        Q_EMIT compareRequested(selected.at(0), selected.at(1));
+    });
+    pair->setEnabled(selected.size() == 2);
+    pair->setToolTip(tr("Select two candidates to compare them"));
+    menu.addSeparator();
+    menu.addAction(tr("Export This Kernel…"), this,
+                   [this, id] { Q_EMIT exportCandidateRequested(m_context->shownSessionId(), id); });
+    menu.exec(globalPos);
 }
 
 QString SearchDock::selectedCandidate() const

@@ -3,6 +3,7 @@
 #include <QDockWidget>
 
 class AppContext;
+class QAbstractItemView;
 class CandidateFilter;
 class CandidateTableModel;
 class CandidateTreeModel;
@@ -40,11 +41,18 @@ public:
     QTabWidget *tabs() const { return m_tabs; }
     // The candidate selected in the visible view, or empty.
     QString selectedCandidate() const;
+    QStringList selectedCandidates() const; // every selected row's, in selection order
+
+    // The context menu of the tree and the table: Open, Compare with Parent, Compare Selected (two), Export.
+    void showContextMenu(QAbstractItemView *view, const QPoint &globalPos);
 
 Q_SIGNALS:
     void candidateActivated(const QString &candidateId);
     void resumeRequested(const QString &sessionId);
     void exportRequested(const QString &sessionId);
+    void exportCandidateRequested(const QString &sessionId, const QString &candidateId);
+    void compareWithParentRequested(const QString &candidateId);
+    void compareRequested(const QString &leftId, const QString &rightId);
 
 private:
     void refresh();

@@ -5,8 +5,10 @@
 #include "hosts/hostpool.h"
 #include "hosts/hostregistry.h"
 #include "memory/experiencestore.h"
+#include "model/kernelnormalizer.h"
 #include "search/beamsearch.h"
 #include "search/optimizationrun.h"
+#include "search/pairsummary.h"
 #include "store/sessionlock.h"
 #include "store/sessionstore.h"
 
@@ -28,6 +30,20 @@ bool Engine::openWorkspace(QString &error)
     if (!m_store->open()) {
         error = QStringLiteral("cannot open the workspace database: %1").arg(m_store->lastError());
         m_store.reset();
+        return false;
+    }
+    return true;
+}
+
+bool Engine::openMemory(QString &error)
+{
+    if (m_memory)
+        return true;
+    m_memory = std::make_unique<ExperienceStore>(m_settings.memoryDb.isEmpty() ? ExperienceStore::defaultPath()
+                                                                               : m_settings.memoryDb);
+    if (!m_memory->open()) {
+        error = QStringLiteral("cannot open the optimization memory: %1").arg(m_memory->lastError());
+        m_memory.reset();
         return false;
     }
     return true;
@@ -109,17 +125,9 @@ void Engine::launch(const std::function<int(OptimizationRun &)> &begin, bool use
         Q_EMIT searchFailed(error);
         return;
     }
-    if (useMemory && !m_memory) {
-        m_memory = std::make_unique<ExperienceStore>(
-            m_settings.memoryDb.isEmpty() ? ExperienceStore::defaultPath() : m_settings.memoryDb);
-        if (!m_memory->open()) {
-            const QString why = m_memory->lastError();
-            m_memory.reset();
-            Q_EMIT searchFailed(QStringLiteral("cannot open the optimization memory: %1 (start without the "
-                                               "memory to go on without it)")
-                                    .arg(why));
-            return;
-        }
+    if (useMemory && !openMemory(error)) {
+        Q_EMIT searchFailed(error + QStringLiteral(" (start without the memory to go on without it)"));
+        return;
     }
     OptimizationRun::Options options;
     options.host = host;
@@ -227,6 +235,49 @@ void Engine::exportSession(quint64 job, const SessionExport::Request &request)
         return;
     }
     Q_EMIT exported(job, SessionExport::run(*m_store, request));
+}
+
+void Engine::findLesson(quint64 job, const QString &leftText, const QString &rightText)
+{
+    QString error;
+    if (!openMemory(error)) {
+        Q_EMIT lessonFound(job, std::nullopt, error);
+        return;
+    }
+    const std::optional<ExperienceRecord> found =
+        m_memory->forPair(KernelNormalizer::hash(leftText), KernelNormalizer::hash(rightText));
+    Q_EMIT lessonFound(job, found, found ? QString() : m_memory->lastError());
+}
+
+void Engine::summarizePair(quint64 job, const ComparePair &pair)
+{
+    auto *summary = new PairSummary(m_settings.llmConfig, this);
+    connect(summary, &PairSummary::finished, this,
+            [this, job, summary](const std::optional<ExperienceRecord> &record, const QString &error) {
+                summary->deleteLater();
+                Q_EMIT pairSummarized(job, record, error);
+            });
+    QString error;
+    if (!summary->start(pair, error)) {
+        summary->deleteLater();
+        Q_EMIT pairSummarized(job, std::nullopt, error);
+    }
+}
+
+void Engine::storeLesson(quint64 job, const ExperienceRecord &givenRecord)
+{
+    ExperienceRecord record = givenRecord;
+    QString error;
+    if (!openMemory(error)) {
+        Q_EMIT lessonStored(job, record, error);
+        return;
+    }
+    if (m_memory->contains(record)) {
+        Q_EMIT lessonStored(job, record, QStringLiteral("the memory already has this lesson"));
+        return;
+    }
+    const bool ok = m_memory->add(record);
+    Q_EMIT lessonStored(job, record, ok ? QString() : m_memory->lastError());
 }
 
 void Engine::listHosts(quint64 job)

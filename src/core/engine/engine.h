@@ -1,8 +1,10 @@
 #pragma once
 
+#include "diff/comparepair.h"
 #include "export/sessionexport.h"
 #include "hosts/host.h"
 #include "hosts/hostconfig.h"
+#include "memory/experiencerecord.h"
 #include "model/evalrequest.h"
 #include "model/evaluation.h"
 #include "search/searchconfig.h"
@@ -58,6 +60,11 @@ public:
     void deleteSession(quint64 job, const QString &sessionId);
     void exportSession(quint64 job, const SessionExport::Request &request);
     void listHosts(quint64 job);
+    // The memory's lesson for a pair of kernels (either way round), by their normalized sources.
+    void findLesson(quint64 job, const QString &leftText, const QString &rightText);
+    // Asks the summarizer for the lesson of a measured pair; stores nothing (storeLesson does, when confirmed).
+    void summarizePair(quint64 job, const ComparePair &pair);
+    void storeLesson(quint64 job, const ExperienceRecord &record);
     // Stops the search (resumable) and every host; call before the engine's thread ends.
     void shutdown();
 
@@ -74,11 +81,15 @@ Q_SIGNALS:
     void sessionDeleted(quint64 job, const QString &sessionId, const QString &error);
     void exported(quint64 job, const SessionExport::Result &result);
     void hostsListed(quint64 job, const QList<HostConfig> &hosts, const QString &error);
+    void lessonFound(quint64 job, const std::optional<ExperienceRecord> &record, const QString &error);
+    void pairSummarized(quint64 job, const std::optional<ExperienceRecord> &record, const QString &error);
+    void lessonStored(quint64 job, const ExperienceRecord &record, const QString &error);
     void hostStateChanged(const QString &host, Host::State state, const QString &detail);
     void notice(const QString &message); // worth telling the user, not fatal
 
 private:
     bool openWorkspace(QString &error);
+    bool openMemory(QString &error);
     HostPool *poolFor(const QString &host, HostConfig &config, QString &error);
     void launch(const std::function<int(OptimizationRun &)> &begin, bool useMemory, const QString &host);
 

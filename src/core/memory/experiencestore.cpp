@@ -145,6 +145,20 @@ QList<ExperienceRecord> ExperienceStore::select(const QString &where,
     return result;
 }
 
+std::optional<ExperienceRecord> ExperienceStore::forPair(const QString &hashA, const QString &hashB) const
+{
+    if (hashA.isEmpty() || hashB.isEmpty())
+        return std::nullopt;
+    // The pinned and newest first: what the user curated wins over an older duplicate.
+    const QList<ExperienceRecord> found =
+        select(QStringLiteral("WHERE (e.slow_hash = :a AND e.fast_hash = :b) OR (e.slow_hash = :b AND "
+                              "e.fast_hash = :a) ORDER BY e.pinned DESC, e.updated_at DESC LIMIT 1"),
+               {{QStringLiteral(":a"), hashA}, {QStringLiteral(":b"), hashB}});
+    if (found.isEmpty())
+        return std::nullopt;
+    return found.first();
+}
+
 std::optional<ExperienceRecord> ExperienceStore::get(qint64 id) const
 {
     const QList<ExperienceRecord> rows =

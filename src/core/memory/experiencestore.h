@@ -32,6 +32,9 @@ public:
     // lesson (the duplicate rule of importJson). False on a read error, with lastError() set.
     bool contains(const ExperienceRecord &record) const;
     std::optional<ExperienceRecord> get(qint64 id) const;
+    // The lesson of a pair of kernels, by their KernelNormalizer hashes, whichever of the two was the slow
+    // one; nullopt when the memory has none (or on an error, in lastError()).
+    std::optional<ExperienceRecord> forPair(const QString &hashA, const QString &hashB) const;
     // Pinned first, then newest first; an empty task lists every task.
     QList<ExperienceRecord> list(const QString &task = {}) const;
     int count() const;

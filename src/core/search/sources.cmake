@@ -8,6 +8,7 @@ target_sources(accelopt_core PRIVATE
   search/beamsearch.cpp search/beamsearch.h
   search/searchevent.cpp search/searchevent.h
   search/optimizationrun.cpp search/optimizationrun.h
+  search/pairsummary.cpp search/pairsummary.h
   search/taskdetector.cpp search/taskdetector.h)
 target_sources(accelopt_core PRIVATE
   search/resumepoint.cpp search/resumepoint.h search/searchtask.h)

@@ -1,0 +1,73 @@
+#pragma once
+
+#include "diff/comparepair.h"
+#include "memory/experiencerecord.h"
+#include "model/evaluation.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+
+#include <optional>
+
+class AppContext;
+class CompareView;
+class EditorTabs;
+class KernelEditor;
+class QAction;
+class QMainWindow;
+class RunTargetBar;
+class SearchDock;
+class UserPrompts;
+
+// Where comparisons come from and what they ask for: File > Compare Files…, View > Compare Tabs, the Search
+// dock's "Compare with Parent" and "Compare Selected", and `accelopt-workbench --diff A B`. Each opens a
+// CompareView tab; this then finds the pair's lesson in the memory, measures unmeasured kernels on the run
+// target when asked, has the summarizer write a lesson and stores it once the user confirms, and opens the
+// right kernel in an editable tab on "Take Right Side".
+class CompareController : public QObject
+{
+    Q_OBJECT
+public:
+    struct Parts
+    {
+        QMainWindow *window = nullptr;
+        AppContext *context = nullptr;
+        UserPrompts *prompts = nullptr;
+        EditorTabs *editors = nullptr;
+        RunTargetBar *target = nullptr;
+        SearchDock *search = nullptr;
+    };
+    CompareController(const Parts &parts, const QString &tasksDir);
+
+    QAction *compareFilesAction() const { return m_compareFiles; }
+    QAction *compareTabsAction() const { return m_compareTabs; }
+
+    CompareView *open(const ComparePair &pair);
+    // false, with the reason in `error`, when a file cannot be read.
+    CompareView *compareFiles(const QString &left, const QString &right, QString &error);
+    void compareFilesWithDialog();
+    void compareTabs();
+    void compareWithParent(const QString &candidateId);
+    void compareCandidates(const QString &firstId, const QString &secondId);
+
+private:
+    std::optional<ComparePair::Side> candidateSide(const QString &candidateId) const;
+    static ComparePair::Side editorSide(const KernelEditor *editor);
+    void measure(CompareView *view);
+    bool findTask(CompareView *view, ComparePair &pair);
+    void summarize(CompareView *view);
+    void takeRight(CompareView *view);
+    void showNoLesson(CompareView *view);
+    static QString whyNoSummary(const ComparePair &pair);
+
+    Parts m_parts;
+    QString m_tasksDir;
+    QAction *m_compareFiles, *m_compareTabs;
+    struct Pending
+    {
+        QPointer<CompareView> view;
+        bool right = false;
+    };
+    QHash<quint64, Pending> m_jobs; // engine jobs (lessons, summaries, benchmarks) -> the view waiting
+};
