@@ -22,6 +22,7 @@ AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
     connect(m_engine, &Engine::lessonFound, this, &AppContext::lessonFound);
     connect(m_engine, &Engine::pairSummarized, this, &AppContext::pairSummarized);
     connect(m_engine, &Engine::lessonStored, this, &AppContext::lessonStored);
+    connect(m_engine, &Engine::experiencePairLoaded, this, &AppContext::experiencePairLoaded);
     // A search's events come in bursts (24 replies landing in one second); they are taken in slices of a few
     // milliseconds, with the window's own painting and input in between, so the GUI thread never stalls.
     connect(m_engine, &Engine::searchEvent, this, [this](const SearchEvent &event) {
@@ -168,6 +169,14 @@ quint64 AppContext::storeLesson(const ExperienceRecord &record)
     const quint64 job = nextJob();
     Engine *engine = m_engine;
     onEngine([engine, job, record] { engine->storeLesson(job, record); });
+    return job;
+}
+
+quint64 AppContext::loadExperiencePair(const ExperienceRecord &record)
+{
+    const quint64 job = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job, record] { engine->loadExperiencePair(job, record); });
     return job;
 }
 

@@ -45,6 +45,7 @@ public:
     quint64 findLesson(const QString &leftText, const QString &rightText);
     quint64 summarizePair(const ComparePair &pair);
     quint64 storeLesson(const ExperienceRecord &record);
+    quint64 loadExperiencePair(const ExperienceRecord &record);
 
 Q_SIGNALS:
     void benchmarkFinished(quint64 job, const Evaluation &evaluation);
@@ -63,6 +64,7 @@ Q_SIGNALS:
     void lessonFound(quint64 job, const std::optional<ExperienceRecord> &record, const QString &error);
     void pairSummarized(quint64 job, const std::optional<ExperienceRecord> &record, const QString &error);
     void lessonStored(quint64 job, const ExperienceRecord &record, const QString &error);
+    void experiencePairLoaded(quint64 job, const ComparePair &pair);
 
 private:
     template<typename F> void onEngine(F &&work);

@@ -81,6 +81,11 @@ CompareController::CompareController(const Parts &parts, const QString &tasksDir
                 pending.view->lesson()->showLesson(record, true);
                 qCInfo(lcApp).noquote() << "lesson stored:" << record.experience.title;
             });
+    connect(context, &AppContext::experiencePairLoaded, this,
+            [this](quint64 job, const ComparePair &pair) {
+                if (m_pairJobs.contains(job))
+                    open(pair, m_pairJobs.take(job));
+            });
     connect(context, &AppContext::benchmarkFinished, this, [this](quint64 job, const Evaluation &evaluation) {
         const auto it = m_jobs.find(job);
         if (it == m_jobs.end())
@@ -101,7 +106,7 @@ CompareController::CompareController(const Parts &parts, const QString &tasksDir
     });
 }
 
-CompareView *CompareController::open(const ComparePair &pair)
+CompareView *CompareController::open(const ComparePair &pair, const std::optional<ExperienceRecord> &lesson)
 {
     auto *view = new CompareView(pair, m_parts.editors);
     view->setProperty(EditorTabs::viewOnlyProperty, true);
@@ -111,7 +116,10 @@ CompareView *CompareController::open(const ComparePair &pair)
     connect(view, &CompareView::measureRequested, this, [this, view] { measure(view); });
     connect(view, &CompareView::takeRightRequested, this, [this, view] { takeRight(view); });
     connect(view->lesson(), &LessonPanel::summarizeRequested, this, [this, view] { summarize(view); });
-    m_jobs.insert(m_parts.context->findLesson(pair.left.text, pair.right.text), Pending{view, false});
+    if (lesson)
+        view->lesson()->showLesson(*lesson, true);
+    else
+        m_jobs.insert(m_parts.context->findLesson(pair.left.text, pair.right.text), Pending{view, false});
     view->leftPane()->setFocus();
     qCInfo(lcApp).noquote() << "compare" << pair.left.name << "with" << pair.right.name << ":"
                             << view->diff().changes.size() << "changes";
@@ -246,6 +254,11 @@ void CompareController::compareCandidates(const QString &firstId, const QString 
     pair.taskRef = s.taskRef;
     pair.target = s.target;
     open(pair);
+}
+
+void CompareController::compareExperience(const ExperienceRecord &record)
+{
+    m_pairJobs.insert(m_parts.context->loadExperiencePair(record), record);
 }
 
 bool CompareController::findTask(CompareView *view, ComparePair &pair)

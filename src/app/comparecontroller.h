@@ -43,13 +43,16 @@ public:
     QAction *compareFilesAction() const { return m_compareFiles; }
     QAction *compareTabsAction() const { return m_compareTabs; }
 
-    CompareView *open(const ComparePair &pair);
+    // `lesson`: the pair's, when the caller knows it (a memory item); otherwise the memory is asked.
+    CompareView *open(const ComparePair &pair, const std::optional<ExperienceRecord> &lesson = std::nullopt);
     // false, with the reason in `error`, when a file cannot be read.
     CompareView *compareFiles(const QString &left, const QString &right, QString &error);
     void compareFilesWithDialog();
     void compareTabs();
     void compareWithParent(const QString &candidateId);
     void compareCandidates(const QString &firstId, const QString &secondId);
+    // A memory item's slow and fast kernels (the Memory browser's Compare); opens when the engine has them.
+    void compareExperience(const ExperienceRecord &record);
 
 private:
     std::optional<ComparePair::Side> candidateSide(const QString &candidateId) const;
@@ -70,4 +73,5 @@ private:
         bool right = false;
     };
     QHash<quint64, Pending> m_jobs; // engine jobs (lessons, summaries, benchmarks) -> the view waiting
+    QHash<quint64, ExperienceRecord> m_pairJobs; // memory items being loaded
 };

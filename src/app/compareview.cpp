@@ -54,8 +54,8 @@ CompareView::CompareView(const ComparePair &pair, QWidget *parent)
     auto *codeAndLesson = m_codeAndLesson = new QSplitter(Qt::Horizontal, this);
     codeAndLesson->addWidget(m_panes);
     codeAndLesson->addWidget(m_lesson);
-    codeAndLesson->setStretchFactor(0, 4);
-    codeAndLesson->setStretchFactor(1, 1);
+    codeAndLesson->setStretchFactor(0, 1); // the code takes the room the window gains
+    codeAndLesson->setStretchFactor(1, 0);
 
     m_lesson->setMinimumWidth(220);
     m_vertical = new QSplitter(Qt::Vertical, this);
@@ -177,7 +177,7 @@ QWidget *CompareView::buildDeltas()
     m_deltaView->setAlternatingRowColors(true);
     m_deltaView->setWordWrap(false);
     m_deltaView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_deltaView->horizontalHeader()->setStretchLastSection(true);
+    m_deltaView->horizontalHeader()->setStretchLastSection(false); // the figures close together, not spread
     layout->addLayout(noteRow);
     layout->addWidget(m_deltaView, 1);
     return box;
@@ -292,6 +292,8 @@ void CompareView::setTask(const QString &task, const QJsonObject &taskRef, const
 
 void CompareView::setMeasuring(bool measuring)
 {
+    if (measuring && m_measure->hasFocus())
+        activePane()->setFocus(); // not onto the toolbar's spin box when the button goes disabled
     m_measure->setEnabled(!measuring);
     m_measure->setText(measuring ? tr("Measuring…") : tr("Measure Both"));
 }

@@ -511,6 +511,50 @@ private Q_SLOTS:
         m_server.setHandler([this](const ScriptedLlmServer::Request &r) { return m_agents.reply(r); });
     }
 
+    // A memory item opens its two kernels: the workspace's candidates with their measurements when they are
+    // there, the lesson's snippets when it came from elsewhere.
+    void memoryItemOpensItsPair()
+    {
+        ExperienceStore memory(m_dir.filePath(QStringLiteral("memory.sqlite")));
+        QVERIFY2(memory.open(), qPrintable(memory.lastError()));
+        ExperienceRecord known;
+        known.task = QStringLiteral("silu");
+        known.target = QStringLiteral("trn1");
+        known.experience = {QStringLiteral("Fuse the loads"), QStringLiteral("One load instead of two."),
+                            QStringLiteral("a = nl.load(x)"), QStringLiteral("a = nl.load(x[i])"), 2.0};
+        known.slowCandidateId = m_session.baselineId;
+        known.fastCandidateId = m_session.c1a;
+        QVERIFY2(memory.add(known), qPrintable(memory.lastError()));
+        ExperienceRecord imported = known;
+        imported.experience.title = QStringLiteral("Imported: avoid the second pass");
+        imported.experience.speedup = 0.8; // a slowdown: the slow kernel is the change, the "after"
+        imported.slowCandidateId = QStringLiteral("not-in-this-workspace");
+        imported.fastCandidateId = QStringLiteral("nor-this");
+        QVERIFY2(memory.add(imported), qPrintable(memory.lastError()));
+
+        auto prompts = std::make_shared<ScriptedPrompts>();
+        MainWindow window(prompts);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.compare()->compareExperience(known);
+        QTRY_VERIFY(currentCompare(window));
+        CompareView *view = currentCompare(window);
+        QCOMPARE(view->pair().left.candidateId, m_session.baselineId);
+        QCOMPARE(view->pair().right.candidateId, m_session.c1a);
+        QVERIFY(view->pair().measured());
+        QCOMPARE(view->pair().task, QStringLiteral("silu"));
+        QTRY_VERIFY(view->lesson()->state()->text().startsWith(QStringLiteral("From the optimization memory")));
+        QVERIFY(view->lesson()->text()->toPlainText().contains(QStringLiteral("Fuse the loads")));
+
+        window.compare()->compareExperience(imported);
+        QTRY_VERIFY(currentCompare(window) != view);
+        view = currentCompare(window);
+        QCOMPARE(view->pair().left.text, imported.experience.snippetAfter);
+        QCOMPARE(view->pair().right.text, imported.experience.snippetBefore);
+        QVERIFY(!view->pair().measured());
+        QVERIFY(view->pair().left.name.contains(QStringLiteral("snippet")));
+    }
+
     void commandLineDiffWantsTwoFiles()
     {
         QProcess process;

@@ -280,6 +280,38 @@ void Engine::storeLesson(quint64 job, const ExperienceRecord &givenRecord)
     Q_EMIT lessonStored(job, record, ok ? QString() : m_memory->lastError());
 }
 
+void Engine::loadExperiencePair(quint64 job, const ExperienceRecord &record)
+{
+    ComparePair pair;
+    pair.task = record.task;
+    pair.target = record.target;
+    QString error; // without the workspace, the snippets are what there is to compare
+    const bool workspace = openWorkspace(error);
+    const auto side = [&](const QString &candidateId, const QString &snippet, const QString &role,
+                          ComparePair::Side &out) {
+        if (workspace && !candidateId.isEmpty()) {
+            if (const std::optional<Candidate> c = m_store->candidate(candidateId)) {
+                out.name = QStringLiteral("%1 %2 (iteration %3)").arg(role, c->id.left(8)).arg(c->iteration);
+                out.text = c->source;
+                out.candidateId = c->id;
+                out.sessionId = c->sessionId;
+                out.evaluation = m_store->evaluation(c->id);
+                return;
+            }
+        }
+        out.name = QStringLiteral("%1 (the lesson's snippet)").arg(role);
+        out.text = snippet;
+    };
+    const Experience &e = record.experience;
+    // The memory's slow kernel is the "before" of a speedup and the "after" of a slowdown.
+    side(record.slowCandidateId, e.isNegative() ? e.snippetAfter : e.snippetBefore, QStringLiteral("slow"), pair.left);
+    side(record.fastCandidateId, e.isNegative() ? e.snippetBefore : e.snippetAfter, QStringLiteral("fast"), pair.right);
+    if (!pair.left.sessionId.isEmpty())
+        if (const std::optional<SessionRecord> s = m_store->session(pair.left.sessionId))
+            pair.taskRef = s->task;
+    Q_EMIT experiencePairLoaded(job, pair);
+}
+
 void Engine::listHosts(quint64 job)
 {
     HostRegistry registry(m_settings.hostsFile.isEmpty() ? HostRegistry::defaultPath()

@@ -65,6 +65,9 @@ public:
     // Asks the summarizer for the lesson of a measured pair; stores nothing (storeLesson does, when confirmed).
     void summarizePair(quint64 job, const ComparePair &pair);
     void storeLesson(quint64 job, const ExperienceRecord &record);
+    // The two kernels of a memory item, slow on the left: its candidates from the workspace with their
+    // evaluations, or, when they are not there (a lesson imported from elsewhere), its two snippets.
+    void loadExperiencePair(quint64 job, const ExperienceRecord &record);
     // Stops the search (resumable) and every host; call before the engine's thread ends.
     void shutdown();
 
@@ -84,6 +87,7 @@ Q_SIGNALS:
     void lessonFound(quint64 job, const std::optional<ExperienceRecord> &record, const QString &error);
     void pairSummarized(quint64 job, const std::optional<ExperienceRecord> &record, const QString &error);
     void lessonStored(quint64 job, const ExperienceRecord &record, const QString &error);
+    void experiencePairLoaded(quint64 job, const ComparePair &pair);
     void hostStateChanged(const QString &host, Host::State state, const QString &detail);
     void notice(const QString &message); // worth telling the user, not fatal
 
