@@ -7,6 +7,7 @@
 #include "exportsession.h"
 #include "isolatedsettings.h"
 #include "kerneleditor.h"
+#include "launchoptions.h"
 #include "lessonpanel.h"
 #include "llm/llmconfig.h"
 #include "mainwindow.h"
@@ -553,6 +554,32 @@ private Q_SLOTS:
         QCOMPARE(view->pair().right.text, imported.experience.snippetBefore);
         QVERIFY(!view->pair().measured());
         QVERIFY(view->pair().left.name.contains(QStringLiteral("snippet")));
+    }
+
+    // `accelopt-workbench --diff A B`, through the same parsing and opening main() does.
+    void commandLineDiffOpensTheComparison()
+    {
+        LaunchOptions options;
+        QVERIFY2(options.parse({QStringLiteral("accelopt-workbench"), QStringLiteral("--diff"),
+                                fixture(QStringLiteral("slow1.py")), fixture(QStringLiteral("fast1.py"))}),
+                 qPrintable(options.error()));
+        auto prompts = std::make_shared<ScriptedPrompts>();
+        MainWindow window(prompts);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        options.apply(window);
+        CompareView *view = currentCompare(window);
+        QVERIFY(view);
+        QCOMPARE(view->pair().left.filePath, fixture(QStringLiteral("slow1.py")));
+        QCOMPARE(view->pair().right.filePath, fixture(QStringLiteral("fast1.py")));
+        QCOMPARE(window.editors()->count(), 1); // compared, not also opened as editors
+        shoot(window, artifact(QStringLiteral("compare-diff-option.png")));
+        // A missing file is said in the window; the window stays up.
+        QVERIFY(options.parse({QStringLiteral("accelopt-workbench"), QStringLiteral("--diff"),
+                               fixture(QStringLiteral("slow1.py")), QStringLiteral("/nonexistent.py")}));
+        options.apply(window);
+        QCOMPARE(prompts->warnings.size(), 1);
+        QVERIFY(prompts->warnings.first().contains(QStringLiteral("/nonexistent.py is not a file")));
     }
 
     void commandLineDiffWantsTwoFiles()
