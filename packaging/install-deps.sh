@@ -7,7 +7,7 @@ packages=(
   # toolchain
   g++ cmake ninja-build pkg-config
   # Qt 6, QScintilla, libssh, keychain (DESIGN.md §13)
-  qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libqscintilla2-qt6-dev libssh-dev
+  qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqscintilla2-qt6-dev libssh-dev
   libqt6sql6-sqlite qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libxkbcommon-dev qtkeychain-qt6-dev
   libgl1-mesa-dev
   # headless GUI runs and screenshots; a font so offscreen rendering draws text

@@ -1,0 +1,1 @@
+# Recommendations: rules over a profile, kept in a data file (rules/recommendations.json).

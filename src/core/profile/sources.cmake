@@ -1,0 +1,1 @@
+# The profile of an evaluation: timeline, per-line costs, Chrome trace export.
