@@ -249,3 +249,67 @@ def test_large_trace_is_scheduled_whole():
     assert est.metrics["hbm_read_bytes"] == total
     # No schedule moves 5 GiB faster than a NeuronCore's HBM share allows (well under 500 bytes per ns).
     assert est.latency_ns >= total / 500.0
+
+
+def _small_pipeline():
+    """A load (line 1), a matmul (line 3), a PSUM eviction on vector (line 2), an op on an engine name the model
+    does not know (line 2; the scheduler runs it on vector) and a store (line 1)."""
+    tr = Trace()
+    x, y, p = new_id(), new_id(), new_id()
+    dma_load(tr, new_id(), x, 128, 2048)
+    matmul(tr, x, x, p, dtype="bfloat16", n=512)
+    vec(tr, "tensor_copy", [ps(p, 128, 2048)], [sb(y, 128, 2048)], n=512)
+    vec(tr, "iota", [], [sb(new_id(), 128, 64)], n=16, engine="pool")
+    dma_store(tr, y, new_id(), 128, 2048)
+    return tr
+
+
+def test_line_costs_add_up_to_busy_time_and_bytes():
+    from nkisim.perf import profile
+    tr = _small_pipeline()
+    est = estimate(tr)
+    costs = profile.line_costs(tr.instrs, est.schedule)
+    assert costs.instruction_count == 5
+    busy = costs.busy_ns()
+    for e in ("tensor", "vector", "scalar", "gpsimd", "dma"):
+        assert busy[e] == pytest.approx(est.per_engine_busy_ns[e], rel=1e-12, abs=1e-9)
+    rows = costs.rows
+    assert sorted(rows) == [1, 2, 3]
+    assert rows[1][5] == 2 and rows[1][6] == 2 * 128 * 2048  # two DMAs, dma_bytes each
+    assert rows[1][4] > 0 and rows[1][:4] == [0.0] * 4
+    assert rows[3][0] > 0 and rows[3][6] == 128 * 256 + 128 * 1024 + 128 * 2048  # stationary + moving + PSUM out
+    assert rows[2][1] > 0 and rows[2][6] == 128 * 2048 * 2 + 128 * 64  # the eviction, then the unknown-engine op
+    m = est.metrics
+    memory = sum(m[f"{mem}_{rw}_bytes"] for mem in ("hbm", "sbuf", "psum") for rw in ("read", "write"))
+    # a DMA counts once here, and as a read and a write in the metrics
+    assert sum(r[6] for r in rows.values()) == memory - m["dma_transfer_total_bytes"]
+
+
+def test_line_costs_remapped_merges_lines():
+    from nkisim.perf import profile
+    tr = _small_pipeline()
+    costs = profile.line_costs(tr.instrs, estimate(tr).schedule)
+    merged = costs.remapped(lambda line: 0 if line < 3 else line - 2)
+    assert sorted(merged.rows) == [0, 1]
+    assert merged.rows[0][5] == 4 and merged.rows[1][5] == 1
+    assert merged.busy_ns() == pytest.approx(costs.busy_ns())
+    listed = merged.as_list()
+    assert [c["line"] for c in listed] == [0, 1]
+    assert set(listed[0]["ns"]) == {"tensor", "vector", "scalar", "gpsimd", "dma"}
+
+
+def test_timeline_columns():
+    from nkisim.perf import profile
+    tr = _small_pipeline()
+    est = estimate(tr)
+    tl = profile.timeline_columns(tr.instrs, est.schedule, 3, map_line=lambda line: line * 10)
+    assert tl["count"] == 3 and tl["truncated"]
+    assert tl["units"] == ["dma0", "tensor", "vector"] and tl["ops"] == ["dma", "nc_matmul", "tensor_copy"]
+    assert tl["unit"] == [0, 1, 2] and tl["op"] == [0, 1, 2] and tl["line"] == [10, 30, 20]
+    assert tl["partitions"] == [128, 128, 128] and tl["free"] == [512, 512, 512]
+    assert tl["bytes"][0] == 128 * 2048
+    assert tl["dur_ns"][1] == round(est.schedule.end[1] - est.schedule.start[1], 2)
+    assert tl["start_ns"][2] >= tl["start_ns"][1] + tl["dur_ns"][1] - 0.01  # the eviction waits for the matmul
+    whole = profile.timeline_columns(tr.instrs, est.schedule, 10**6)
+    assert whole["count"] == 5 and not whole["truncated"] and whole["units"][-1] in ("dma0", "dma1")
+    assert profile.timeline_columns(tr.instrs, est.schedule, 0)["count"] == 0

@@ -182,8 +182,14 @@ def test_neuron_backend_against_stand_in(tmp_path):
     s = Serve(["--tasks", str(tmp_path), "--no-sandbox"], env=env)
     try:
         r = s.eval("n1", {"name": "add", "size": "small"}, ADD_KERNEL, backend="neuron", core=1, target="trn1",
-                   seeds=[1, 2], warmup=3, iters=7)
+                   seeds=[1, 2], warmup=3, iters=7, timeline_cap=100)
         assert r["status"] == "ok", r["error"]
+        # Only the summary is parsed from neuron-profile: the profile says so, field by field, with no numbers.
+        prof = r["profile"]
+        assert prof["source"] == "neuron-profile" and prof["available"] is False
+        assert set(prof["missing"]) == {"instruction_count", "engine_busy_ns", "line_costs", "timeline"}
+        assert all("profile.ntff" in why for why in prof["missing"].values())
+        assert not {"instruction_count", "engine_busy_ns", "line_costs", "timeline"} & set(prof)
         assert r["correct"] is True and r["latency_ms"]["min"] <= r["latency_ms"]["p50"] <= r["latency_ms"]["max"]
         assert 0 < r["rel_spread"] <= 0.01 and r["timing_attempts"] == 1
         assert r["metrics"]["hbm_read_bytes"] > 0 and r["metrics"]["total_time"] > 0
@@ -191,6 +197,7 @@ def test_neuron_backend_against_stand_in(tmp_path):
         r2 = s.eval("n2", {"name": "add", "size": "small"}, "import neuronxcc.nki as nki\ndef kernel(a, b):\n"
                     "    return undefined\n", backend="neuron", core=1)
         assert r2["status"] in ("compile_error", "runtime_error") and "line 3" in r2["error"]
+        assert r2["profile"] is None
     finally:
         s.close()
     calls = [json.loads(x) for x in log.read_text().splitlines()]

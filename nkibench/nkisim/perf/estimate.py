@@ -8,7 +8,7 @@ from .constants import get_target
 from .metrics import compute_metrics
 from .scheduler import schedule
 
-TIMELINE_CAP = 20000  # enough for the profile view; long traces keep their first entries
+TIMELINE_CAP = 20000  # dicts are costly at millions of instructions; `schedule` has every instruction
 
 
 @dataclass
@@ -21,6 +21,9 @@ class Estimate:
     instruction_count: int = 0
     target: str = ""
     extra: dict = field(default_factory=dict)
+    # Every instruction's placement (start, end, unit), uncapped: perf.profile builds line costs and columnar
+    # timelines of any length from it and the trace.
+    schedule: object = field(default=None, repr=False, compare=False)
 
     @property
     def latency_ms(self) -> float:
@@ -42,4 +45,4 @@ def estimate(trace, target="trn1", timeline_cap: int = TIMELINE_CAP, sequential_
                  "start_ns": sch.start[i], "end_ns": sch.end[i]} for i in range(cap)]
     return Estimate(latency_ns=sch.latency_ns, metrics=metrics, timeline=timeline,
                     per_engine_busy_ns=dict(sch.busy_ns), timeline_truncated=cap < len(instrs),
-                    instruction_count=len(instrs), target=hw.name)
+                    instruction_count=len(instrs), target=hw.name, schedule=sch)

@@ -70,6 +70,7 @@ def main(argv=None) -> int:
     e.add_argument("--warmup", type=int)
     e.add_argument("--iters", type=int)
     e.add_argument("--timing-only", action="store_true")
+    e.add_argument("--timeline-cap", type=int, help="instructions in the profile's timeline (default 0: none)")
     e.add_argument("--timeout", type=float, dest="eval_timeout")
     e.add_argument("--id", default="cli")
     a = p.parse_args(argv)
@@ -112,7 +113,8 @@ def _eval_cmd(a, cfg, serve) -> int:
         else:
             req["task"] = {"name": a.task}
     for k, v in (("backend", a.backend), ("target", a.target), ("size", a.size), ("core", a.core),
-                 ("warmup", a.warmup), ("iters", a.iters), ("timeout_s", a.eval_timeout)):
+                 ("warmup", a.warmup), ("iters", a.iters), ("timeout_s", a.eval_timeout),
+                 ("timeline_cap", a.timeline_cap)):
         if v is not None:
             req[k] = v
     if a.timing_only:

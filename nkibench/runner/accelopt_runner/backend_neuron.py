@@ -12,6 +12,7 @@ NEURON_CC_FLAGS=--auto-cast=none and NEURON_PLATFORM_TARGET_OVERRIDE=<target> fo
      those points (neuron-bench reports percentiles, not a mean). Re-measured while (max-min)/min > spread_tol.
   5. metrics: `neuron-profile view --output-format summary-json -n file.neff -s profile.ntff` on step 2's
      artifacts, the first summary entry's numeric fields (neuron-profile names, `_percent` as fractions).
+  6. profile: unavailable, with the reason per field (PROFILE_MISSING below): it needs per-instruction data.
 Exceptions during compile are compile_error; during a later run runtime_error; both name the kernel line when the
 traceback or message points into kernel.py.
 """
@@ -142,8 +143,31 @@ class NeuronBackend:
         except (OSError, ValueError, subprocess.TimeoutExpired):
             return {}
 
-    def timeline(self, cap: int):
-        return [], False
+    def profile(self, timeline_cap: int) -> dict:
+        return unavailable_profile()
+
+
+# Why the neuron backend's profile is empty. We parse only neuron-profile's summary-json (passed on as `metrics`);
+# every field below needs the per-instruction events of profile.ntff, which the runner does not read yet and which
+# we could not check against a real device here (no Trainium hardware).
+PROFILE_MISSING = {
+    "instruction_count": "the runner reads only neuron-profile's summary-json; counting every instruction on all "
+                         "engines and DMA queues needs the per-instruction events of profile.ntff, which it does "
+                         "not parse",
+    "engine_busy_ns": "engine_busy_ns is the sum of each engine's instruction durations (for dma, over all "
+                      "queues); the summary-json's *_active_time metrics (passed on in metrics) are neuron-profile's "
+                      "own activity measure, not that sum, and the sum needs the per-instruction start and end "
+                      "times of profile.ntff, which the runner does not parse",
+    "line_costs": "needs each instruction's duration, engine, bytes and the kernel source line that issued it; the "
+                  "summary-json has no per-line data and the runner does not parse profile.ntff's "
+                  "per-instruction events or map them back to NKI source lines",
+    "timeline": "needs profile.ntff's per-instruction events (engine or DMA queue, opcode, start, duration); the "
+                "runner reads only neuron-profile's summary-json, not the instruction trace",
+}
+
+
+def unavailable_profile() -> dict:
+    return {"source": "neuron-profile", "available": False, "missing": dict(PROFILE_MISSING)}
 
 
 def summary_metrics(data) -> dict:

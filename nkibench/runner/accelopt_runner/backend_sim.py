@@ -36,6 +36,7 @@ class SimBackend:
         self.limits = dict(limits or {})  # the eval's limits, for the out-of-memory advice
         self.fn = None
         self.offset = 0
+        self.source_lines = 0
         self.filename = ""
         self.arg_names = []
         self.wrote_arguments = []
@@ -57,6 +58,7 @@ class SimBackend:
 
     def load(self, source: str):
         src, self.offset = add_header(source)
+        self.source_lines = len(source.splitlines())
         try:
             self.fn = self.nkisim.load_kernel(src)
         except self.nkisim.NkiError as e:
@@ -96,7 +98,8 @@ class SimBackend:
     def _estimate(self):
         if self._est is None:
             from nkisim.perf import estimate
-            self._est = estimate(self.last.trace, self.target)
+            # no dict timeline: profile() builds its columns from the estimate's schedule
+            self._est = estimate(self.last.trace, self.target, timeline_cap=0)
         return self._est
 
     def measure(self, inputs, warmup: int, iters: int) -> dict:
@@ -119,12 +122,20 @@ class SimBackend:
                 m[k] = v
         return m
 
-    def timeline(self, cap: int):
-        tl = self._estimate().timeline or []
-        out = []
-        for ev in tl[:max(cap, 0)]:
-            e = dict(ev)
-            if e.get("line"):
-                e["line"] = max(int(e["line"]) - self.offset, 0)
-            out.append(e)
-        return out, len(tl) > cap or bool(getattr(self._est, "timeline_truncated", False))
+    def user_line(self, line: int) -> int:
+        """A trace line as a line of the kernel source as sent: the header is taken off, and a line outside the
+        source (an instruction issued from elsewhere) becomes 0, not attributable."""
+        line = int(line or 0) - self.offset
+        return line if 0 < line <= self.source_lines else 0
+
+    def profile(self, timeline_cap: int) -> dict:
+        from nkisim.perf import profile
+        est = self._estimate()
+        instrs = self.last.trace.instrs
+        costs = profile.line_costs(instrs, est.schedule).remapped(self.user_line)
+        out = {"source": "nkisim", "available": True, "missing": {},
+               "instruction_count": costs.instruction_count, "engine_busy_ns": costs.busy_ns(),
+               "line_costs": costs.as_list()}
+        if timeline_cap > 0:
+            out["timeline"] = profile.timeline_columns(instrs, est.schedule, timeline_cap, self.user_line)
+        return out

@@ -71,7 +71,7 @@ CLOCK = PhaseClock()
 def empty_result(job: dict) -> dict:
     return {"op": "result", "id": job.get("id"), "status": "infra_error", "error": None, "correct": None,
             "l2_rel_err": None, "max_abs_err": None, "latency_ms": None, "rel_spread": None, "metrics": {},
-            "roofline": None, "timeline": [], "wall_s": 0.0}
+            "roofline": None, "profile": None, "wall_s": 0.0}
 
 
 def _copy_inputs(xs):
@@ -212,8 +212,7 @@ def run(job: dict, workdir: str, backend) -> dict:
     phase["now"] = "collecting metrics"
     clock.start("metrics")
     res["metrics"] = backend.metrics()
-    tl, trunc = backend.timeline(job["timeline_cap"])
-    res["timeline"], res["timeline_truncated"] = tl, trunc
+    res["profile"] = backend.profile(job["timeline_cap"])
     try:
         res["roofline"] = roofline.roofline_result(spec.get("roofline"), spec.get("params") or {}, job["target"],
                                                    lat["mean"], spec.get("dtype") or "float32",

@@ -93,7 +93,7 @@ def normalize(req: dict, cfg: dict) -> dict:
         "spread_tol": _num(req, "spread_tol", 0.01, 0.0, 100.0),
         "max_attempts": _int(req, "max_attempts", 3, 1, 100),
         "timing_only": bool(req.get("timing_only", False)), "timeout_s": timeout,
-        "timeline_cap": _int(req, "timeline_cap", 2000, 0, 1000000),
+        "timeline_cap": _int(req, "timeline_cap", 0, 0, 1000000),
         "roofline_compat": req.get("roofline_compat") or "",
         "task_spec": spec,
         "limits": {"memory_limit_mb": mem, "memory_limit_source": mem_source,
