@@ -43,6 +43,9 @@ ChatMessages Planner::messages(const PromptLibrary &prompts, const Input &input)
          {QStringLiteral("kernel"), input.kernel.trimmed()},
          {QStringLiteral("profile"), ProfileGlossary::format(input.latencyMs, input.metrics)},
          {QStringLiteral("glossary"), ProfileGlossary::glossaryFor(input.metrics)},
+         {QStringLiteral("findings"), input.findings.trimmed().isEmpty()
+                                          ? QStringLiteral("(no findings available)")
+                                          : input.findings.trimmed()},
          {QStringLiteral("experiences"), formatExperiences(input.experiences)}});
 }
 

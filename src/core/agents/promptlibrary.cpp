@@ -12,8 +12,8 @@ QStringList PromptLibrary::declaredPlaceholders(AgentRole role)
 {
     switch (role) {
     case AgentRole::Planner:
-        return {QStringLiteral("reference"), QStringLiteral("kernel"), QStringLiteral("profile"),
-                QStringLiteral("glossary"), QStringLiteral("experiences")};
+        return {QStringLiteral("reference"), QStringLiteral("kernel"),   QStringLiteral("profile"),
+                QStringLiteral("glossary"),  QStringLiteral("findings"), QStringLiteral("experiences")};
     case AgentRole::Executor:
         return {QStringLiteral("reference"), QStringLiteral("kernel"), QStringLiteral("plan")};
     case AgentRole::Fixer:

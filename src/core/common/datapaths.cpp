@@ -39,3 +39,13 @@ QString DataPaths::promptsDir()
 {
     return QDir(dataRoot()).filePath(QStringLiteral("prompts"));
 }
+
+QString DataPaths::rulesDir()
+{
+    return QDir(dataRoot()).filePath(QStringLiteral("rules"));
+}
+
+QString DataPaths::recommendationsFile()
+{
+    return QDir(rulesDir()).filePath(QStringLiteral("recommendations.json"));
+}

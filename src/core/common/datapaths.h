@@ -2,9 +2,9 @@
 
 #include <QString>
 
-// Where the shipped data (nkibench/, prompts/) lives. Searched in order: the ACCELOPT_DATA_DIR environment
-// variable, the install location relative to the executable, then the source tree the binary was built from,
-// so a fresh build runs in place and an installed .deb finds its own copy.
+// Where the shipped data (nkibench/, prompts/, rules/) lives. Searched in order: the ACCELOPT_DATA_DIR
+// environment variable, the install location relative to the executable, then the source tree the binary was
+// built from, so a fresh build runs in place and an installed .deb finds its own copy.
 class DataPaths
 {
 public:
@@ -12,4 +12,7 @@ public:
     static QString nkibenchDir();
     static QString tasksDir();
     static QString promptsDir();
+    static QString rulesDir();
+    // The recommendation rules over a profile (src/core/advice).
+    static QString recommendationsFile();
 };

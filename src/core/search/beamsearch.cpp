@@ -1,5 +1,7 @@
 #include "search/beamsearch.h"
 
+#include "advice/advisor.h"
+#include "advice/ruleset.h"
 #include "agents/executor.h"
 #include "agents/fixer.h"
 #include "agents/planner.h"
@@ -623,6 +625,7 @@ void BeamSearch::askPlanner(const QString &beamKernelId, int planIndex)
     input.kernel = kernel.source;
     input.latencyMs = positive(evaluation.latencyMeanMs);
     input.metrics = evaluation.metrics;
+    input.findings = Advisor::forPrompt(RuleSet::shipped(), evaluation);
     if (m_memory && m_config.expN > 0) {
         const QList<ExperienceRecord> records =
             m_memory->retrieve(m_task.name, m_task.target, kernel.source, m_config.expN);
