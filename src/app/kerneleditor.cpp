@@ -8,10 +8,16 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
+#include <QHelpEvent>
 #include <QKeyEvent>
+#include <QLocale>
 #include <QMimeData>
 #include <QRegularExpression>
 #include <QSet>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
 
 #include <Qsci/qscilexerpython.h>
 #include <Qsci/qscistyle.h>
@@ -76,10 +82,24 @@ KernelEditor::KernelEditor(QWidget *parent) : QsciScintilla(parent)
     setMarginWidth(1, 14);
     setMarginMarkerMask(1, 1 << errorMarker);
     setAnnotationDisplay(QsciScintilla::AnnotationBoxed);
-    // An error is about the text as it was evaluated: the first edit makes it stale.
+    // The heat gutter: one full-cell marker per level, from pale yellow to deep red.
+    for (int level = 0; level < heatLevels; ++level) {
+        const int marker = firstHeatMarker + level;
+        markerDefine(QsciScintilla::FullRectangle, marker);
+        const double t = level / double(heatLevels - 1);
+        const QColor color = QColor::fromHsvF(0.16 * (1 - t), 0.25 + 0.7 * t, 1.0 - 0.15 * t);
+        setMarkerBackgroundColor(color, marker);
+        setMarkerForegroundColor(color, marker);
+    }
+    setMarginType(heatMargin, QsciScintilla::SymbolMargin);
+    setMarginWidth(heatMargin, 0);
+    setMarginMarkerMask(heatMargin, ((1 << heatLevels) - 1) << firstHeatMarker);
+    // An error, and the heat, are about the text as it was evaluated: the first edit makes them stale.
     connect(this, &QsciScintilla::textChanged, this, [this] {
         if (m_errorLine > 0)
             clearErrors();
+        if (m_heat)
+            setHeat(nullptr);
     });
 }
 
@@ -95,6 +115,76 @@ bool KernelEditor::event(QEvent *event)
         }
     }
     return QsciScintilla::event(event);
+}
+
+void KernelEditor::setHeat(const EvalProfilePtr &profile)
+{
+    m_heat = profile;
+    m_heatLevels.clear();
+    for (int level = 0; level < heatLevels; ++level)
+        markerDeleteAll(firstHeatMarker + level);
+    if (!profile || profile->lineCosts.isEmpty()) {
+        setMarginWidth(heatMargin, 0);
+        return;
+    }
+    // Levels by share of the hottest line's time, so the hottest line is always the deepest colour.
+    double hottest = 0;
+    for (const EvalProfile::LineCost &c : profile->lineCosts)
+        if (c.line > 0)
+            hottest = std::max(hottest, c.totalNs());
+    m_heatLevels.fill(0, lines());
+    for (const EvalProfile::LineCost &c : profile->lineCosts) {
+        if (c.line <= 0 || c.line > lines() || hottest <= 0 || c.totalNs() <= 0)
+            continue;
+        const int level = std::clamp(int(std::ceil(c.totalNs() / hottest * (heatLevels - 1))), 1, heatLevels - 1);
+        m_heatLevels[c.line - 1] = level;
+        markerAdd(c.line - 1, firstHeatMarker + level);
+    }
+    setMarginWidth(heatMargin, 10);
+}
+
+int KernelEditor::heatLevel(int line) const
+{
+    if (!m_heat)
+        return -1;
+    return line >= 1 && line <= m_heatLevels.size() ? m_heatLevels.at(line - 1) : 0;
+}
+
+QString KernelEditor::heatToolTip(int line) const
+{
+    if (!m_heat)
+        return {};
+    const EvalProfile::LineCost *c = m_heat->costOfLine(line);
+    if (!c || c->totalNs() <= 0)
+        return tr("line %1: no instructions").arg(line);
+    const double total = m_heat->totalLineNs();
+    QString text = tr("<b>line %1</b>: %2 % of the kernel's engine time<br>").arg(line).arg(total > 0 ? 100 * c->totalNs() / total : 0, 0, 'f', 1);
+    for (int e = 0; e < EvalProfile::EngineCount; ++e)
+        if (c->ns[e] > 0)
+            text += tr("%1 %2 µs<br>").arg(EvalProfile::engineLabel(e)).arg(c->ns[e] / 1e3, 0, 'f', 2);
+    text += tr("%1 instructions, %2 bytes").arg(QLocale().toString(c->instructions), QLocale().toString(c->bytes));
+    return text;
+}
+
+bool KernelEditor::viewportEvent(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip && m_heat) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        int left = 0;
+        for (int m = 0; m < heatMargin; ++m)
+            left += marginWidth(m);
+        if (help->pos().x() >= left && help->pos().x() < left + marginWidth(heatMargin)) {
+            // The nearest position to the point, not lineAt(): that one answers -1 over a margin.
+            const long pos = SendScintilla(SCI_POSITIONFROMPOINT, static_cast<unsigned long>(help->pos().x()),
+                                           static_cast<long>(help->pos().y()));
+            const int line = int(SendScintilla(SCI_LINEFROMPOSITION, static_cast<unsigned long>(pos)));
+            if (line >= 0) {
+                QToolTip::showText(help->globalPos(), heatToolTip(line + 1), viewport());
+                return true;
+            }
+        }
+    }
+    return QsciScintilla::viewportEvent(event);
 }
 
 void KernelEditor::markError(int line, const QString &message)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/evalprofile.h"
+
 #include <Qsci/qsciscintilla.h>
 
 // One kernel in one tab: Python highlighting, line numbers, folding, brace matching and completion that knows
@@ -31,11 +33,22 @@ public:
     int errorLine() const { return m_errorLine; } // 1-based, 0 when none
     void goToLine(int line);                      // 1-based; puts the caret there and shows it
 
+    // The heat gutter: a margin coloured by each line's share of the kernel's time (from an evaluation's line
+    // costs), with the line's time per engine, instructions and bytes on hover. Null clears it; so does the
+    // next edit, as the lines it describes move.
+    void setHeat(const EvalProfilePtr &profile);
+    EvalProfilePtr heat() const { return m_heat; }
+    int heatLevel(int line) const; // 1-based line; 0 (none) to heatLevels - 1 (hottest), -1 without heat
+    QString heatToolTip(int line) const;
+    static constexpr int heatLevels = 8;
+    static constexpr int heatMargin = 3;
+
 Q_SIGNALS:
     void filesDropped(const QStringList &paths);
 
 protected:
     bool event(QEvent *event) override;
+    bool viewportEvent(QEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dragMoveEvent(QDragMoveEvent *event) override;
     void dropEvent(QDropEvent *event) override;
@@ -48,9 +61,12 @@ private:
 
     static constexpr int completionListId = 1;
     static constexpr int errorMarker = 1;
+    static constexpr int firstHeatMarker = 10; // heatLevels markers from here
     static constexpr int maxScannedChars = 512 * 1024;
 
     QString m_filePath;
     QString m_untitledName;
     int m_errorLine = 0;
+    EvalProfilePtr m_heat;
+    QList<int> m_heatLevels; // per 0-based line
 };

@@ -13,6 +13,7 @@
 #include "kerneleditor.h"
 #include "logdock.h"
 #include "modelsdialog.h"
+#include "profiledock.h"
 #include "resultsdock.h"
 #include "runcontroller.h"
 #include "runtargetbar.h"
@@ -43,7 +44,7 @@ namespace {
 const QString geometryKey = QStringLiteral("mainWindow/geometry");
 const QString stateKey = QStringLiteral("mainWindow/state");
 constexpr int layoutVersion =
-    2; // bump when docks are added or renamed, so an old saved state is not misapplied
+    3; // bump when docks are added or renamed, so an old saved state is not misapplied
 
 Engine::Settings engineSettings(QWidget *window)
 {
@@ -77,6 +78,9 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     addDockWidget(Qt::BottomDockWidgetArea, m_resultsDock);
     m_logDock = new LogDock(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
+    m_profileDock = new ProfileDock(m_context, m_prompts.get(), this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_profileDock);
+    tabifyDockWidget(m_resultsDock, m_profileDock);
     tabifyDockWidget(m_resultsDock, m_logDock);
     m_resultsDock->raise();
     resizeDocks({m_searchDock, m_tasksDock}, {520, 280}, Qt::Horizontal);
@@ -100,6 +104,7 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     parts.results = m_resultsDock;
     parts.search = m_searchDock;
     parts.sessions = m_sessionsDock;
+    parts.profile = m_profileDock;
     m_run = new RunController(parts, DataPaths::tasksDir());
     connect(m_run, &RunController::modelsRequested, this, &MainWindow::showModels);
     CompareController::Parts compareParts;
@@ -223,7 +228,7 @@ void MainWindow::createActions()
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget *dock : std::initializer_list<QDockWidget *>{m_tasksDock, m_sessionsDock, m_searchDock,
-                                                                  m_resultsDock, m_logDock})
+                                                                  m_resultsDock, m_profileDock, m_logDock})
         view->addAction(dock->toggleViewAction());
     view->addAction(toolbar->toggleViewAction());
     view->addAction(m_runTarget->toggleViewAction());

@@ -8,6 +8,7 @@ class CompareController;
 class EditorTabs;
 class HostStatusWidget;
 class LogDock;
+class ProfileDock;
 class QActionGroup;
 class QLabel;
 class QMenu;
@@ -33,6 +34,7 @@ public:
     ResultsDock *resultsDock() const { return m_resultsDock; }
     SearchDock *searchDock() const { return m_searchDock; }
     SessionsDock *sessionsDock() const { return m_sessionsDock; }
+    ProfileDock *profileDock() const { return m_profileDock; }
     AppContext *context() const { return m_context; }
     RunController *run() const { return m_run; }
     CompareController *compare() const { return m_compare; }
@@ -68,6 +70,7 @@ private:
     ResultsDock *m_resultsDock;
     SearchDock *m_searchDock;
     SessionsDock *m_sessionsDock;
+    ProfileDock *m_profileDock;
     RunTargetBar *m_runTarget;
     RunController *m_run = nullptr;
     CompareController *m_compare = nullptr;

@@ -27,6 +27,7 @@ public:
     BenchmarkListModel *model() const { return m_model; }
     QTableView *view() const { return m_view; }
     QLabel *details() const { return m_details; }
+    KernelEditor *editorOf(quint64 job) const { return m_editors.value(job); } // null once it is closed
     // The 1-based kernel line an error message names ("line 12: ..."), or 0.
     static int errorLine(const QString &error);
 

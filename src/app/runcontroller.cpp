@@ -7,9 +7,11 @@
 #include "exportdialog.h"
 #include "kerneleditor.h"
 #include "model/taskcatalog.h"
+#include "models/benchmarklistmodel.h"
 #include "models/searchstate.h"
 #include "models/sessionlistmodel.h"
 #include "optimizedialog.h"
+#include "profiledock.h"
 #include "resultsdock.h"
 #include "runtargetbar.h"
 #include "search/taskdetector.h"
@@ -60,12 +62,19 @@ RunController::RunController(const Parts &parts, const QString &tasksDir)
     connect(parts.sessions, &SessionsDock::resumeRequested, this, &RunController::resume);
     connect(parts.sessions, &SessionsDock::exportRequested, this,
             [this](const QString &id) { exportBest(id); });
-    connect(parts.results, &ResultsDock::lineActivated, this, [this](KernelEditor *editor, int line) {
-        for (int i = 0; i < m_parts.editors->count(); ++i)
-            if (m_parts.editors->editorAt(i) == editor)
-                m_parts.editors->setCurrentIndex(i);
-        editor->goToLine(line);
+    connect(parts.results, &ResultsDock::lineActivated, this, &RunController::goToLine);
+    // A Benchmark's result goes to the Profile dock (and the editor's heat gutter) as soon as it lands.
+    connect(parts.results, &ResultsDock::finished, this, [this](quint64 job, const Evaluation &evaluation) {
+        const BenchmarkListModel::Run *run = m_parts.results->model()->run(job);
+        if (!run || !evaluation.ok())
+            return;
+        m_parts.profile->showEvaluation(evaluation,
+                                        tr("%1 · %2 on %3 (%4, %5 size)")
+                                            .arg(run->kernel, run->task, run->host, run->target, run->size),
+                                        m_parts.results->editorOf(job));
     });
+    connect(parts.profile, &ProfileDock::lineActivated, this, &RunController::goToLine);
+    connect(parts.profile, &ProfileDock::candidateActivated, this, &RunController::openCandidate);
     connect(context, &AppContext::searchingChanged, this, &RunController::refreshActions);
     connect(context, &AppContext::sessionOpened, this, &RunController::refreshActions);
     connect(context, &AppContext::hostsListed, this,
@@ -169,6 +178,7 @@ void RunController::benchmark()
     request.target = m_parts.target->target();
     request.size = m_parts.target->size();
     request.timeoutSeconds = request.defaultTimeoutSeconds();
+    request.timelineCap = benchmarkTimelineCap;
     qCInfo(lcApp).noquote() << "benchmark" << editor->displayName() << "task" << name << "on"
                             << m_parts.target->host() << request.target << request.size;
     m_parts.results->benchmark(editor, request, name, m_parts.target->host());
@@ -269,9 +279,21 @@ void RunController::openCandidate(const QString &candidateId)
     tab->editor()->setProperty("taskRef", state->summary().taskRef);
     tab->editor()->setProperty("taskName", state->summary().task);
     const int index = m_parts.editors->addTab(tab, CandidateTab::title(row->candidate));
+    if (row->evaluation && row->evaluation->ok())
+        m_parts.profile->showEvaluation(*row->evaluation, tr("%1 of session %2").arg(CandidateTab::title(row->candidate), row->candidate.sessionId.left(8)), tab->editor());
     m_parts.editors->setTabToolTip(
         index, tr("Read-only: %1 of session %2").arg(row->candidate.id, row->candidate.sessionId));
     m_parts.editors->setCurrentIndex(index);
+}
+
+void RunController::goToLine(KernelEditor *editor, int line)
+{
+    if (!editor || line <= 0)
+        return;
+    for (int i = 0; i < m_parts.editors->count(); ++i)
+        if (m_parts.editors->editorAt(i) == editor)
+            m_parts.editors->setCurrentIndex(i);
+    editor->goToLine(line);
 }
 
 void RunController::openSession(const QString &sessionId)

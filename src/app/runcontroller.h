@@ -9,6 +9,7 @@ class AppContext;
 class EditorTabs;
 class KernelEditor;
 class QAction;
+class ProfileDock;
 class QMainWindow;
 class ResultsDock;
 class RunTargetBar;
@@ -35,6 +36,7 @@ public:
         ResultsDock *results = nullptr;
         SearchDock *search = nullptr;
         SessionsDock *sessions = nullptr;
+        ProfileDock *profile = nullptr;
     };
     RunController(const Parts &parts, const QString &tasksDir);
 
@@ -52,6 +54,10 @@ public:
     void exportBest(const QString &sessionId, const QString &candidateId = {});
     void openCandidate(const QString &candidateId);
     void openSession(const QString &sessionId);
+    // The editor holding `line`'s kernel to the front, with the caret on the line.
+    void goToLine(KernelEditor *editor, int line);
+    // Instructions of the timeline a Benchmark asks for: enough for the Timeline view of any NKIBench task.
+    static constexpr int benchmarkTimelineCap = 200000;
 
 Q_SIGNALS:
     void modelsRequested(); // Tools > Models, from the Optimize dialog's warning

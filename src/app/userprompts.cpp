@@ -36,6 +36,11 @@ QString UserPrompts::saveFileName(QWidget *parent, const QString &suggestedPath)
     return QFileDialog::getSaveFileName(parent, QObject::tr("Save kernel as"), suggestedPath, kernelFilter);
 }
 
+QString UserPrompts::exportFileName(QWidget *parent, const QString &title, const QString &filter)
+{
+    return QFileDialog::getSaveFileName(parent, title, QString(), filter);
+}
+
 bool UserPrompts::confirm(QWidget *parent, const QString &title, const QString &text)
 {
     return QMessageBox::question(parent, title, text, QMessageBox::Yes | QMessageBox::No, QMessageBox::No) ==

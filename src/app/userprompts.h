@@ -24,6 +24,8 @@ public:
     virtual SaveChoice askSaveChanges(QWidget *parent, const QString &documentName);
     virtual QStringList openFileNames(QWidget *parent, const QString &startDir);
     virtual QString saveFileName(QWidget *parent, const QString &suggestedPath);
+    // A file to export to, of one of the formats in `filter` ("PNG image (*.png);;..."); empty: cancelled.
+    virtual QString exportFileName(QWidget *parent, const QString &title, const QString &filter);
     // A yes/no question about something that cannot be undone (delete, overwrite); false means no.
     virtual bool confirm(QWidget *parent, const QString &title, const QString &text);
     // One of `items`, or empty when the user cancelled.

@@ -2,6 +2,7 @@
 
 #include "evalbatch.h"
 #include "model/kernelfile.h"
+#include "profile/chrometrace.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -18,7 +19,14 @@ int BenchCommand::run(const QStringList &arguments)
         {{QStringLiteral("task"), QStringLiteral("Task name (e.g. silu) or task folder."),
           QStringLiteral("TASK")},
          {QStringLiteral("dataset"), QStringLiteral("A dataset in the original NKIBench layout."),
-          QStringLiteral("DIR")}});
+          QStringLiteral("DIR")},
+         {QStringLiteral("trace"),
+          QStringLiteral("Write the instruction timeline as Chrome trace-event JSON (opens in Perfetto and "
+                         "chrome://tracing)."),
+          QStringLiteral("FILE")},
+         {QStringLiteral("trace-cap"),
+          QStringLiteral("Instructions the trace keeps, from the first (default 200000)."), QStringLiteral("N"),
+          QStringLiteral("200000")}});
     EvalBatch::addCommonOptions(parser);
     QTextStream err(stderr);
     if (!parser.parse(QStringList{QStringLiteral("accelopt bench")} + arguments)) {
@@ -47,6 +55,20 @@ int BenchCommand::run(const QStringList &arguments)
         err << "accelopt bench: " << error << "\n";
         return 2;
     }
+    const QString tracePath = parser.value(QStringLiteral("trace"));
+    if (!tracePath.isEmpty()) {
+        bool ok = false;
+        item.request.timelineCap = parser.value(QStringLiteral("trace-cap")).toInt(&ok);
+        if (!ok || item.request.timelineCap < 1 || item.request.timelineCap > 1000000) {
+            err << "accelopt bench: --trace-cap wants a whole number from 1 to 1000000\n";
+            return 2;
+        }
+        if (const QFileInfo dir(QFileInfo(tracePath).absolutePath()); !dir.isDir()) {
+            err << "accelopt bench: --trace " << tracePath << ": the folder " << dir.filePath()
+                << " does not exist\n";
+            return 2;
+        }
+    }
     item.label = parser.value(QStringLiteral("task"));
     item.request.kernelSource = kernel.text;
     item.request.kernelName = QFileInfo(kernelPath).fileName();
@@ -56,5 +78,22 @@ int BenchCommand::run(const QStringList &arguments)
         return 1;
     }
     EvalBatch::print({item}, results, parser.isSet(QStringLiteral("json")));
-    return results.first().ok() ? 0 : 1;
+    const Evaluation &result = results.first();
+    if (!tracePath.isEmpty() && result.ok()) {
+        if (!result.profile || !result.profile->timeline) {
+            const QString why = result.profile ? result.profile->missing.value(QStringLiteral("timeline"))
+                                               : QStringLiteral("the host's runner sent no profile");
+            err << "accelopt bench: no timeline to write to " << tracePath << ": "
+                << (why.isEmpty() ? QStringLiteral("the host sent none") : why) << "\n";
+            return 1;
+        }
+        if (!ChromeTrace::write(tracePath, *result.profile->timeline, item.request.kernelName, error)) {
+            err << "accelopt bench: " << error << "\n";
+            return 1;
+        }
+        err << "accelopt bench: wrote " << result.profile->timeline->count() << " instructions"
+            << (result.profile->timeline->truncated ? " (the first ones; raise --trace-cap for more)" : "")
+            << " to " << tracePath << "\n";
+    }
+    return result.ok() ? 0 : 1;
 }

@@ -18,6 +18,11 @@ QStringList ScriptedPrompts::openFileNames(QWidget *, const QString &)
     return openAnswers;
 }
 
+QString ScriptedPrompts::exportFileName(QWidget *, const QString &, const QString &)
+{
+    return exportAnswers.isEmpty() ? QString() : exportAnswers.takeFirst();
+}
+
 QString ScriptedPrompts::saveFileName(QWidget *, const QString &)
 {
     return saveAsAnswers.isEmpty() ? QString() : saveAsAnswers.takeFirst();

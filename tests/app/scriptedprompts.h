@@ -14,6 +14,7 @@ public:
     SaveChoice askSaveChanges(QWidget *parent, const QString &documentName) override;
     QStringList openFileNames(QWidget *parent, const QString &startDir) override;
     QString saveFileName(QWidget *parent, const QString &suggestedPath) override;
+    QString exportFileName(QWidget *parent, const QString &title, const QString &filter) override;
     bool confirm(QWidget *parent, const QString &title, const QString &text) override;
     QString chooseItem(QWidget *parent, const QString &title, const QString &label,
                        const QStringList &items) override;
@@ -27,6 +28,7 @@ public:
     QList<SaveChoice> saveAnswers; // consumed front first; Cancel when empty
     QStringList openAnswers;
     QStringList saveAsAnswers;  // consumed front first; empty string = user cancelled
+    QStringList exportAnswers;  // consumed front first; cancelled when empty
     QStringList confirmations;  // the questions asked
     QList<bool> confirmAnswers; // consumed front first; no when empty
     QStringList itemAnswers;    // consumed front first; cancelled when empty

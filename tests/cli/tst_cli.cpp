@@ -1,6 +1,7 @@
 #include "common/buildinfo.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -83,6 +84,50 @@ private Q_SLOTS:
                  qPrintable(r.out));
         QVERIFY(o.value(QStringLiteral("peak_rss_mb")).toDouble() > 0);
         QVERIFY(!o.contains(QStringLiteral("timing_inputs")));
+        // Where the time went, per kernel line: the lines of the file, with engine times that add up.
+        const QJsonArray lines = o.value(QStringLiteral("line_costs")).toArray();
+        QVERIFY2(!lines.isEmpty(), qPrintable(r.out));
+        for (const QJsonValue &v : lines) {
+            const QJsonObject c = v.toObject();
+            QVERIFY(c.value(QStringLiteral("line")).toInt() >= 0 && c.value(QStringLiteral("line")).toInt() <= 24);
+            QVERIFY(c.value(QStringLiteral("instructions")).toInt() > 0);
+            QVERIFY(c.value(QStringLiteral("ns")).toObject().contains(QStringLiteral("dma")));
+        }
+    }
+
+    void benchWritesAChromeTrace()
+    {
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("silu.trace.json"));
+        const QStringList args{QStringLiteral("bench"), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"),
+                               QStringLiteral("--task"), QStringLiteral("silu"), QStringLiteral("--size"),
+                               QStringLiteral("small"), QStringLiteral("--trace"), trace};
+        Run r = run(args);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("instructions to ") + trace), qPrintable(r.err));
+        QFile file(trace);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonParseError error;
+        const QJsonObject doc = QJsonDocument::fromJson(file.readAll(), &error).object();
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        int complete = 0;
+        for (const QJsonValue &v : doc.value(QStringLiteral("traceEvents")).toArray()) {
+            const QJsonObject e = v.toObject();
+            for (const char *key : {"name", "ph", "pid", "tid"})
+                QVERIFY2(e.contains(QLatin1StringView(key)), key);
+            if (e.value(QStringLiteral("ph")).toString() == QStringLiteral("X")) {
+                ++complete;
+                QVERIFY(e.value(QStringLiteral("dur")).toDouble(-1) >= 0 && e.contains(QStringLiteral("ts")));
+            }
+        }
+        QVERIFY(complete > 0);
+        // Bad input: a folder that does not exist, a cap out of range.
+        r = run(QStringList(args).replaceInStrings(trace, QStringLiteral("/nonexistent/dir/t.json")));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("does not exist")), qPrintable(r.err));
+        r = run(args + QStringList{QStringLiteral("--trace-cap"), QStringLiteral("0")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QStringLiteral("--trace-cap")));
     }
 
     void benchOfABrokenKernelExitsNonZeroWithTheLine()

@@ -25,6 +25,8 @@ QJsonObject EvalRequest::toJson(const QString &id) const
         o.insert(QStringLiteral("warmup"), warmup);
     if (iters >= 0)
         o.insert(QStringLiteral("iters"), iters);
+    if (timelineCap > 0)
+        o.insert(QStringLiteral("timeline_cap"), timelineCap);
     return o;
 }
 

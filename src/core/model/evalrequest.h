@@ -21,6 +21,7 @@ struct EvalRequest
     int iters = -1;
     double timeoutSeconds = 600.0;
     bool timingOnly = false;
+    int timelineCap = 0; // instructions of the timeline to send back; 0: none (the line costs always come)
 
     QJsonObject toJson(const QString &id) const;
     // The wall-clock limit when the user sets none: 600 s, or for a full-size numeric run 300 s + 600 s per

@@ -79,7 +79,24 @@ Evaluation Evaluation::fromJson(const QJsonObject &o)
     e.bound = roofline.value(QStringLiteral("bound")).toString();
     e.metrics = o.value(QStringLiteral("metrics")).toObject();
     e.wallSeconds = number(o, QLatin1StringView("wall_s"));
+    e.profile = profileFrom(e.raw);
     return e;
+}
+
+EvalProfilePtr Evaluation::profileFrom(QJsonObject &raw)
+{
+    QString error;
+    std::optional<EvalProfile> parsed = EvalProfile::fromJson(raw.value(QStringLiteral("profile")), &error);
+    if (!error.isEmpty())
+        raw.insert(QStringLiteral("profile_error"), error);
+    // The timeline lives on in the parsed profile only: raw is what the workspace stores, and a timeline of
+    // 100,000 events does not belong in every stored row.
+    QJsonObject stored = raw.value(QStringLiteral("profile")).toObject();
+    if (stored.contains(QStringLiteral("timeline"))) {
+        stored.remove(QStringLiteral("timeline"));
+        raw.insert(QStringLiteral("profile"), stored);
+    }
+    return parsed ? std::make_shared<const EvalProfile>(std::move(*parsed)) : nullptr;
 }
 
 Evaluation Evaluation::failure(const QString &id, EvalStatus status, const QString &error)
@@ -109,6 +126,8 @@ QJsonObject Evaluation::summaryJson(const QString &task) const
         {QStringLiteral("metrics"), metrics}};
     // Where a slow eval's time and memory went, and what a timing-only eval ran on, as the runner said it;
     // absent from older runners.
+    if (profile && !profile->lineCosts.isEmpty())
+        summary.insert(QStringLiteral("line_costs"), profile->lineCostsJson());
     for (const char *key : {"phase_s", "peak_rss_mb", "timing_inputs"}) {
         const QJsonValue v = raw.value(QLatin1String(key));
         if (!v.isUndefined())

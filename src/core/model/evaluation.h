@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/evalprofile.h"
 #include "model/evalstatus.h"
 
 #include <QJsonArray>
@@ -34,7 +35,10 @@ struct Evaluation
     // Set when this is another candidate's measurement, taken over because the two kernels have the same
     // normalized source: the id of the candidate that was measured. Empty for a measurement of its own.
     QString reusedFrom;
-    QJsonObject raw;
+    // Where the time went (line costs, engine busy time, and the timeline when one was asked for); shared,
+    // as a timeline is large and evaluations are copied between threads and models.
+    EvalProfilePtr profile;
+    QJsonObject raw; // without the profile's timeline, which `profile` holds
 
     bool ok() const { return status == EvalStatus::Ok; }
     bool isCorrect() const { return correct.value_or(false); }
@@ -61,6 +65,8 @@ struct Evaluation
     }
 
     static Evaluation fromJson(const QJsonObject &o);
+    // The profile of a result line (or of a stored raw object); takes the timeline out of `raw`.
+    static EvalProfilePtr profileFrom(QJsonObject &raw);
     static Evaluation failure(const QString &id, EvalStatus status, const QString &error);
     // The summary `accelopt bench/suite --json` prints (DESIGN.md §5 names; latency_ms is the mean).
     QJsonObject summaryJson(const QString &task) const;

@@ -2,6 +2,7 @@ target_sources(accelopt_core PRIVATE
   model/kernelfile.cpp model/kernelfile.h
   model/taskcatalog.cpp model/taskcatalog.h)
 target_sources(accelopt_core PRIVATE
+  model/evalprofile.cpp model/evalprofile.h
   model/evalrequest.cpp model/evalrequest.h
   model/evalstatus.cpp model/evalstatus.h
   model/evaluation.cpp model/evaluation.h)

@@ -105,6 +105,9 @@ void SearchState::load(const SessionSnapshot &snapshot, bool running)
         }
     }
     s.costUsd = snapshot.cost.costUsd;
+    double spent = 0;
+    for (auto it = snapshot.costByIteration.cbegin(); it != snapshot.costByIteration.cend(); ++it)
+        s.costAtIteration.insert(it.key(), spent += it.value());
     s.tokens = snapshot.cost.promptTokens + snapshot.cost.completionTokens;
     s.costUsdByRole = snapshot.cost.costByRole;
     // A session this window is running goes on live from here; its pace (the time left) is known again after
@@ -365,6 +368,7 @@ void SearchState::apply(const SearchEvent &event)
     } else if (const auto *done = event.as<IterationFinished>()) {
         s.iterationsDone = done->iteration;
         s.costUsd = done->totals.costUsd;
+        s.costAtIteration.insert(done->iteration, done->totals.costUsd);
         s.tokens = done->totals.tokens;
         s.costUsdByRole = done->totals.costUsdByRole;
         if (!done->totals.bestCandidateId.isEmpty())

@@ -56,6 +56,7 @@ public:
         double costUsd = 0;
         qint64 tokens = 0;
         QMap<QString, double> costUsdByRole;
+        QMap<int, double> costAtIteration; // cumulative cost at the end of each iteration
         double elapsedSeconds = 0;         // of this run, at the last event
         double iterationsStartSeconds = 0; // when this run's first iteration began
         int iterationsDoneAtStart = 0;     // iterations finished before this run (a resume)

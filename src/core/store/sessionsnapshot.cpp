@@ -23,6 +23,7 @@ std::optional<SessionSnapshot> SessionSnapshot::load(const SessionStore &store, 
         if (const QStringList beam = store.beam(session->id, i); !beam.isEmpty())
             s.beams.insert(i, beam);
     s.cost = store.costTotals(session->id);
+    s.costByIteration = store.costByIteration(session->id);
     if (const std::optional<Candidate> best = store.bestCandidate(session->id))
         s.bestCandidateId = best->id;
     return s;

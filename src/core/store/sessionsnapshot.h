@@ -22,6 +22,7 @@ struct SessionSnapshot
     QHash<QString, PlanRecord> plans;
     QMap<int, QStringList> beams; // the beam kept after each iteration, fastest first
     SessionStore::CostTotals cost;
+    QMap<int, double> costByIteration; // SessionStore::costByIteration
     QString bestCandidateId;
 
     // nullopt with `error` when there is no such session (a unique id prefix is enough).

@@ -501,6 +501,23 @@ std::optional<Candidate> SessionStore::candidate(const QString &candidateId) con
     return candidateFrom(q);
 }
 
+QMap<int, double> SessionStore::costByIteration(const QString &sessionId) const
+{
+    QMap<int, double> cost;
+    Statement q(m_db.connection(),
+                QStringLiteral("SELECT COALESCE(p.iteration, c.iteration, 0), SUM(l.cost_usd) FROM llm_calls l "
+                               "LEFT JOIN plans p ON p.id = l.tag LEFT JOIN candidates c ON c.id = l.tag "
+                               "WHERE l.session_id = :s AND l.cost_usd IS NOT NULL GROUP BY 1"));
+    q.bind(QStringLiteral(":s"), sessionId);
+    if (!q.exec()) {
+        fail(q.error());
+        return cost;
+    }
+    while (q.next())
+        cost.insert(q.value(0).toInt(), q.value(1).toDouble());
+    return cost;
+}
+
 std::optional<Candidate> SessionStore::findCandidate(const QString &prefix) const
 {
     if (prefix.size() < 4 || prefix.contains(u'%') || prefix.contains(u'_')) {
@@ -668,6 +685,7 @@ std::optional<Evaluation> SessionStore::evaluation(const QString &candidateId, i
     e.bound = q.value(13).toString();
     e.metrics = objectFrom(q.value(14));
     e.raw = objectFrom(q.value(15));
+    e.profile = Evaluation::profileFrom(e.raw);
     e.wallSeconds = numberOrUnknown(q.value(16));
     e.attempts = q.value(17).toInt();
     e.reusedFrom = q.value(18).toString();

@@ -123,6 +123,9 @@ public:
         QMap<QString, int> callsWithoutCostByRole;
     };
     CostTotals costTotals(const QString &sessionId) const; // empty id: all sessions
+    // The priced model calls' cost per iteration of a session (a call counts for the iteration of the plan or
+    // candidate it was made for; iteration 0 holds calls that belong to none).
+    QMap<int, double> costByIteration(const QString &sessionId) const;
 
     struct IterationSummary
     {

@@ -1,0 +1,475 @@
+#include "profiledock.h"
+
+#include "advice/advisor.h"
+#include "advice/ruleset.h"
+#include "appcontext.h"
+#include "diff/metricdeltas.h"
+#include "kerneleditor.h"
+#include "models/searchstate.h"
+#include "profile/chrometrace.h"
+#include "profilecharts.h"
+#include "timelineview.h"
+#include "userprompts.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QLocale>
+#include <QPainter>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QSvgGenerator>
+#include <QTabWidget>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace {
+const char *figureNames[] = {"latency", "peak", "bound", "mfu", "hfu", "mbu", "ai", "dma"};
+
+QString engineTime(double ns)
+{
+    if (ns <= 0)
+        return QStringLiteral("–");
+    if (ns < 1e3)
+        return QStringLiteral("%1 ns").arg(ns, 0, 'f', 0);
+    if (ns < 1e6)
+        return QStringLiteral("%1 µs").arg(ns / 1e3, 0, 'f', 2);
+    return QStringLiteral("%1 ms").arg(ns / 1e6, 0, 'f', 3);
+}
+
+// A figure with, when a baseline is pinned, its ratio to the baseline's.
+QString withDelta(const QString &text, std::optional<double> now, std::optional<double> before, bool lowerIsBetter)
+{
+    if (!now || !before || *before == 0)
+        return text;
+    const double ratio = *now / *before;
+    const bool same = std::abs(ratio - 1) < 0.005;
+    const bool better = lowerIsBetter ? ratio < 1 : ratio > 1;
+    const QString color = same ? QStringLiteral("#808080") : better ? QStringLiteral("#1b7a35") : QStringLiteral("#b3261e");
+    return QStringLiteral("%1 <span style='color:%2'>(%3× baseline)</span>").arg(text, color).arg(ratio, 0, 'f', 3);
+}
+} // namespace
+
+ProfileDock::ProfileDock(AppContext *context, UserPrompts *prompts, QWidget *parent)
+    : QDockWidget(tr("Profile"), parent), m_context(context), m_prompts(prompts)
+{
+    setObjectName(QStringLiteral("ProfileDock"));
+    auto *body = new QWidget(this);
+    auto *layout = new QVBoxLayout(body);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto *header = new QHBoxLayout;
+    m_heading = new QLabel(tr("Benchmark a kernel (F5), or open a candidate from the Search dock, to see its profile."), body);
+    m_heading->setWordWrap(true);
+    m_heading->setTextFormat(Qt::RichText);
+    m_pin = new QPushButton(tr("Pin as Baseline"), body);
+    m_pin->setToolTip(tr("Compare every pane against this evaluation"));
+    m_unpin = new QPushButton(tr("Clear Baseline"), body);
+    m_export = new QPushButton(tr("Export…"), body);
+    m_export->setToolTip(tr("The visible chart as PNG or SVG, or the timeline as a Chrome trace (Perfetto)"));
+    header->addWidget(m_heading, 1);
+    header->addWidget(m_pin);
+    header->addWidget(m_unpin);
+    header->addWidget(m_export);
+    layout->addLayout(header);
+
+    m_tabs = new QTabWidget(body);
+    // Summary: the figures, the findings and the hottest lines.
+    m_summary = new QWidget(m_tabs);
+    auto *summaryLayout = new QVBoxLayout(m_summary);
+    auto *grid = new QGridLayout;
+    const QStringList labels{tr("Latency"), tr("% of peak"), tr("Bound"), tr("MFU"), tr("HFU"), tr("MBU"),
+                             tr("Arithmetic intensity"), tr("Average DMA size")};
+    for (int i = 0; i < labels.size(); ++i) {
+        auto *name = new QLabel(labels.at(i) + u':', m_summary);
+        auto *value = new QLabel(QStringLiteral("—"), m_summary);
+        value->setObjectName(QLatin1StringView(figureNames[i]));
+        value->setTextFormat(Qt::RichText);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        grid->addWidget(name, i / 2, (i % 2) * 2);
+        grid->addWidget(value, i / 2, (i % 2) * 2 + 1);
+    }
+    grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(3, 1);
+    summaryLayout->addLayout(grid);
+    auto *split = new QSplitter(Qt::Vertical, m_summary);
+    m_findings = new QListWidget(split);
+    m_findings->setWordWrap(true);
+    m_findings->setToolTip(tr("What the profile suggests, and the metric that says so"));
+    m_hottest = new QTreeWidget(split);
+    m_hottest->setRootIsDecorated(false);
+    m_hottest->setHeaderLabels({tr("Line"), tr("Share"), tr("Time"), tr("Tensor"), tr("Vector"), tr("Scalar"),
+                                tr("GpSimd"), tr("DMA"), tr("Instr."), tr("Bytes")});
+    m_hottest->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_hottest->setToolTip(tr("The lines that take the most time; click one to go there"));
+    split->addWidget(m_findings);
+    split->addWidget(m_hottest);
+    summaryLayout->addWidget(split, 1);
+    m_findings->setMinimumHeight(40);
+    m_hottest->setMinimumHeight(60);
+    auto *summaryScroll = new QScrollArea(m_tabs);
+    summaryScroll->setWidgetResizable(true);
+    summaryScroll->setFrameShape(QFrame::NoFrame);
+    summaryScroll->setWidget(m_summary);
+    m_tabs->addTab(summaryScroll, tr("Summary"));
+
+    const auto chartTab = [this](const QString &name, const QString &title) {
+        auto *view = new QChartView(m_tabs);
+        view->setObjectName(name);
+        view->setMinimumSize(200, 80); // the chart's own minimum would hold the window's height up
+        view->setRenderHint(QPainter::Antialiasing);
+        view->setChart(new QChart);
+        m_tabs->addTab(view, title);
+        return view;
+    };
+    m_engines = chartTab(QStringLiteral("engines"), tr("Engines"));
+    m_memory = chartTab(QStringLiteral("memory"), tr("Memory"));
+    m_roofline = chartTab(QStringLiteral("roofline"), tr("Roofline"));
+    m_progress = chartTab(QStringLiteral("progress"), tr("Progress"));
+
+    auto *timelineTab = new QWidget(m_tabs);
+    auto *timelineLayout = new QVBoxLayout(timelineTab);
+    timelineLayout->setContentsMargins(0, 0, 0, 0);
+    // Twenty DMA queues make a tall view: it scrolls rather than push the window's minimum height up.
+    auto *timelineScroll = new QScrollArea(timelineTab);
+    timelineScroll->setWidgetResizable(true);
+    timelineScroll->setFrameShape(QFrame::NoFrame);
+    m_timeline = new TimelineView(timelineScroll);
+    timelineScroll->setWidget(m_timeline);
+    m_selection = new QLabel(tr("Wheel: zoom · drag: pan · Shift+drag: sum busy time in a range · click: go to "
+                                "the line"),
+                             timelineTab);
+    m_selection->setWordWrap(true);
+    timelineLayout->addWidget(timelineScroll, 1);
+    timelineLayout->addWidget(m_selection);
+    m_tabs->addTab(timelineTab, tr("Timeline"));
+    m_timelineTab = timelineTab;
+    layout->addWidget(m_tabs, 1);
+    setWidget(body);
+
+    connect(m_pin, &QPushButton::clicked, this, &ProfileDock::pinBaseline);
+    connect(m_unpin, &QPushButton::clicked, this, &ProfileDock::clearBaseline);
+    connect(m_export, &QPushButton::clicked, this, &ProfileDock::exportWithDialog);
+    connect(m_hottest, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
+        Q_EMIT lineActivated(m_editor, item->data(0, Qt::UserRole).toInt());
+    });
+    connect(m_hottest, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem *item) {
+        Q_EMIT lineActivated(m_editor, item->data(0, Qt::UserRole).toInt());
+    });
+    connect(m_timeline, &TimelineView::lineActivated, this, [this](int line) { Q_EMIT lineActivated(m_editor, line); });
+    connect(m_timeline, &TimelineView::selectionChanged, this, [this] {
+        if (!m_timeline->hasSelection()) {
+            m_selection->setText(tr("No range selected (Shift+drag to select one)."));
+            return;
+        }
+        const EvalProfile::EngineTimes busy = m_timeline->selectionBusy();
+        QStringList parts;
+        for (int e = 0; e < EvalProfile::EngineCount; ++e)
+            parts << QStringLiteral("%1 %2").arg(EvalProfile::engineLabel(e), engineTime(busy[e]));
+        m_selection->setText(tr("Busy in the selected range: %1").arg(parts.join(QStringLiteral(" · "))));
+    });
+    connect(context->search(), &SearchState::reset, this, &ProfileDock::refreshRoofline);
+    connect(context->search(), &SearchState::rankingChanged, this, &ProfileDock::refreshRoofline);
+    connect(context->search(), &SearchState::iterationChanged, this, &ProfileDock::refreshProgress);
+    connect(context->search(), &SearchState::reset, this, &ProfileDock::refreshProgress);
+    refresh();
+}
+
+void ProfileDock::showEvaluation(const Evaluation &evaluation, const QString &title, KernelEditor *editor)
+{
+    m_current = evaluation;
+    m_title = title;
+    m_editor = editor;
+    if (editor)
+        editor->setHeat(evaluation.profile);
+    refresh();
+}
+
+void ProfileDock::pinBaseline()
+{
+    if (!m_current)
+        return;
+    m_baseline = m_current;
+    m_baselineTitle = m_title;
+    refresh();
+}
+
+void ProfileDock::clearBaseline()
+{
+    m_baseline.reset();
+    refresh();
+}
+
+QChartView *ProfileDock::chartView(const QString &name) const
+{
+    return findChild<QChartView *>(name);
+}
+
+QLabel *ProfileDock::figure(const QString &name) const
+{
+    return findChild<QLabel *>(name);
+}
+
+void ProfileDock::refresh()
+{
+    m_pin->setEnabled(m_current.has_value());
+    m_unpin->setEnabled(m_baseline.has_value());
+    m_export->setEnabled(m_current.has_value());
+    if (m_current) {
+        QString heading = QStringLiteral("<b>%1</b>").arg(m_title.toHtmlEscaped());
+        if (m_baseline)
+            heading += tr(" · baseline: %1").arg(m_baselineTitle.toHtmlEscaped());
+        m_heading->setText(heading);
+    }
+    refreshSummary();
+    refreshCharts();
+    refreshRoofline();
+    refreshProgress();
+    m_timeline->setProfile(m_current ? m_current->profile : nullptr);
+}
+
+void ProfileDock::refreshFindings()
+{
+    m_findings->clear();
+    if (!m_current)
+        return;
+    const QList<Finding> findings = Advisor::evaluate(RuleSet::shipped(), *m_current);
+    if (findings.isEmpty()) {
+        m_findings->addItem(RuleSet::shipped().rules().isEmpty()
+                                ? tr("No recommendations: the rules (%1) did not load; see the Log dock.")
+                                      .arg(RuleSet::shipped().source())
+                                : tr("No recommendations: no rule fires on this profile."));
+        return;
+    }
+    for (const Finding &f : findings) {
+        QStringList because;
+        for (const Evidence &e : f.evidence)
+            because << e.text();
+        auto *item = new QListWidgetItem(QStringLiteral("%1 %2\n%3").arg(f.severity == Severity::Warning ? QStringLiteral("⚠") : QStringLiteral("ℹ"), f.title, f.advice));
+        item->setToolTip(tr("Fired because %1 (rule %2)").arg(because.join(QStringLiteral("; ")), f.ruleId));
+        m_findings->addItem(item);
+    }
+}
+
+void ProfileDock::refreshSummary()
+{
+    for (const char *name : figureNames)
+        figure(QLatin1StringView(name))->setText(QStringLiteral("—"));
+    m_hottest->clear();
+    refreshFindings();
+    if (!m_current)
+        return;
+    const Evaluation &e = *m_current;
+    const std::optional<Evaluation> &b = m_baseline;
+    const auto metric = [](const std::optional<Evaluation> &ev, const char *key) -> std::optional<double> {
+        return ev ? ev->metric(QLatin1StringView(key)) : std::nullopt;
+    };
+    const auto pct = [](std::optional<double> fraction) {
+        return fraction ? QStringLiteral("%1 %").arg(*fraction * 100, 0, 'f', 1) : QStringLiteral("—");
+    };
+    if (e.latencyMeanMs)
+        figure(QStringLiteral("latency"))
+            ->setText(withDelta(QStringLiteral("%1 ms").arg(*e.latencyMeanMs, 0, 'g', 4), e.latencyMeanMs,
+                                b ? b->latencyMeanMs : std::nullopt, true));
+    else
+        figure(QStringLiteral("latency"))->setText(e.statusName());
+    if (e.percentOfPeak)
+        figure(QStringLiteral("peak"))->setText(withDelta(QStringLiteral("%1 %").arg(*e.percentOfPeak, 0, 'f', 1),
+                                                          e.percentOfPeak, b ? b->percentOfPeak : std::nullopt, false));
+    figure(QStringLiteral("bound"))->setText(e.bound.isEmpty() ? QStringLiteral("—") : e.bound);
+    // MFU: the task's own arithmetic over the latency against the compute roof; HFU/MBU as the profile says.
+    const double flops = e.raw.value(QStringLiteral("roofline")).toObject().value(QStringLiteral("flops")).toDouble();
+    const double peak =
+        e.raw.value(QStringLiteral("roofline")).toObject().value(QStringLiteral("peak_flops_per_s")).toDouble();
+    if (flops > 0 && peak > 0 && e.latencyMeanMs && *e.latencyMeanMs > 0)
+        figure(QStringLiteral("mfu"))->setText(pct(flops / (*e.latencyMeanMs * 1e-3) / peak));
+    figure(QStringLiteral("hfu"))->setText(withDelta(pct(metric(m_current, "hfu_estimated_percent")),
+                                                     metric(m_current, "hfu_estimated_percent"),
+                                                     metric(b, "hfu_estimated_percent"), false));
+    figure(QStringLiteral("mbu"))->setText(withDelta(pct(metric(m_current, "mbu_estimated_percent")),
+                                                     metric(m_current, "mbu_estimated_percent"),
+                                                     metric(b, "mbu_estimated_percent"), false));
+    if (const std::optional<double> ai = metric(m_current, "mm_arithmetic_intensity"))
+        figure(QStringLiteral("ai"))->setText(QStringLiteral("%1 FLOP/B").arg(*ai, 0, 'g', 3));
+    if (const std::optional<double> dma = e.dmaAverageBytes()) {
+        MetricDelta d;
+        d.unit = QStringLiteral("B");
+        figure(QStringLiteral("dma"))
+            ->setText(withDelta(MetricDeltas::format(d, dma), dma, b ? b->dmaAverageBytes() : std::nullopt, false));
+    }
+
+    if (!e.profile) {
+        auto *item = new QTreeWidgetItem(m_hottest, {QString(), tr("no line costs: the host sent no profile")});
+        item->setFlags(Qt::NoItemFlags);
+        return;
+    }
+    const double total = e.profile->totalLineNs();
+    const QLocale locale;
+    for (const EvalProfile::LineCost &c : e.profile->hottest(12)) {
+        QStringList cells{QString::number(c.line), QStringLiteral("%1 %").arg(total > 0 ? 100 * c.totalNs() / total : 0, 0, 'f', 1),
+                          engineTime(c.totalNs())};
+        for (double ns : c.ns)
+            cells << engineTime(ns);
+        cells << locale.toString(c.instructions) << locale.toString(c.bytes);
+        auto *item = new QTreeWidgetItem(m_hottest, cells);
+        item->setData(0, Qt::UserRole, c.line);
+        for (int col = 1; col < cells.size(); ++col)
+            item->setTextAlignment(col, Qt::AlignRight | Qt::AlignVCenter);
+    }
+}
+
+void ProfileDock::setChart(QChartView *view, QChart *chart)
+{
+    QChart *old = view->chart();
+    view->setChart(chart);
+    delete old;
+}
+
+void ProfileDock::refreshCharts()
+{
+    if (!m_current) {
+        setChart(m_engines, new QChart);
+        setChart(m_memory, new QChart);
+        return;
+    }
+    setChart(m_engines, ProfileCharts::engines(*m_current, m_baseline));
+    setChart(m_memory, ProfileCharts::memory(*m_current, m_baseline));
+}
+
+void ProfileDock::refreshRoofline()
+{
+    const SearchState *state = m_context->search();
+    std::optional<ProfileCharts::Roof> roof = m_current ? ProfileCharts::roofOf(*m_current) : std::nullopt;
+    QList<ProfileCharts::RooflinePoint> points;
+    for (int i = 0; i < state->rowCount(); ++i) {
+        const SearchState::Row &row = state->row(i);
+        if (!row.evaluation)
+            continue;
+        if (!roof)
+            roof = ProfileCharts::roofOf(*row.evaluation);
+        std::optional<ProfileCharts::RooflinePoint> p = ProfileCharts::pointOf(*row.evaluation);
+        if (!p)
+            continue;
+        p->candidateId = row.candidate.id;
+        if (row.candidate.id == state->summary().bestCandidateId)
+            p->kind = ProfileCharts::RooflinePoint::Kind::Best;
+        else if (row.candidate.origin == Candidate::Origin::Baseline)
+            p->kind = ProfileCharts::RooflinePoint::Kind::Baseline;
+        points << *p;
+    }
+    if (m_current)
+        if (std::optional<ProfileCharts::RooflinePoint> p = ProfileCharts::pointOf(*m_current)) {
+            p->kind = ProfileCharts::RooflinePoint::Kind::Current;
+            points << *p;
+        }
+    if (!roof) {
+        auto *empty = new QChart;
+        empty->setTitle(tr("Roofline: benchmark a kernel of a task with arithmetic to see it"));
+        setChart(m_roofline, empty);
+        return;
+    }
+    QChart *chart = ProfileCharts::roofline(*roof, points);
+    // A click on a candidate's point opens it.
+    for (QAbstractSeries *s : chart->series())
+        if (auto *scatter = qobject_cast<QScatterSeries *>(s))
+            connect(scatter, &QScatterSeries::clicked, this, [this, points](const QPointF &at) {
+                const ProfileCharts::RooflinePoint *nearest = nullptr;
+                double best = 1e300;
+                for (const ProfileCharts::RooflinePoint &p : points) {
+                    const double d = std::hypot(std::log10(p.intensity / at.x()), std::log10(p.flopsPerSecond / at.y()));
+                    if (!p.candidateId.isEmpty() && d < best) {
+                        best = d;
+                        nearest = &p;
+                    }
+                }
+                if (nearest)
+                    Q_EMIT candidateActivated(nearest->candidateId);
+            });
+    setChart(m_roofline, chart);
+}
+
+void ProfileDock::refreshProgress()
+{
+    const SearchState *state = m_context->search();
+    QMap<int, double> bestByIteration;
+    for (int i = 0; i < state->rowCount(); ++i) {
+        const SearchState::Row &row = state->row(i);
+        if (row.evaluation && row.evaluation->ok() && row.evaluation->isCorrect() && row.evaluation->percentOfPeak)
+            bestByIteration[row.candidate.iteration] =
+                std::max(bestByIteration.value(row.candidate.iteration), *row.evaluation->percentOfPeak);
+    }
+    QList<QPointF> byIteration, byCost;
+    double best = 0;
+    const QMap<int, double> &cost = state->summary().costAtIteration;
+    for (auto it = bestByIteration.cbegin(); it != bestByIteration.cend(); ++it) {
+        best = std::max(best, it.value());
+        byIteration << QPointF(it.key(), best);
+        if (it.key() == 0)
+            byCost << QPointF(0, best);
+        else if (cost.contains(it.key()))
+            byCost << QPointF(cost.value(it.key()), best);
+    }
+    if (byIteration.isEmpty()) {
+        auto *empty = new QChart;
+        empty->setTitle(tr("Search progress: open or start a session"));
+        setChart(m_progress, empty);
+        return;
+    }
+    setChart(m_progress, ProfileCharts::progress(byIteration, byCost));
+}
+
+bool ProfileDock::exportCurrent(const QString &path, QString &error) const
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (m_tabs->currentWidget() == m_timelineTab && suffix == QStringLiteral("json")) {
+        if (!m_current || !m_current->profile || !m_current->profile->timeline) {
+            error = tr("there is no timeline to export");
+            return false;
+        }
+        return ChromeTrace::write(path, *m_current->profile->timeline, m_title, error);
+    }
+    QWidget *widget = m_tabs->currentWidget();
+    if (suffix == QStringLiteral("svg")) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(widget->size());
+        svg.setViewBox(QRect(QPoint(0, 0), widget->size()));
+        svg.setTitle(m_title);
+        QPainter painter;
+        if (!painter.begin(&svg)) {
+            error = tr("cannot write %1").arg(path);
+            return false;
+        }
+        widget->render(&painter);
+        painter.end();
+        return true;
+    }
+    if (suffix == QStringLiteral("png")) {
+        if (!widget->grab().save(path, "PNG")) {
+            error = tr("cannot write %1").arg(path);
+            return false;
+        }
+        return true;
+    }
+    error = tr("%1: choose a .png or .svg file (or .json on the Timeline tab, for a Chrome trace)").arg(path);
+    return false;
+}
+
+void ProfileDock::exportWithDialog()
+{
+    const bool timeline = m_tabs->currentWidget() == m_timelineTab;
+    const QString filter = timeline ? tr("Chrome trace (*.json);;PNG image (*.png);;SVG image (*.svg)")
+                                    : tr("PNG image (*.png);;SVG image (*.svg)");
+    const QString path = m_prompts->exportFileName(this, tr("Export %1").arg(m_tabs->tabText(m_tabs->currentIndex())), filter);
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportCurrent(path, error))
+        m_prompts->warn(this, tr("Export"), error);
+}

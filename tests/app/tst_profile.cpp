@@ -1,0 +1,235 @@
+#include "appcontext.h"
+#include "common/loghub.h"
+#include "editortabs.h"
+#include "isolatedsettings.h"
+#include "kerneleditor.h"
+#include "mainwindow.h"
+#include "profiledock.h"
+#include "scriptedprompts.h"
+#include "timelineview.h"
+
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QHorizontalBarSeries>
+#include <QLabel>
+#include <QListWidget>
+#include <QProcess>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+// The Profile dock after a real Benchmark (F5) on the local host (runner and nkisim, small size): every pane
+// filled, the heat gutter in the editor, a click on an instruction of the timeline moving the editor to its
+// line, a range's busy time, a pinned baseline's deltas, and the exports (PNG, SVG, a Chrome trace that
+// Python's json loads with every field the trace-event format requires).
+class TestProfile : public QObject
+{
+    Q_OBJECT
+    IsolatedSettings m_settings;
+    QTemporaryDir m_dir;
+    std::shared_ptr<ScriptedPrompts> m_prompts;
+    std::unique_ptr<MainWindow> m_window;
+
+    static QString silu(const QString &file)
+    {
+        return file == QStringLiteral("baseline.py") ? QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py")
+                                                     : QStringLiteral(ACCELOPT_TEST_FIXTURES "/optimize/silu/") + file;
+    }
+    QString artifact(const QString &name) const { return QStringLiteral(ACCELOPT_TEST_ARTIFACTS "/") + name; }
+    ProfileDock *dock() const { return m_window->profileDock(); }
+    // F5 on the file's tab, then wait for its profile.
+    bool benchmark(const QString &path)
+    {
+        if (!m_window->openFile(path))
+            return false;
+        const std::optional<Evaluation> before = dock()->current();
+        QTest::keyClick(m_window->editors()->currentEditor(), Qt::Key_F5);
+        return QTest::qWaitFor(
+            [&] {
+                const std::optional<Evaluation> now = dock()->current();
+                return now && (!before || now->raw != before->raw);
+            },
+            180000);
+    }
+    static int barSets(QChartView *view)
+    {
+        for (QAbstractSeries *s : view->chart()->series())
+            if (auto *bars = qobject_cast<QAbstractBarSeries *>(s))
+                return int(bars->count());
+        return 0;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        LogHub::install();
+        QVERIFY(m_dir.isValid());
+        qputenv("ACCELOPT_WORKSPACE_DB", m_dir.filePath(QStringLiteral("workspace.sqlite")).toUtf8());
+        qputenv("ACCELOPT_MEMORY_DB", m_dir.filePath(QStringLiteral("memory.sqlite")).toUtf8());
+        qputenv("ACCELOPT_HOSTS_FILE", m_dir.filePath(QStringLiteral("hosts.json")).toUtf8());
+        qputenv("ACCELOPT_NO_KEYCHAIN", "1");
+        QSettings().setValue(QStringLiteral("run/size"), QStringLiteral("small"));
+        m_prompts = std::make_shared<ScriptedPrompts>();
+        m_window = std::make_unique<MainWindow>(m_prompts);
+        m_window->resize(1600, 1000);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+    void cleanupTestCase() { m_window.reset(); }
+
+    void benchmarkFillsEveryPane()
+    {
+        QVERIFY2(benchmark(silu(QStringLiteral("baseline.py"))), "no profile after F5");
+        const Evaluation e = *dock()->current();
+        QVERIFY2(e.ok(), qPrintable(e.error));
+        QVERIFY(e.profile);
+        dock()->show();
+        dock()->raise();
+        for (const char *name : {"latency", "peak", "bound", "mfu", "hfu", "mbu", "dma"})
+            QVERIFY2(dock()->figure(QLatin1StringView(name))->text() != QStringLiteral("—"), name);
+        QVERIFY(dock()->findings()->count() > 0);
+        QVERIFY(dock()->hottestLines()->topLevelItemCount() > 0);
+        QCOMPARE(barSets(dock()->chartView(QStringLiteral("engines"))), 1);
+        QCOMPARE(barSets(dock()->chartView(QStringLiteral("memory"))), 1);
+        int points = 0;
+        for (QAbstractSeries *s : dock()->chartView(QStringLiteral("roofline"))->chart()->series())
+            if (auto *scatter = qobject_cast<QScatterSeries *>(s))
+                points += int(scatter->count());
+        QCOMPARE(points, 1); // this kernel; no session is open
+        QVERIFY(dock()->timeline()->hasEvents());
+        QVERIFY(dock()->timeline()->rowCount() >= 5); // four engines and at least one DMA queue
+
+        // The line costs add up to the engines' busy time, and the heat gutter marks the hottest line.
+        EvalProfile::EngineTimes sum{};
+        for (const EvalProfile::LineCost &c : e.profile->lineCosts)
+            for (int k = 0; k < EvalProfile::EngineCount; ++k)
+                sum[k] += c.ns[k];
+        for (int k = 0; k < EvalProfile::EngineCount; ++k)
+            QVERIFY(std::abs(sum[k] - e.profile->engineBusyNs[k]) <= 1e-6 * std::max(1.0, e.profile->engineBusyNs[k]));
+        KernelEditor *editor = m_window->editors()->currentEditor();
+        const int hottest = e.profile->hottest(1).first().line;
+        QCOMPARE(editor->heatLevel(hottest), KernelEditor::heatLevels - 1);
+        QVERIFY(editor->heatToolTip(hottest).contains(QStringLiteral("line %1").arg(hottest)));
+        QCOMPARE(editor->heatLevel(1), 0); // an import: no instructions
+
+        QTabWidget *tabs = dock()->tabs();
+        for (int i = 0; i < tabs->count(); ++i) {
+            tabs->setCurrentIndex(i);
+            QTest::qWait(50);
+            QVERIFY(m_window->grab().save(artifact(QStringLiteral("profile-%1.png").arg(tabs->tabText(i).toLower()))));
+        }
+    }
+
+    void timelineClickMovesTheEditorAndARangeSumsBusyTime()
+    {
+        TimelineView *timeline = dock()->timeline();
+        dock()->tabs()->setCurrentWidget(dock()->timelineTab());
+        timeline->showAll();
+        QTest::qWait(50);
+        const EvalProfile::Timeline &t = *dock()->current()->profile->timeline;
+        // The longest instruction that has a line: wide enough to hit.
+        int event = -1;
+        for (int i = 0; i < t.count(); ++i)
+            if (t.line.at(i) > 0 && (event < 0 || t.durNs.at(i) > t.durNs.at(event)))
+                event = i;
+        QVERIFY(event >= 0);
+        const QPoint at = timeline->pointOf(event);
+        QCOMPARE(timeline->eventAt(at), event);
+        QVERIFY(timeline->describe(event).contains(QStringLiteral("line %1").arg(t.line.at(event))));
+        KernelEditor *editor = m_window->editors()->currentEditor();
+        editor->setCursorPosition(0, 0);
+        QTest::mouseClick(timeline, Qt::LeftButton, {}, at);
+        int line = 0, index = 0;
+        editor->getCursorPosition(&line, &index);
+        QCOMPARE(line + 1, t.line.at(event));
+
+        // Shift+drag over the whole run (zoomed out a little, so the drag starts before it): each engine's busy
+        // time, as the profile totals it.
+        timeline->zoom(0.9, (timeline->visibleStart() + timeline->visibleEnd()) / 2);
+        QVERIFY(timeline->visibleStart() < 0);
+        const QPoint from(timeline->width() - 2, timeline->height() - 4);
+        QTest::mousePress(timeline, Qt::LeftButton, Qt::ShiftModifier, QPoint(TimelineView::labelWidthForTests() + 1, 30));
+        QMouseEvent move(QEvent::MouseMove, QPointF(from), timeline->mapToGlobal(QPointF(from)), Qt::NoButton,
+                         Qt::LeftButton, Qt::ShiftModifier);
+        QCoreApplication::sendEvent(timeline, &move);
+        QTest::mouseRelease(timeline, Qt::LeftButton, Qt::ShiftModifier, from);
+        QVERIFY(timeline->hasSelection());
+        const EvalProfile::EngineTimes busy = timeline->selectionBusy();
+        if (!t.truncated)
+            for (int k = 0; k < EvalProfile::Dma; ++k)
+                // The timeline rounds each start and duration to 0.01 ns.
+                QVERIFY2(std::abs(busy[k] - dock()->current()->profile->engineBusyNs[k]) <= 0.01 * t.count(),
+                         qPrintable(QStringLiteral("%1: %2 vs %3 (visible %4..%5)")
+                                        .arg(EvalProfile::engineName(k))
+                                        .arg(busy[k])
+                                        .arg(dock()->current()->profile->engineBusyNs[k])
+                                        .arg(timeline->visibleStart())
+                                        .arg(timeline->visibleEnd())));
+        QVERIFY(dock()->selectionLabel()->text().startsWith(QStringLiteral("Busy in the selected range")));
+        // Zoom in around the event: it stays under the cursor.
+        timeline->zoom(8, t.startNs.at(event) + t.durNs.at(event) / 2);
+        QCOMPARE(timeline->eventAt(timeline->pointOf(event)), event);
+    }
+
+    void pinnedBaselineShowsDeltas()
+    {
+        QTest::mouseClick(dock()->pinButton(), Qt::LeftButton);
+        QVERIFY(dock()->baseline());
+        m_prompts->itemAnswers = {QStringLiteral("silu")}; // fast1.py is no task's file: F5 asks once
+        QVERIFY2(benchmark(silu(QStringLiteral("fast1.py"))), "no profile after F5");
+        QVERIFY(dock()->figure(QStringLiteral("latency"))->text().contains(QStringLiteral("× baseline")));
+        QCOMPARE(barSets(dock()->chartView(QStringLiteral("engines"))), 2);
+        QCOMPARE(barSets(dock()->chartView(QStringLiteral("memory"))), 2);
+        QVERIFY(*dock()->current()->latencyMeanMs < *dock()->baseline()->latencyMeanMs);
+        dock()->tabs()->setCurrentIndex(0);
+        QVERIFY(m_window->grab().save(artifact(QStringLiteral("profile-baseline.png"))));
+    }
+
+    void exportsChartsAndAChromeTrace()
+    {
+        QTabWidget *tabs = dock()->tabs();
+        QString error;
+        tabs->setCurrentWidget(dock()->chartView(QStringLiteral("engines")));
+        const QString png = m_dir.filePath(QStringLiteral("engines.png")), svg = m_dir.filePath(QStringLiteral("engines.svg"));
+        QVERIFY2(dock()->exportCurrent(png, error), qPrintable(error));
+        QVERIFY2(dock()->exportCurrent(svg, error), qPrintable(error));
+        QVERIFY(QImage(png).width() > 100);
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains("<svg"));
+        QVERIFY(!dock()->exportCurrent(m_dir.filePath(QStringLiteral("engines.bmp")), error));
+        QVERIFY(error.contains(QStringLiteral(".png or .svg")));
+
+        tabs->setCurrentWidget(dock()->timelineTab());
+        const QString trace = m_dir.filePath(QStringLiteral("trace.json"));
+        m_prompts->exportAnswers = {trace};
+        dock()->exportWithDialog();
+        QVERIFY(QFile::exists(trace));
+        // Python's json module reads it, and every event has the fields its phase requires.
+        QProcess python;
+        python.start(QStringLiteral(ACCELOPT_TEST_PYTHON),
+                     {QStringLiteral("-c"),
+                      QStringLiteral("import json,sys\n"
+                                     "d = json.load(open(sys.argv[1]))\n"
+                                     "ev = d['traceEvents']\n"
+                                     "need = {'X': ('name','ph','ts','dur','pid','tid'), 'M': ('name','ph','pid','args')}\n"
+                                     "bad = [e for e in ev if e['ph'] not in need or any(k not in e for k in need[e['ph']])]\n"
+                                     "x = [e for e in ev if e['ph'] == 'X']\n"
+                                     "assert not bad, bad[:3]\n"
+                                     "assert all(e['dur'] >= 0 and e['ts'] >= 0 and 'line' in e['args'] for e in x)\n"
+                                     "print(len(x))\n"),
+                      trace});
+        QVERIFY(python.waitForFinished(60000));
+        QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+        QCOMPARE(python.readAllStandardOutput().trimmed().toInt(), dock()->current()->profile->timeline->count());
+    }
+};
+
+QTEST_MAIN(TestProfile)
+#include "tst_profile.moc"
