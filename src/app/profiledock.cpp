@@ -107,6 +107,7 @@ ProfileDock::ProfileDock(AppContext *context, UserPrompts *prompts, QWidget *par
     m_hottest->setHeaderLabels({tr("Line"), tr("Share"), tr("Time"), tr("Tensor"), tr("Vector"), tr("Scalar"),
                                 tr("GpSimd"), tr("DMA"), tr("Instr."), tr("Bytes")});
     m_hottest->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_hottest->header()->setStretchLastSection(false);
     m_hottest->setToolTip(tr("The lines that take the most time; click one to go there"));
     split->addWidget(m_findings);
     split->addWidget(m_hottest);
@@ -366,6 +367,13 @@ void ProfileDock::refreshRoofline()
     if (m_current)
         if (std::optional<ProfileCharts::RooflinePoint> p = ProfileCharts::pointOf(*m_current)) {
             p->kind = ProfileCharts::RooflinePoint::Kind::Current;
+            points << *p;
+        }
+    // The pinned baseline too, when it solves the same task (the same roof).
+    if (m_baseline && m_current && ProfileCharts::roofOf(*m_baseline).has_value() && roof &&
+        ProfileCharts::roofOf(*m_baseline)->peakFlopsPerSecond == roof->peakFlopsPerSecond)
+        if (std::optional<ProfileCharts::RooflinePoint> p = ProfileCharts::pointOf(*m_baseline)) {
+            p->kind = ProfileCharts::RooflinePoint::Kind::Baseline;
             points << *p;
         }
     if (!roof) {

@@ -187,6 +187,11 @@ private Q_SLOTS:
         QCOMPARE(barSets(dock()->chartView(QStringLiteral("engines"))), 2);
         QCOMPARE(barSets(dock()->chartView(QStringLiteral("memory"))), 2);
         QVERIFY(*dock()->current()->latencyMeanMs < *dock()->baseline()->latencyMeanMs);
+        int roofPoints = 0;
+        for (QAbstractSeries *s : dock()->chartView(QStringLiteral("roofline"))->chart()->series())
+            if (auto *scatter = qobject_cast<QScatterSeries *>(s))
+                roofPoints += int(scatter->count());
+        QCOMPARE(roofPoints, 2); // this kernel and the pinned baseline
         dock()->tabs()->setCurrentIndex(0);
         QVERIFY(m_window->grab().save(artifact(QStringLiteral("profile-baseline.png"))));
     }

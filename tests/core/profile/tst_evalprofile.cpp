@@ -1,0 +1,127 @@
+#include "model/evalprofile.h"
+#include "model/evaluation.h"
+#include "profile/chrometrace.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+// The profile as the runner sends it (nkibench/runner/README.md): parsed, its timeline kept out of the stored
+// raw result, malformed ones refused with the reason, and the Chrome trace written from it.
+class TestEvalProfile : public QObject
+{
+    Q_OBJECT
+
+    static QJsonObject profile()
+    {
+        const QJsonObject ns{{QStringLiteral("tensor"), 0.0}, {QStringLiteral("vector"), 800.0},
+                             {QStringLiteral("scalar"), 0.0}, {QStringLiteral("gpsimd"), 0.0}, {QStringLiteral("dma"), 300.0}};
+        return QJsonObject{
+            {QStringLiteral("source"), QStringLiteral("nkisim")},
+            {QStringLiteral("available"), true},
+            {QStringLiteral("instruction_count"), 3},
+            {QStringLiteral("engine_busy_ns"), ns},
+            {QStringLiteral("line_costs"),
+             QJsonArray{QJsonObject{{QStringLiteral("line"), 12}, {QStringLiteral("ns"), ns},
+                                    {QStringLiteral("instructions"), 3}, {QStringLiteral("bytes"), 4096}}}},
+            {QStringLiteral("timeline"),
+             QJsonObject{{QStringLiteral("units"), QJsonArray{QStringLiteral("vector"), QStringLiteral("dma3")}},
+                         {QStringLiteral("ops"), QJsonArray{QStringLiteral("tensor_tensor"), QStringLiteral("dma")}},
+                         {QStringLiteral("unit"), QJsonArray{1, 0, 0}},
+                         {QStringLiteral("op"), QJsonArray{1, 0, 0}},
+                         {QStringLiteral("line"), QJsonArray{12, 12, 12}},
+                         {QStringLiteral("start_ns"), QJsonArray{0.0, 300.0, 700.0}},
+                         {QStringLiteral("dur_ns"), QJsonArray{300.0, 400.0, 400.0}},
+                         {QStringLiteral("partitions"), QJsonArray{128, 128, 128}},
+                         {QStringLiteral("free"), QJsonArray{8, 8, 8}},
+                         {QStringLiteral("bytes"), QJsonArray{4096, 0, 0}},
+                         {QStringLiteral("count"), 3},
+                         {QStringLiteral("truncated"), false}}}};
+    }
+
+private Q_SLOTS:
+    void parsesAndKeepsTheTimelineOutOfRaw()
+    {
+        const QJsonObject result{{QStringLiteral("status"), QStringLiteral("ok")}, {QStringLiteral("profile"), profile()}};
+        const Evaluation e = Evaluation::fromJson(result);
+        QVERIFY(e.profile);
+        QCOMPARE(e.profile->lineCosts.size(), 1);
+        QCOMPARE(e.profile->costOfLine(12)->totalNs(), 1100.0);
+        QCOMPARE(e.profile->timeline->count(), 3);
+        QCOMPARE(EvalProfile::Timeline::engineOfUnit(QStringLiteral("dma3")), int(EvalProfile::Dma));
+        QCOMPARE(e.profile->timeline->endNs(), 1100.0);
+        QVERIFY(!e.raw.value(QStringLiteral("profile")).toObject().contains(QStringLiteral("timeline")));
+        QVERIFY(e.raw.value(QStringLiteral("profile")).toObject().contains(QStringLiteral("line_costs")));
+        // What the workspace stores comes back with its line costs.
+        QJsonObject stored = e.raw;
+        const EvalProfilePtr again = Evaluation::profileFrom(stored);
+        QCOMPARE(again->lineCosts.size(), 1);
+        QVERIFY(!again->timeline);
+        QCOMPARE(e.summaryJson(QStringLiteral("silu")).value(QStringLiteral("line_costs")).toArray().size(), 1);
+    }
+
+    void malformedProfilesAreRefusedWithTheReason_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QJsonValue>("value");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("short column") << "timeline/dur_ns" << QJsonValue(QJsonArray{1.0}) << "timeline.dur_ns has 1 entries";
+        QTest::newRow("unit out of range") << "timeline/unit" << QJsonValue(QJsonArray{1, 0, 7}) << "timeline.unit holds 7";
+        QTest::newRow("negative start") << "timeline/start_ns" << QJsonValue(QJsonArray{0.0, -1.0, 2.0}) << "timeline.start_ns holds -1";
+        QTest::newRow("text in a column") << "timeline/line" << QJsonValue(QJsonArray{12, QStringLiteral("x"), 12}) << "timeline.line holds x";
+        QTest::newRow("negative busy") << "engine_busy_ns" << QJsonValue(QJsonObject{{QStringLiteral("vector"), -5.0}}) << "engine_busy_ns";
+        QTest::newRow("line cost without ns") << "line_costs" << QJsonValue(QJsonArray{QJsonObject{{QStringLiteral("line"), 3}}}) << "a line cost";
+    }
+    void malformedProfilesAreRefusedWithTheReason()
+    {
+        QFETCH(QString, path);
+        QFETCH(QJsonValue, value);
+        QFETCH(QString, reason);
+        QJsonObject p = profile();
+        if (path.startsWith(QStringLiteral("timeline/"))) {
+            QJsonObject t = p.value(QStringLiteral("timeline")).toObject();
+            t.insert(path.mid(9), value);
+            p.insert(QStringLiteral("timeline"), t);
+        } else {
+            p.insert(path, value);
+        }
+        QString error;
+        QVERIFY(!EvalProfile::fromJson(p, &error));
+        QVERIFY2(error.contains(reason), qPrintable(error));
+        // In a result, a bad profile leaves the evaluation without one and says why, never crashes.
+        const Evaluation e = Evaluation::fromJson({{QStringLiteral("status"), QStringLiteral("ok")}, {QStringLiteral("profile"), p}});
+        QVERIFY(!e.profile);
+        QVERIFY(e.raw.value(QStringLiteral("profile_error")).toString().contains(reason));
+        // No profile at all is not an error.
+        QVERIFY(!EvalProfile::fromJson(QJsonValue(), &error));
+        QVERIFY(error.isEmpty());
+    }
+
+    void chromeTraceHasEveryRequiredField()
+    {
+        const std::optional<EvalProfile> p = EvalProfile::fromJson(profile());
+        QVERIFY(p && p->timeline);
+        const QJsonObject doc = QJsonDocument::fromJson(ChromeTrace::toJson(*p->timeline, QStringLiteral("k \"1\".py"))).object();
+        const QJsonArray events = doc.value(QStringLiteral("traceEvents")).toArray();
+        int complete = 0;
+        for (const QJsonValue &v : events) {
+            const QJsonObject e = v.toObject();
+            const QString ph = e.value(QStringLiteral("ph")).toString();
+            QVERIFY(ph == QStringLiteral("X") || ph == QStringLiteral("M"));
+            for (const char *key : {"name", "pid"})
+                QVERIFY(e.contains(QLatin1StringView(key)));
+            if (ph == QStringLiteral("X")) {
+                ++complete;
+                QVERIFY(e.contains(QStringLiteral("tid")) && e.contains(QStringLiteral("ts")) && e.contains(QStringLiteral("dur")));
+            }
+        }
+        QCOMPARE(complete, 3);
+        // Microseconds: the DMA at 0 ns for 300 ns.
+        QCOMPARE(events.at(events.size() - 3).toObject().value(QStringLiteral("dur")).toDouble(), 0.3);
+        QCOMPARE(doc.value(QStringLiteral("otherData")).toObject().value(QStringLiteral("kernel")).toString(), QStringLiteral("k \"1\".py"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEvalProfile)
+#include "tst_evalprofile.moc"
