@@ -315,6 +315,38 @@ private Q_SLOTS:
         QCOMPARE(q.value(0).toInt(), 1);
         QCOMPARE(q.value(1).toInt(), 1);
     }
+
+    // The Progress chart's cost axis: a call counts for the iteration of the plan or candidate it was made for.
+    void costByIterationFollowsTheCallsTags()
+    {
+        PlanRecord plan;
+        plan.sessionId = m_session;
+        plan.iteration = 2;
+        plan.planIndex = 7;
+        plan.plan = Plan{QStringLiteral("t"), {QStringLiteral("s")}, QStringLiteral("t")};
+        QVERIFY2(m_store->addPlan(plan), qPrintable(m_store->lastError()));
+        LlmCallRecord call;
+        call.role = QStringLiteral("planner");
+        call.model = QStringLiteral("m");
+        call.messages = {ChatMessage::user(QStringLiteral("hi"))};
+        call.tag = plan.id;
+        call.costUsd = 0.25;
+        QVERIFY(m_store->recordLlmCall(m_session, call));
+        LlmCallRecord untagged = call;
+        untagged.tag.clear();
+        untagged.costUsd = 0.5;
+        QVERIFY(m_store->recordLlmCall(m_session, untagged));
+        LlmCallRecord unpriced = call;
+        unpriced.costUsd.reset();
+        QVERIFY(m_store->recordLlmCall(m_session, unpriced));
+        const QMap<int, double> cost = m_store->costByIteration(m_session);
+        QCOMPARE(cost.value(2), 0.25); // unpriced calls count nothing
+        QCOMPARE(cost.value(0), 0.5);  // a call for no plan or candidate
+        double all = 0;
+        for (double c : cost)
+            all += c;
+        QCOMPARE(all, m_store->costTotals(m_session).costUsd);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSessionStore)
