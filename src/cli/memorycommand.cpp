@@ -91,7 +91,9 @@ int MemoryCommand::run(const QStringList &arguments)
                "  show ID [--json]             one experience in full\n"
                "  pin ID | unpin ID | delete ID\n"
                "  export [FILE]                write a JSON export (to stdout without FILE)\n"
-               "  import FILE                  add the experiences of an export, skipping duplicates\n"
+               "  import FILE                  add the experiences of an export, skipping duplicates;\n"
+               "                               an entry whose title is over 300 characters, lesson over\n"
+               "                               16384 or a snippet over 65536 is rejected, the rest added\n"
                "All take --memory PATH; the default is "
             << ExperienceStore::defaultPath() << "\n";
         return sub.isEmpty() ? 2 : 0;
@@ -276,7 +278,9 @@ int MemoryCommand::importFrom(const QStringList &arguments)
         SubcommandParser::err() << "accelopt memory import: " << file << ": " << result.error << "\n";
         return 1;
     }
+    for (const QString &rejection : result.rejections)
+        SubcommandParser::err() << "accelopt memory import: " << file << ": " << rejection << "\n";
     QTextStream(stdout) << "imported " << result.added << " experiences, skipped " << result.duplicates
-                        << " already in the memory\n";
+                        << " already in the memory, rejected " << result.rejected << " over a size limit\n";
     return 0;
 }

@@ -111,6 +111,26 @@ private Q_SLOTS:
                  QStringLiteral("accelopt-memory"));
     }
 
+    void memoryImportReportsRejectedEntries()
+    {
+        QFile doc(m_dir.filePath(QStringLiteral("oversized.json")));
+        QVERIFY(doc.open(QIODevice::WriteOnly));
+        doc.write(R"({"format": "accelopt-memory", "version": 1, "experiences": [
+            {"task": "silu", "title": "Fine", "lesson": "Short and useful.", "speedup": 1.2},
+            {"task": "silu", "title": "Bloated", "lesson": ")" +
+                  QByteArray(17 * 1024, 'x') + R"(", "speedup": 1.3}]})");
+        doc.close();
+        const Run r = run({QStringLiteral("memory"), QStringLiteral("import"), doc.fileName(),
+                           QStringLiteral("--memory"), m_dir.filePath(QStringLiteral("capped.sqlite"))});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("imported 1 experiences, skipped 0 already in the memory, "
+                                               "rejected 1 over a size limit")),
+                 qPrintable(r.out));
+        QVERIFY2(r.err.contains(QStringLiteral("entry 2 (\"Bloated\")")) &&
+                     r.err.contains(QStringLiteral("'lesson'")),
+                 qPrintable(r.err));
+    }
+
     void memoryBadInputFailsClearly()
     {
         QFile bad(m_dir.filePath(QStringLiteral("bad.json")));

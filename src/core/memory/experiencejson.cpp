@@ -118,6 +118,31 @@ bool ExperienceJson::fromJson(const QJsonObject &o, ExperienceRecord &r, QString
     return true;
 }
 
+QString ExperienceJson::oversize(const ExperienceRecord &r)
+{
+    const auto over = [](const char *field, const QString &text, int cap) {
+        return text.size() > cap ? QStringLiteral("'%1' has %2 characters, over the limit of %3")
+                                       .arg(QLatin1String(field))
+                                       .arg(text.size())
+                                       .arg(cap)
+                                 : QString();
+    };
+    for (const QString &problem : {over("title", r.experience.title, maxTitleChars),
+                                   over("lesson", r.experience.lesson, maxLessonChars),
+                                   over("snippet_before", r.experience.snippetBefore, maxSnippetChars),
+                                   over("snippet_after", r.experience.snippetAfter, maxSnippetChars)})
+        if (!problem.isEmpty())
+            return problem;
+    return {};
+}
+
+QString ExperienceJson::entryName(qsizetype index, const QString &title)
+{
+    const QString shown = title.left(240).simplified(); // a huge title costs nothing here
+    return shown.isEmpty() ? QStringLiteral("entry %1").arg(index + 1)
+                           : QStringLiteral("entry %1 (\"%2\")").arg(index + 1).arg(shown.left(60));
+}
+
 bool ExperienceJson::parseDocument(const QByteArray &bytes, QList<ExperienceRecord> &records, QString &error)
 {
     records.clear();
@@ -156,10 +181,7 @@ bool ExperienceJson::parseDocument(const QByteArray &bytes, QList<ExperienceReco
     QList<ExperienceRecord> parsed;
     for (qsizetype i = 0; i < entries.size(); ++i) {
         const QJsonObject o = entries.at(i).toObject();
-        const QString title = o.value(QStringLiteral("title")).toString().simplified();
-        const QString where = title.isEmpty()
-                                  ? QStringLiteral("entry %1").arg(i + 1)
-                                  : QStringLiteral("entry %1 (\"%2\")").arg(i + 1).arg(title.left(60));
+        const QString where = entryName(i, o.value(QStringLiteral("title")).toString());
         ExperienceRecord r;
         QString problem;
         if (!entries.at(i).isObject())

@@ -15,6 +15,16 @@ class ExperienceJson
 {
 public:
     static constexpr int formatVersion = 1;
+    // Size caps, in characters, that a real lesson never comes near; an entry over one is refused on import
+    // (counted as rejected) so a damaged or hostile file cannot bloat the memory or every planner prompt.
+    static constexpr int maxTitleChars = 300;
+    static constexpr int maxLessonChars = 16 * 1024;
+    static constexpr int maxSnippetChars = 64 * 1024; // each of snippet_before and snippet_after
+
+    // Empty when the record is within the caps, else which field is too long.
+    static QString oversize(const ExperienceRecord &record);
+    // "entry 3 (\"Its title\")": how messages name an entry of a document; `index` is 0-based.
+    static QString entryName(qsizetype index, const QString &title);
 
     static QJsonObject toJson(const ExperienceRecord &record);
     static QJsonObject document(const QList<ExperienceRecord> &records);

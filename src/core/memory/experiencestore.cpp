@@ -9,6 +9,8 @@
 
 #include <QDir>
 #include <QHash>
+#include <QScopeGuard>
+#include <QSqlQuery>
 #include <QStandardPaths>
 
 namespace {
@@ -23,6 +25,56 @@ QString iso(const QDateTime &t)
 {
     return t.toUTC().toString(Qt::ISODateWithMs);
 }
+
+const QString insertSql = QStringLiteral(
+    "INSERT INTO experiences (kind, task, target, speedup, title, lesson, snippet_before, snippet_after, "
+    "slow_candidate_id, fast_candidate_id, slow_hash, fast_hash, session_id, pinned, created_at, updated_at) "
+    "VALUES (:kind, :task, :target, :speedup, :title, :lesson, :before, :after, :slow, :fast, :slowhash, "
+    ":fasthash, :session, :pinned, :created, :updated)");
+
+// The duplicate rule as two lookups that the schema's indexes answer (an OR of both in one query defeats
+// them), prepared once so an import reuses them for every entry.
+class DuplicateLookup
+{
+public:
+    explicit DuplicateLookup(const QSqlDatabase &db)
+        : m_pair(db, QStringLiteral("SELECT 1 FROM experiences WHERE task = :task AND slow_hash = :sh AND "
+                                    "fast_hash = :fh LIMIT 1")),
+          m_text(db, QStringLiteral("SELECT 1 FROM experiences WHERE task = :task AND title = :title AND "
+                                    "lesson = :lesson LIMIT 1"))
+    {
+    }
+
+    bool find(const ExperienceRecord &r, bool &duplicate, QString &error)
+    {
+        duplicate = false;
+        if (!r.slowHash.isEmpty() && !r.fastHash.isEmpty()) {
+            m_pair.bind(QStringLiteral(":task"), r.task)
+                .bind(QStringLiteral(":sh"), r.slowHash)
+                .bind(QStringLiteral(":fh"), r.fastHash);
+            if (!m_pair.exec()) {
+                error = m_pair.error();
+                return false;
+            }
+            duplicate = m_pair.next();
+            if (duplicate)
+                return true;
+        }
+        m_text.bind(QStringLiteral(":task"), r.task)
+            .bind(QStringLiteral(":title"), r.experience.title)
+            .bind(QStringLiteral(":lesson"), r.experience.lesson);
+        if (!m_text.exec()) {
+            error = m_text.error();
+            return false;
+        }
+        duplicate = m_text.next();
+        return true;
+    }
+
+private:
+    Statement m_pair;
+    Statement m_text;
+};
 
 ExperienceRecord recordFrom(const Statement &q)
 {
@@ -71,7 +123,7 @@ bool ExperienceStore::fail(const QString &error) const
     return false;
 }
 
-bool ExperienceStore::insert(ExperienceRecord &r, QString &error)
+bool ExperienceStore::insert(Statement &q, ExperienceRecord &r, QString &error)
 {
     if (r.task.trimmed().isEmpty() || r.experience.title.trimmed().isEmpty() ||
         r.experience.lesson.trimmed().isEmpty() || !(r.experience.speedup > 0)) {
@@ -82,13 +134,6 @@ bool ExperienceStore::insert(ExperienceRecord &r, QString &error)
         r.created = QDateTime::currentDateTimeUtc();
     if (!r.updated.isValid())
         r.updated = r.created;
-    Statement q(m_db.connection(),
-                QStringLiteral(
-                    "INSERT INTO experiences (kind, task, target, speedup, title, lesson, snippet_before, "
-                    "snippet_after, slow_candidate_id, fast_candidate_id, slow_hash, fast_hash, session_id, "
-                    "pinned, created_at, updated_at) VALUES (:kind, :task, :target, :speedup, :title, "
-                    ":lesson, :before, :after, :slow, :fast, :slowhash, :fasthash, :session, :pinned, "
-                    ":created, :updated)"));
     q.bind(QStringLiteral(":kind"), r.kindName())
         .bind(QStringLiteral(":task"), r.task)
         .bind(QStringLiteral(":target"), r.target)
@@ -117,7 +162,13 @@ bool ExperienceStore::add(ExperienceRecord &record)
 {
     QString error;
     // One transaction so the row and its index entry (written by the trigger) land together.
-    return m_db.transact([&](QString &e) { return insert(record, e); }, error) || fail(error);
+    return m_db.transact(
+               [&](QString &e) {
+                   Statement q(m_db.connection(), insertSql);
+                   return insert(q, record, e);
+               },
+               error) ||
+           fail(error);
 }
 
 bool ExperienceStore::contains(const ExperienceRecord &record) const
@@ -216,25 +267,58 @@ QList<ExperienceRecord> ExperienceStore::retrieve(const QString &task, const QSt
         while (q.next())
             scores.insert(q.value(0).toLongLong(), q.value(1).toDouble());
     }
-    const QList<ExperienceRecord> all = select(QString(), {});
-    QList<RetrievalPolicy::Entry> entries;
-    QHash<qint64, ExperienceRecord> byId;
-    for (const ExperienceRecord &r : all) {
-        RetrievalPolicy::Entry e;
-        e.id = r.id;
-        e.sameTask = r.task == task;
-        e.pinned = r.pinned;
-        e.textMatch = scores.contains(r.id);
-        e.bm25 = scores.value(r.id);
-        e.sameTarget = !target.isEmpty() && r.target == target;
-        e.negative = r.isNegative();
-        e.speedup = r.experience.speedup;
-        e.updated = r.updated;
-        entries.append(e);
-        byId.insert(r.id, r);
+    // Only the policy's inputs are read for the ranking and the full rows of the chosen few afterwards. When
+    // the task alone has `limit` experiences of each kind, RetrievalPolicy can choose nothing else but a
+    // pinned one, so the other tasks' rows are not read at all.
+    bool taskFills = false;
+    {
+        Statement q(m_db.connection(), QStringLiteral("SELECT count(*), coalesce(sum(speedup < 1.0), 0) FROM "
+                                                      "experiences WHERE task = :task"));
+        q.bind(QStringLiteral(":task"), task);
+        if (!q.exec() || !q.next()) {
+            fail(q.error());
+            return {};
+        }
+        const int all = q.value(0).toInt(), negatives = q.value(1).toInt();
+        taskFills = negatives >= limit && all - negatives >= limit;
     }
+    const QString light =
+        QStringLiteral("SELECT id, task, pinned, target, speedup, updated_at FROM experiences");
+    Statement q(m_db.connection(), taskFills
+                                       ? light + QStringLiteral(" WHERE task = :task UNION ALL ") + light +
+                                             QStringLiteral(" WHERE pinned <> 0 AND task <> :task")
+                                       : light);
+    if (taskFills)
+        q.bind(QStringLiteral(":task"), task);
+    if (!q.exec()) {
+        fail(q.error());
+        return {};
+    }
+    QList<RetrievalPolicy::Entry> entries;
+    while (q.next()) {
+        RetrievalPolicy::Entry e;
+        e.id = q.value(0).toLongLong();
+        e.sameTask = q.value(1).toString() == task;
+        e.pinned = q.value(2).toBool();
+        e.textMatch = scores.contains(e.id);
+        e.bm25 = scores.value(e.id);
+        e.sameTarget = !target.isEmpty() && q.value(3).toString() == target;
+        e.speedup = q.value(4).toDouble();
+        e.negative = e.speedup < 1.0; // Experience::isNegative
+        e.updated = QDateTime::fromString(q.value(5).toString(), Qt::ISODateWithMs);
+        entries.append(e);
+    }
+    const QList<qint64> ids = RetrievalPolicy::choose(entries, limit);
+    if (ids.isEmpty())
+        return {};
+    QStringList idList;
+    for (qint64 id : ids)
+        idList.append(QString::number(id));
+    QHash<qint64, ExperienceRecord> byId;
+    for (const ExperienceRecord &r : select(QStringLiteral("WHERE e.id IN (%1)").arg(idList.join(u',')), {}))
+        byId.insert(r.id, r);
     QList<ExperienceRecord> chosen;
-    for (qint64 id : RetrievalPolicy::choose(entries, limit))
+    for (qint64 id : ids)
         chosen.append(byId.value(id));
     return chosen;
 }
@@ -303,22 +387,7 @@ QJsonObject ExperienceStore::exportJson() const
 
 bool ExperienceStore::isDuplicate(const ExperienceRecord &r, bool &duplicate, QString &error) const
 {
-    Statement q(
-        m_db.connection(),
-        QStringLiteral(
-            "SELECT 1 FROM experiences WHERE task = :task AND ((:sh <> '' AND :fh <> '' AND "
-            "slow_hash = :sh AND fast_hash = :fh) OR (title = :title AND lesson = :lesson)) LIMIT 1"));
-    q.bind(QStringLiteral(":task"), r.task)
-        .bind(QStringLiteral(":sh"), r.slowHash)
-        .bind(QStringLiteral(":fh"), r.fastHash)
-        .bind(QStringLiteral(":title"), r.experience.title)
-        .bind(QStringLiteral(":lesson"), r.experience.lesson);
-    if (!q.exec()) {
-        error = q.error();
-        return false;
-    }
-    duplicate = q.next();
-    return true;
+    return DuplicateLookup(m_db.connection()).find(r, duplicate, error);
 }
 
 ExperienceStore::ImportResult ExperienceStore::importJson(const QByteArray &document)
@@ -330,17 +399,40 @@ ExperienceStore::ImportResult ExperienceStore::importJson(const QByteArray &docu
         return result;
     }
     int added = 0, duplicates = 0;
+    QStringList rejections;
+    // A large import touches the table, three indexes and the FTS index all over; with SQLite's default 2 MiB
+    // page cache it spends most of its time re-reading and spilling pages. 64 MiB for the import only.
+    QSqlQuery cache(m_db.connection());
+    const QString before = cache.exec(QStringLiteral("PRAGMA cache_size")) && cache.next()
+                               ? cache.value(0).toString()
+                               : QString();
+    cache.exec(QStringLiteral("PRAGMA cache_size = -65536"));
+    const auto restoreCache = qScopeGuard([&] {
+        if (!before.isEmpty())
+            cache.exec(QStringLiteral("PRAGMA cache_size = ") + before);
+    });
+    // One transaction: the FTS5 index (fed by the insert trigger) buffers its new terms in memory and writes
+    // them out once, at the commit, instead of once per entry.
     result.ok = m_db.transact(
         [&](QString &e) {
-            for (ExperienceRecord &r : records) {
+            DuplicateLookup lookup(m_db.connection());
+            Statement insertion(m_db.connection(), insertSql);
+            for (qsizetype i = 0; i < records.size(); ++i) {
+                ExperienceRecord &r = records[i];
+                const QString tooLong = ExperienceJson::oversize(r);
+                if (!tooLong.isEmpty()) {
+                    rejections.append(QStringLiteral("%1: %2; not imported")
+                                          .arg(ExperienceJson::entryName(i, r.experience.title), tooLong));
+                    continue;
+                }
                 bool duplicate = false;
-                if (!isDuplicate(r, duplicate, e))
+                if (!lookup.find(r, duplicate, e))
                     return false;
                 if (duplicate) {
                     ++duplicates;
                     continue;
                 }
-                if (!insert(r, e))
+                if (!insert(insertion, r, e))
                     return false;
                 ++added;
             }
@@ -353,7 +445,11 @@ ExperienceStore::ImportResult ExperienceStore::importJson(const QByteArray &docu
     }
     result.added = added;
     result.duplicates = duplicates;
+    result.rejected = int(rejections.size());
+    result.rejections = rejections;
+    for (const QString &r : rejections)
+        qCInfo(lcMemory).noquote() << "import:" << r; // the caller shows them; a warning would repeat them
     qCInfo(lcMemory) << "imported" << added << "experiences into" << m_path << "," << duplicates
-                     << "duplicates skipped";
+                     << "duplicates skipped," << result.rejected << "rejected";
     return result;
 }

@@ -5,8 +5,11 @@
 
 #include <QJsonObject>
 #include <QList>
+#include <QStringList>
 
 #include <optional>
+
+class Statement;
 
 // The optimization memory (DESIGN.md §3 step 6, §8): slow -> fast pairs and their lessons, kept across tasks
 // and sessions in a database file of its own, with an FTS5 index for retrieval and for the memory browser.
@@ -60,15 +63,18 @@ public:
         int added = 0;
         int duplicates =
             0; // already in this memory: same task and same slow/fast kernels, or same title+lesson
+        int rejected = 0;       // over a size cap of ExperienceJson (title, lesson, snippets)
+        QStringList rejections; // one message per rejected entry, naming it by index and title
         QString error;
     };
-    // All or nothing: the document is validated first (the error names the bad entry), then added in one
-    // transaction.
+    // A malformed document or entry fails the whole import (the error names the bad entry) and adds nothing.
+    // Otherwise an entry over a size cap (ExperienceJson::maxTitleChars, maxLessonChars, maxSnippetChars) is
+    // rejected on its own and the rest is added, in one transaction; time grows linearly with the entries.
     ImportResult importJson(const QByteArray &document);
 
 private:
     bool fail(const QString &error) const;
-    bool insert(ExperienceRecord &record, QString &error);
+    bool insert(Statement &statement, ExperienceRecord &record, QString &error);
     bool isDuplicate(const ExperienceRecord &record, bool &duplicate, QString &error) const;
     QList<ExperienceRecord> select(const QString &where, const QList<QPair<QString, QVariant>> &binds) const;
 

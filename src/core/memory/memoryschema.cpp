@@ -45,5 +45,14 @@ DatabaseSchema MemorySchema::schema()
              INSERT INTO experiences_fts (rowid, title, lesson, snippet_before, snippet_after, task)
              VALUES (new.id, new.title, new.lesson, new.snippet_before, new.snippet_after, new.task);
              END)")}});
+    // The import's duplicate rule looks each entry up by the first two; without them every lookup scanned the
+    // task's rows and an import grew with the square of its size.
+    s.steps.append(MigrationStep{
+        2,
+        QStringLiteral("indexes for the import's duplicate rule"),
+        {QStringLiteral("CREATE INDEX experiences_by_pair ON experiences(task, slow_hash, fast_hash)"),
+         QStringLiteral("CREATE INDEX experiences_by_title ON experiences(task, title)"),
+         // retrieve() always considers the pinned ones, of any task.
+         QStringLiteral("CREATE INDEX experiences_pinned ON experiences(pinned) WHERE pinned <> 0")}});
     return s;
 }

@@ -1,3 +1,4 @@
+#include "memory/experiencejson.h"
 #include "memory/experiencestore.h"
 #include "memory/ftsquery.h"
 #include "memory/retrievalpolicy.h"
@@ -264,6 +265,78 @@ private Q_SLOTS:
         QVERIFY(r.error.contains(QStringLiteral("not valid JSON")));
         r = m_store->importJson(R"({"experiences": []})");
         QVERIFY(r.error.contains(QStringLiteral("not an AccelOpt memory export")));
+    }
+
+    void largeImportCountsEveryEntryOnce()
+    {
+        // Linear time is bench_memory's to show; here: the counts at a size where the old per-row scans hurt.
+        const QStringList tasks{QStringLiteral("silu"), QStringLiteral("gemm"), QStringLiteral("swiglu")};
+        QList<ExperienceRecord> records;
+        for (int i = 0; i < 5000; ++i) {
+            ExperienceRecord r = make(tasks.at(i % 3), QStringLiteral("Change %1").arg(i), i % 4 ? 1.2 : 0.8);
+            if (i % 2) {
+                r.slowHash = QStringLiteral("s%1").arg(i);
+                r.fastHash = QStringLiteral("f%1").arg(i);
+            }
+            records.append(r);
+        }
+        for (int i = 0; i < 10; ++i) // repeated within the file: same pair, or same title and lesson
+            records.append(records.at(i));
+        const QByteArray doc = QJsonDocument(ExperienceJson::document(records)).toJson();
+
+        auto first = m_store->importJson(doc);
+        QVERIFY2(first.ok, qPrintable(first.error));
+        QCOMPARE(first.added, 5000);
+        QCOMPARE(first.duplicates, 10);
+        QCOMPARE(first.rejected, 0);
+        QCOMPARE(m_store->count(), 5000);
+        QCOMPARE(ftsRows(), 5000);
+
+        auto second = m_store->importJson(doc);
+        QVERIFY2(second.ok, qPrintable(second.error));
+        QCOMPARE(second.added, 0);
+        QCOMPARE(second.duplicates, 5010);
+        QCOMPARE(m_store->count(), 5000);
+
+        QSqlQuery q(m_store->database().connection());
+        QVERIFY(q.exec(QStringLiteral("EXPLAIN QUERY PLAN SELECT 1 FROM experiences WHERE task = 'a' AND "
+                                      "slow_hash = 'b' AND fast_hash = 'c'")));
+        QVERIFY(q.next());
+        QVERIFY2(q.value(3).toString().contains(QStringLiteral("experiences_by_pair")),
+                 qPrintable(q.value(3).toString()));
+    }
+
+    void oversizedEntriesAreRejectedAndTheRestImported()
+    {
+        QList<ExperienceRecord> records{make(QStringLiteral("silu"), QStringLiteral("Good one"), 1.2)};
+        records.append(make(QStringLiteral("silu"), QStringLiteral("Huge lesson"), 1.3,
+                            QString(20 * 1024 * 1024, u'x')));
+        records.append(make(QStringLiteral("silu"), QString(ExperienceJson::maxTitleChars + 1, u't'), 1.4));
+        ExperienceRecord snippet = make(QStringLiteral("gemm"), QStringLiteral("Big snippet"), 1.5);
+        snippet.experience.snippetAfter = QString(ExperienceJson::maxSnippetChars + 1, u's');
+        records.append(snippet);
+        // At the limits exactly: accepted.
+        records.append(make(QStringLiteral("gemm"), QString(ExperienceJson::maxTitleChars, u'T'), 1.6,
+                            QString(ExperienceJson::maxLessonChars, u'L')));
+
+        const auto r = m_store->importJson(QJsonDocument(ExperienceJson::document(records)).toJson());
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.added, 2);
+        QCOMPARE(r.duplicates, 0);
+        QCOMPARE(r.rejected, 3);
+        QCOMPARE(r.rejections.size(), 3);
+        QVERIFY2(r.rejections.at(0).contains(QStringLiteral("entry 2 (\"Huge lesson\")")) &&
+                     r.rejections.at(0).contains(QStringLiteral("'lesson'")),
+                 qPrintable(r.rejections.at(0)));
+        QVERIFY2(r.rejections.at(1).startsWith(QStringLiteral("entry 3 (\"ttt")) &&
+                     r.rejections.at(1).contains(QStringLiteral("'title'")),
+                 qPrintable(r.rejections.at(1)));
+        QVERIFY2(r.rejections.at(2).contains(QStringLiteral("entry 4 (\"Big snippet\")")) &&
+                     r.rejections.at(2).contains(QStringLiteral("'snippet_after'")),
+                 qPrintable(r.rejections.at(2)));
+        QCOMPARE(m_store->count(), 2);
+        QCOMPARE(titles(m_store->search(QStringLiteral("good"))), QStringList{QStringLiteral("Good one")});
+        QVERIFY(m_store->search(QStringLiteral("huge")).isEmpty());
     }
 
     void memoryPersistsAcrossOpens()
