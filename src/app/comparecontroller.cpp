@@ -62,8 +62,9 @@ CompareController::CompareController(const Parts &parts, const QString &tasksDir
                                               tr("The summarizer says:\n\n%1\n\n%2\n\nStore it in the optimization "
                                                  "memory, where the planner will find it in later searches?")
                                                   .arg(e.title, e.lesson.left(1200)))) {
-                    lesson->showNoLesson(QString());
+                    // Declined: the draft stays in view, and Summarize is offered again for another try.
                     lesson->showLesson(*record, false);
+                    lesson->offerSummarize();
                     return;
                 }
                 m_jobs.insert(m_parts.context->storeLesson(*record), pending);

@@ -62,6 +62,12 @@ void LessonPanel::showNoLesson(const QString &whyNot)
     m_summarize->setEnabled(whyNot.isEmpty());
 }
 
+void LessonPanel::offerSummarize()
+{
+    m_summarize->show();
+    m_summarize->setEnabled(true);
+}
+
 void LessonPanel::showSummarizing()
 {
     m_state->setText(tr("Asking the summarizer…"));

@@ -24,6 +24,7 @@ public:
     // `whyNot` empty: Summarize is offered; otherwise it is disabled and this says why.
     void showNoLesson(const QString &whyNot);
     void showSummarizing();
+    void offerSummarize(); // the Summarize button, enabled, under whatever is shown
     void showError(const QString &error, const QString &whyNot);
 
     bool showsLesson() const; // a stored lesson or a draft, rather than a state or an error

@@ -455,6 +455,17 @@ private Q_SLOTS:
         QVERIFY(view->summary()->text().contains(QStringLiteral("faster")));
         shoot(window, artifact(QStringLiteral("compare-measured.png")));
 
+        // Summarize, decline: the draft shows, nothing is stored, Summarize is offered again.
+        prompts->confirmAnswers = {false};
+        QTest::mouseClick(lesson->summarizeButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(lesson->state()->text().contains(QStringLiteral("draft")), 30000);
+        QVERIFY(lesson->summarizeButton()->isVisible() && lesson->summarizeButton()->isEnabled());
+        {
+            ExperienceStore memory(m_dir.filePath(QStringLiteral("memory.sqlite")));
+            QVERIFY(memory.open());
+            QCOMPARE(memory.count(), 0);
+        }
+        prompts->confirmations.clear();
         // Summarize, confirm: the lesson goes into the memory file.
         prompts->confirmAnswers = {true};
         QTest::mouseClick(lesson->summarizeButton(), Qt::LeftButton);
