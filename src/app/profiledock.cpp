@@ -27,6 +27,7 @@
 #include <QSplitter>
 #include <QSvgGenerator>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -175,10 +176,19 @@ ProfileDock::ProfileDock(AppContext *context, UserPrompts *prompts, QWidget *par
             parts << QStringLiteral("%1 %2").arg(EvalProfile::engineLabel(e), engineTime(busy[e]));
         m_selection->setText(tr("Busy in the selected range: %1").arg(parts.join(QStringLiteral(" · "))));
     });
-    connect(context->search(), &SearchState::reset, this, &ProfileDock::refreshRoofline);
-    connect(context->search(), &SearchState::rankingChanged, this, &ProfileDock::refreshRoofline);
-    connect(context->search(), &SearchState::iterationChanged, this, &ProfileDock::refreshProgress);
-    connect(context->search(), &SearchState::reset, this, &ProfileDock::refreshProgress);
+    // A live search changes the ranking many times a second; the two session charts are rebuilt once per
+    // burst, not once per event, so the window's thread stays free.
+    m_sessionCharts = new QTimer(this);
+    m_sessionCharts->setSingleShot(true);
+    m_sessionCharts->setInterval(250);
+    connect(m_sessionCharts, &QTimer::timeout, this, [this] {
+        refreshRoofline();
+        refreshProgress();
+    });
+    const auto later = [this] { m_sessionCharts->start(); };
+    for (auto signal : {&SearchState::reset, &SearchState::rankingChanged})
+        connect(context->search(), signal, this, later);
+    connect(context->search(), &SearchState::iterationChanged, this, later);
     refresh();
 }
 

@@ -14,6 +14,7 @@ class QLabel;
 class QListWidget;
 class QPushButton;
 class QTabWidget;
+class QTimer;
 class QTreeWidget;
 class TimelineView;
 class UserPrompts;
@@ -84,4 +85,5 @@ private:
     TimelineView *m_timeline;
     QWidget *m_timelineTab;
     QLabel *m_selection;
+    QTimer *m_sessionCharts; // coalesces the session's change signals
 };
