@@ -12,6 +12,7 @@
 #include "hoststatuswidget.h"
 #include "kerneleditor.h"
 #include "logdock.h"
+#include "memorydock.h"
 #include "modelsdialog.h"
 #include "profiledock.h"
 #include "resultsdock.h"
@@ -30,6 +31,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QScreen>
@@ -44,7 +46,7 @@ namespace {
 const QString geometryKey = QStringLiteral("mainWindow/geometry");
 const QString stateKey = QStringLiteral("mainWindow/state");
 constexpr int layoutVersion =
-    3; // bump when docks are added or renamed, so an old saved state is not misapplied
+    4; // bump when docks are added or renamed, so an old saved state is not misapplied
 
 Engine::Settings engineSettings(QWidget *window)
 {
@@ -82,6 +84,9 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     addDockWidget(Qt::BottomDockWidgetArea, m_profileDock);
     tabifyDockWidget(m_resultsDock, m_profileDock);
     tabifyDockWidget(m_resultsDock, m_logDock);
+    m_memoryDock = new MemoryDock(m_context, m_prompts.get(), QString(), this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_memoryDock);
+    tabifyDockWidget(m_resultsDock, m_memoryDock);
     m_resultsDock->raise();
     resizeDocks({m_searchDock, m_tasksDock}, {520, 280}, Qt::Horizontal);
     resizeDocks({m_resultsDock}, {200}, Qt::Vertical);
@@ -115,6 +120,7 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     compareParts.target = m_runTarget;
     compareParts.search = m_searchDock;
     m_compare = new CompareController(compareParts, DataPaths::tasksDir());
+    connect(m_memoryDock, &MemoryDock::compareRequested, m_compare, &CompareController::compareExperience);
 
     createActions();
 
@@ -228,8 +234,18 @@ void MainWindow::createActions()
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget *dock : std::initializer_list<QDockWidget *>{m_tasksDock, m_sessionsDock, m_searchDock,
-                                                                  m_resultsDock, m_profileDock, m_logDock})
+                                                                  m_resultsDock, m_profileDock, m_memoryDock,
+                                                                  m_logDock})
         view->addAction(dock->toggleViewAction());
+    // The memory browser is big: a key that brings it forward and puts the cursor in its search box.
+    QAction *memory = view->addAction(tr("Search the &Memory"));
+    memory->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    connect(memory, &QAction::triggered, this, [this] {
+        m_memoryDock->show();
+        m_memoryDock->raise();
+        m_memoryDock->ensureOpen();
+        m_memoryDock->searchEdit()->setFocus();
+    });
     view->addAction(toolbar->toggleViewAction());
     view->addAction(m_runTarget->toggleViewAction());
     view->addSeparator();

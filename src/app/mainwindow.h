@@ -8,6 +8,7 @@ class CompareController;
 class EditorTabs;
 class HostStatusWidget;
 class LogDock;
+class MemoryDock;
 class ProfileDock;
 class QActionGroup;
 class QLabel;
@@ -35,6 +36,7 @@ public:
     SearchDock *searchDock() const { return m_searchDock; }
     SessionsDock *sessionsDock() const { return m_sessionsDock; }
     ProfileDock *profileDock() const { return m_profileDock; }
+    MemoryDock *memoryDock() const { return m_memoryDock; }
     AppContext *context() const { return m_context; }
     RunController *run() const { return m_run; }
     CompareController *compare() const { return m_compare; }
@@ -71,6 +73,7 @@ private:
     SearchDock *m_searchDock;
     SessionsDock *m_sessionsDock;
     ProfileDock *m_profileDock;
+    MemoryDock *m_memoryDock;
     RunTargetBar *m_runTarget;
     RunController *m_run = nullptr;
     CompareController *m_compare = nullptr;

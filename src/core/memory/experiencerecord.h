@@ -23,7 +23,14 @@ struct ExperienceRecord
     bool pinned = false;
     QDateTime created;
     QDateTime updated;
+    // Usage evidence (ExperienceStore::recordRetrieval): how many plans were shown this experience, for how
+    // many of them the outcome is known, and how many led to a kernel faster than the one they started from.
+    int shown = 0;
+    int decided = 0;
+    int faster = 0;
 
+    // The share of decided plans that led to a faster kernel; negative while no plan is decided.
+    double hitRate() const { return decided > 0 ? double(faster) / decided : -1.0; }
     bool isNegative() const { return experience.isNegative(); }
     QString kindName() const
     {

@@ -4,11 +4,14 @@
 #include "memory/experiencejson.h"
 #include "memory/ftsquery.h"
 #include "memory/memoryschema.h"
+#include "memory/retrievalcandidates.h"
 #include "memory/retrievalpolicy.h"
+#include "memory/termrarity.h"
 #include "store/statement.h"
 
 #include <QDir>
 #include <QHash>
+#include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSqlQuery>
 #include <QStandardPaths>
@@ -17,9 +20,8 @@ namespace {
 const QString columns = QStringLiteral(
     "e.id, e.task, e.target, e.speedup, e.title, e.lesson, e.snippet_before, e.snippet_after, "
     "e.slow_candidate_id, "
-    "e.fast_candidate_id, e.slow_hash, e.fast_hash, e.session_id, e.pinned, e.created_at, e.updated_at");
-// Column weights for bm25: a word in the title says more about an experience than one in a code snippet.
-const QString bm25 = QStringLiteral("bm25(experiences_fts, 4.0, 2.0, 1.0, 1.0, 1.0)");
+    "e.fast_candidate_id, e.slow_hash, e.fast_hash, e.session_id, e.pinned, e.created_at, e.updated_at, e.shown, e.decided, e.faster");
+const QString bm25 = MemorySchema::bm25();
 
 QString iso(const QDateTime &t)
 {
@@ -27,9 +29,9 @@ QString iso(const QDateTime &t)
 }
 
 const QString insertSql = QStringLiteral(
-    "INSERT INTO experiences (kind, task, target, speedup, title, lesson, snippet_before, snippet_after, "
+    "INSERT INTO experiences (id, kind, task, target, speedup, title, lesson, snippet_before, snippet_after, "
     "slow_candidate_id, fast_candidate_id, slow_hash, fast_hash, session_id, pinned, created_at, updated_at) "
-    "VALUES (:kind, :task, :target, :speedup, :title, :lesson, :before, :after, :slow, :fast, :slowhash, "
+    "VALUES (:id, :kind, :task, :target, :speedup, :title, :lesson, :before, :after, :slow, :fast, :slowhash, "
     ":fasthash, :session, :pinned, :created, :updated)");
 
 // The duplicate rule as two lookups that the schema's indexes answer (an OR of both in one query defeats
@@ -95,6 +97,9 @@ ExperienceRecord recordFrom(const Statement &q)
     r.pinned = q.value(13).toBool();
     r.created = QDateTime::fromString(q.value(14).toString(), Qt::ISODateWithMs);
     r.updated = QDateTime::fromString(q.value(15).toString(), Qt::ISODateWithMs);
+    r.shown = q.value(16).toInt();
+    r.decided = q.value(17).toInt();
+    r.faster = q.value(18).toInt();
     return r;
 }
 } // namespace
@@ -108,7 +113,12 @@ QString ExperienceStore::defaultPath()
         .filePath(QStringLiteral("memory.sqlite"));
 }
 
-ExperienceStore::ExperienceStore(const QString &path) : m_path(path), m_db(MemorySchema::schema()) {}
+ExperienceStore::ExperienceStore(const QString &path)
+    : m_path(path), m_db(MemorySchema::schema()), m_rarity(std::make_unique<TermRarity>())
+{
+}
+
+ExperienceStore::~ExperienceStore() = default;
 
 bool ExperienceStore::open()
 {
@@ -130,11 +140,18 @@ bool ExperienceStore::insert(Statement &q, ExperienceRecord &r, QString &error)
         error = QStringLiteral("an experience needs a task, a title, a lesson and a positive speedup");
         return false;
     }
+    if (const QString tooLong = ExperienceJson::oversize(r); !tooLong.isEmpty()) {
+        error = QStringLiteral("experience \"%1\": %2").arg(r.experience.title.left(80), tooLong);
+        return false;
+    }
     if (!r.created.isValid())
         r.created = QDateTime::currentDateTimeUtc();
     if (!r.updated.isValid())
         r.updated = r.created;
-    q.bind(QStringLiteral(":kind"), r.kindName())
+    // A NULL id lets SQLite choose; restore() keeps the one the experience had, so undo gives it back as
+    // it was.
+    q.bind(QStringLiteral(":id"), r.id > 0 ? QVariant(r.id) : QVariant())
+        .bind(QStringLiteral(":kind"), r.kindName())
         .bind(QStringLiteral(":task"), r.task)
         .bind(QStringLiteral(":target"), r.target)
         .bind(QStringLiteral(":speedup"), r.experience.speedup)
@@ -237,6 +254,27 @@ int ExperienceStore::count() const
     return q.value(0).toInt();
 }
 
+QStringList ExperienceStore::distinct(Field field) const
+{
+    const QString column = field == Field::Task     ? QStringLiteral("task")
+                           : field == Field::Target ? QStringLiteral("target")
+                                                    : QStringLiteral("session_id");
+    QStringList values;
+    // Each index probe finds the next value, instead of reading every row.
+    Statement q(m_db.connection(),
+                QStringLiteral("WITH RECURSIVE v(x) AS (SELECT min(%1) FROM experiences WHERE %1 <> '' UNION ALL "
+                               "SELECT (SELECT min(%1) FROM experiences WHERE %1 > x) FROM v WHERE x IS NOT "
+                               "NULL) SELECT x FROM v WHERE x IS NOT NULL")
+                    .arg(column));
+    if (!q.exec()) {
+        fail(q.error());
+        return values;
+    }
+    while (q.next())
+        values.append(q.value(0).toString());
+    return values;
+}
+
 QList<ExperienceRecord> ExperienceStore::search(const QString &userText, int limit) const
 {
     const QString match = FtsQuery::allWords(userText);
@@ -252,61 +290,17 @@ QList<ExperienceRecord> ExperienceStore::search(const QString &userText, int lim
 QList<ExperienceRecord> ExperienceStore::retrieve(const QString &task, const QString &target,
                                                   const QString &queryText, int limit) const
 {
-    QHash<qint64, double> scores;
-    const QString match = FtsQuery::anyWord(queryText);
-    if (!match.isEmpty()) {
-        Statement q(m_db.connection(),
-                    QStringLiteral("SELECT rowid, %1 FROM experiences_fts WHERE experiences_fts "
-                                   "MATCH :match")
-                        .arg(bm25));
-        q.bind(QStringLiteral(":match"), match);
-        if (!q.exec()) {
-            fail(q.error());
-            return {};
-        }
-        while (q.next())
-            scores.insert(q.value(0).toLongLong(), q.value(1).toDouble());
-    }
-    // Only the policy's inputs are read for the ranking and the full rows of the chosen few afterwards. When
-    // the task alone has `limit` experiences of each kind, RetrievalPolicy can choose nothing else but a
-    // pinned one, so the other tasks' rows are not read at all.
-    bool taskFills = false;
-    {
-        Statement q(m_db.connection(), QStringLiteral("SELECT count(*), coalesce(sum(speedup < 1.0), 0) FROM "
-                                                      "experiences WHERE task = :task"));
-        q.bind(QStringLiteral(":task"), task);
-        if (!q.exec() || !q.next()) {
-            fail(q.error());
-            return {};
-        }
-        const int all = q.value(0).toInt(), negatives = q.value(1).toInt();
-        taskFills = negatives >= limit && all - negatives >= limit;
-    }
-    const QString light =
-        QStringLiteral("SELECT id, task, pinned, target, speedup, updated_at FROM experiences");
-    Statement q(m_db.connection(), taskFills
-                                       ? light + QStringLiteral(" WHERE task = :task UNION ALL ") + light +
-                                             QStringLiteral(" WHERE pinned <> 0 AND task <> :task")
-                                       : light);
-    if (taskFills)
-        q.bind(QStringLiteral(":task"), task);
-    if (!q.exec()) {
-        fail(q.error());
+    QStringList words;
+    QString error;
+    if (!m_rarity->distinctive(m_db.connection(), FtsQuery::distinctWords(queryText), words, error)) {
+        fail(error);
         return {};
     }
     QList<RetrievalPolicy::Entry> entries;
-    while (q.next()) {
-        RetrievalPolicy::Entry e;
-        e.id = q.value(0).toLongLong();
-        e.sameTask = q.value(1).toString() == task;
-        e.pinned = q.value(2).toBool();
-        e.textMatch = scores.contains(e.id);
-        e.bm25 = scores.value(e.id);
-        e.sameTarget = !target.isEmpty() && q.value(3).toString() == target;
-        e.speedup = q.value(4).toDouble();
-        e.negative = e.speedup < 1.0; // Experience::isNegative
-        e.updated = QDateTime::fromString(q.value(5).toString(), Qt::ISODateWithMs);
-        entries.append(e);
+    if (!RetrievalCandidates::read(m_db.connection(), task, target, FtsQuery::anyOf(words), limit, entries,
+                                   error)) {
+        fail(error);
+        return {};
     }
     const QList<qint64> ids = RetrievalPolicy::choose(entries, limit);
     if (ids.isEmpty())
@@ -321,6 +315,139 @@ QList<ExperienceRecord> ExperienceStore::retrieve(const QString &task, const QSt
     for (qint64 id : ids)
         chosen.append(byId.value(id));
     return chosen;
+}
+
+bool ExperienceStore::recordRetrieval(const QString &sessionId, int iteration, const QString &planId,
+                                      const QList<qint64> &experienceIds)
+{
+    if (experienceIds.isEmpty())
+        return true;
+    QString error;
+    const bool ok = m_db.transact(
+        [&](QString &e) {
+            // OR IGNORE: a resumed search asks for the same plan again; it was shown once.
+            Statement q(m_db.connection(),
+                        QStringLiteral("INSERT OR IGNORE INTO retrievals (experience_id, plan_id, session_id, "
+                                       "iteration, rank, retrieved_at) VALUES (:e, :plan, :session, :it, "
+                                       ":rank, :now)"));
+            const QString now = iso(QDateTime::currentDateTimeUtc());
+            for (qsizetype i = 0; i < experienceIds.size(); ++i) {
+                q.bind(QStringLiteral(":e"), experienceIds.at(i))
+                    .bind(QStringLiteral(":plan"), planId)
+                    .bind(QStringLiteral(":session"), sessionId)
+                    .bind(QStringLiteral(":it"), iteration)
+                    .bind(QStringLiteral(":rank"), int(i))
+                    .bind(QStringLiteral(":now"), now);
+                if (!q.exec()) {
+                    e = q.error();
+                    return false;
+                }
+            }
+            return recount(QStringLiteral("id IN (SELECT experience_id FROM retrievals WHERE plan_id = :v)"),
+                           planId, e);
+        },
+        error);
+    return ok || fail(error);
+}
+
+bool ExperienceStore::recordOutcome(const QString &planId, bool faster)
+{
+    QString error;
+    const bool ok = m_db.transact(
+        [&](QString &e) {
+            Statement q(m_db.connection(),
+                        QStringLiteral("UPDATE retrievals SET outcome = :outcome WHERE plan_id = :plan"));
+            q.bind(QStringLiteral(":outcome"), faster ? QStringLiteral("faster") : QStringLiteral("not_faster"))
+                .bind(QStringLiteral(":plan"), planId);
+            if (!q.exec()) {
+                e = q.error();
+                return false;
+            }
+            return recount(QStringLiteral("id IN (SELECT experience_id FROM retrievals WHERE plan_id = :v)"),
+                           planId, e);
+        },
+        error);
+    return ok || fail(error);
+}
+
+bool ExperienceStore::recount(const QString &which, const QVariant &value, QString &error)
+{
+    Statement q(m_db.connection(),
+                QStringLiteral("UPDATE experiences SET shown = (SELECT count(*) FROM retrievals r WHERE "
+                               "r.experience_id = experiences.id), decided = (SELECT count(r.outcome) FROM "
+                               "retrievals r WHERE r.experience_id = experiences.id), faster = (SELECT "
+                               "count(*) FROM retrievals r WHERE r.experience_id = experiences.id AND r.outcome "
+                               "= 'faster') WHERE ") +
+                    which);
+    q.bind(QStringLiteral(":v"), value);
+    if (!q.exec()) {
+        error = q.error();
+        return false;
+    }
+    return true;
+}
+
+QList<RetrievalRecord> ExperienceStore::retrievalsOf(qint64 experienceId) const
+{
+    QList<RetrievalRecord> result;
+    Statement q(m_db.connection(),
+                QStringLiteral("SELECT plan_id, session_id, iteration, rank, outcome, retrieved_at FROM "
+                               "retrievals WHERE experience_id = :e ORDER BY retrieved_at, plan_id"));
+    q.bind(QStringLiteral(":e"), experienceId);
+    if (!q.exec()) {
+        fail(q.error());
+        return result;
+    }
+    while (q.next()) {
+        RetrievalRecord r;
+        r.experienceId = experienceId;
+        r.planId = q.value(0).toString();
+        r.sessionId = q.value(1).toString();
+        r.iteration = q.value(2).toInt();
+        r.rank = q.value(3).toInt();
+        const QString outcome = q.value(4).toString();
+        r.outcome = outcome == QStringLiteral("faster")       ? RetrievalRecord::Outcome::Faster
+                    : outcome == QStringLiteral("not_faster") ? RetrievalRecord::Outcome::NotFaster
+                                                              : RetrievalRecord::Outcome::Undecided;
+        r.retrievedAt = QDateTime::fromString(q.value(5).toString(), Qt::ISODateWithMs);
+        result.append(r);
+    }
+    return result;
+}
+
+bool ExperienceStore::restore(const ExperienceRecord &record, const QList<RetrievalRecord> &retrievals)
+{
+    QString error;
+    const bool ok = m_db.transact(
+        [&](QString &e) {
+            ExperienceRecord copy = record;
+            Statement q(m_db.connection(), insertSql);
+            if (!insert(q, copy, e))
+                return false;
+            Statement r(m_db.connection(),
+                        QStringLiteral("INSERT INTO retrievals (experience_id, plan_id, session_id, iteration, "
+                                       "rank, outcome, retrieved_at) VALUES (:e, :plan, :session, :it, :rank, "
+                                       ":outcome, :at)"));
+            for (const RetrievalRecord &x : retrievals) {
+                r.bind(QStringLiteral(":e"), copy.id)
+                    .bind(QStringLiteral(":plan"), x.planId)
+                    .bind(QStringLiteral(":session"), x.sessionId)
+                    .bind(QStringLiteral(":it"), x.iteration)
+                    .bind(QStringLiteral(":rank"), x.rank)
+                    .bind(QStringLiteral(":outcome"),
+                          x.outcome == RetrievalRecord::Outcome::Faster      ? QVariant(QStringLiteral("faster"))
+                          : x.outcome == RetrievalRecord::Outcome::NotFaster ? QVariant(QStringLiteral("not_faster"))
+                                                                             : QVariant())
+                    .bind(QStringLiteral(":at"), iso(x.retrievedAt));
+                if (!r.exec()) {
+                    e = r.error();
+                    return false;
+                }
+            }
+            return recount(QStringLiteral("id = :v"), copy.id, e);
+        },
+        error);
+    return ok || fail(error);
 }
 
 bool ExperienceStore::setPinned(qint64 id, bool pinned)
@@ -339,6 +466,11 @@ bool ExperienceStore::edit(qint64 id, const QString &title, const QString &lesso
 {
     if (title.trimmed().isEmpty() || lesson.trimmed().isEmpty())
         return fail(QStringLiteral("an experience needs a title and a lesson"));
+    ExperienceRecord edited;
+    edited.experience.title = title;
+    edited.experience.lesson = lesson;
+    if (const QString tooLong = ExperienceJson::oversize(edited); !tooLong.isEmpty())
+        return fail(QStringLiteral("experience %1: %2").arg(id).arg(tooLong));
     QString error;
     const bool ok = m_db.transact(
         [&](QString &e) {
@@ -390,6 +522,15 @@ bool ExperienceStore::isDuplicate(const ExperienceRecord &r, bool &duplicate, QS
     return DuplicateLookup(m_db.connection()).find(r, duplicate, error);
 }
 
+bool ExperienceStore::dropOrderingIndexes(QString &error)
+{
+    static const QRegularExpression name(QStringLiteral("^CREATE INDEX (\\w+) "));
+    for (const QString &sql : MemorySchema::orderingIndexes())
+        if (!m_db.execute(QStringLiteral("DROP INDEX ") + name.match(sql).captured(1), error))
+            return false;
+    return true;
+}
+
 ExperienceStore::ImportResult ExperienceStore::importJson(const QByteArray &document)
 {
     ImportResult result;
@@ -415,6 +556,9 @@ ExperienceStore::ImportResult ExperienceStore::importJson(const QByteArray &docu
     // them out once, at the commit, instead of once per entry.
     result.ok = m_db.transact(
         [&](QString &e) {
+            const bool rebuildIndexes = records.size() >= rebuildThreshold;
+            if (rebuildIndexes && !dropOrderingIndexes(e))
+                return false;
             DuplicateLookup lookup(m_db.connection());
             Statement insertion(m_db.connection(), insertSql);
             for (qsizetype i = 0; i < records.size(); ++i) {
@@ -436,6 +580,10 @@ ExperienceStore::ImportResult ExperienceStore::importJson(const QByteArray &docu
                     return false;
                 ++added;
             }
+            if (rebuildIndexes)
+                for (const QString &sql : MemorySchema::orderingIndexes())
+                    if (!m_db.execute(sql, e))
+                        return false;
             return true;
         },
         result.error);

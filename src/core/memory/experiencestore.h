@@ -1,15 +1,18 @@
 #pragma once
 
 #include "memory/experiencerecord.h"
+#include "memory/retrievalrecord.h"
 #include "store/database.h"
 
 #include <QJsonObject>
 #include <QList>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 
 class Statement;
+class TermRarity;
 
 // The optimization memory (DESIGN.md §3 step 6, §8): slow -> fast pairs and their lessons, kept across tasks
 // and sessions in a database file of its own, with an FTS5 index for retrieval and for the memory browser.
@@ -22,6 +25,7 @@ public:
     static QString defaultPath();
 
     explicit ExperienceStore(const QString &path = defaultPath());
+    ~ExperienceStore();
 
     bool open();
     QString path() const { return m_path; }
@@ -29,7 +33,7 @@ public:
     Database &database() { return m_db; }
 
     // Fills record.id and the times when they are unset. Title, lesson and task must not be empty; the
-    // speedup must be positive.
+    // speedup must be positive; title, lesson and snippets within ExperienceJson's caps.
     bool add(ExperienceRecord &record);
     // Whether the memory already holds this experience: the same task and kernel pair, or the same title and
     // lesson (the duplicate rule of importJson). False on a read error, with lastError() set.
@@ -41,6 +45,9 @@ public:
     // Pinned first, then newest first; an empty task lists every task.
     QList<ExperienceRecord> list(const QString &task = {}) const;
     int count() const;
+    enum class Field { Task, Target, Session };
+    // The distinct non-empty values of a field, sorted: what the browser's filters offer.
+    QStringList distinct(Field field) const;
 
     // The memory browser's search: every word of `userText` must occur (see FtsQuery::allWords), best bm25
     // first. Any text is safe, quotes and FTS operators included; text with no searchable word lists
@@ -48,13 +55,25 @@ public:
     QList<ExperienceRecord> search(const QString &userText, int limit = 100) const;
     // What the planner sees (RetrievalPolicy): same task first, pinned first within it, then similarity of
     // `queryText` (the kernel, its profile) to each experience; at most `limit`, negatives included as
-    // warnings.
+    // warnings. Similarity is measured on the query's distinctive words (TermRarity) and only the candidates
+    // the policy can choose are read (RetrievalCandidates), so the time does not grow with the memory.
     QList<ExperienceRecord> retrieve(const QString &task, const QString &target, const QString &queryText,
                                      int limit = 16) const;
 
+    // Usage evidence. recordRetrieval: these experiences (in rank order) were shown to the planner for
+    // `planId`; recording the same plan again changes nothing. recordOutcome: that plan's kernels were
+    // measured and one of them was (or none was) faster than the kernel the plan started from.
+    bool recordRetrieval(const QString &sessionId, int iteration, const QString &planId,
+                         const QList<qint64> &experienceIds);
+    bool recordOutcome(const QString &planId, bool faster);
+    QList<RetrievalRecord> retrievalsOf(qint64 experienceId) const;
+
     bool setPinned(qint64 id, bool pinned);
+    // Title and lesson must not be empty and stay within ExperienceJson's caps.
     bool edit(qint64 id, const QString &title, const QString &lesson);
     bool remove(qint64 id);
+    // Puts back a removed experience with its id and usage evidence (the browser's undo of a delete).
+    bool restore(const ExperienceRecord &record, const QList<RetrievalRecord> &retrievals);
 
     QJsonObject exportJson() const;
     struct ImportResult
@@ -76,9 +95,14 @@ private:
     bool fail(const QString &error) const;
     bool insert(Statement &statement, ExperienceRecord &record, QString &error);
     bool isDuplicate(const ExperienceRecord &record, bool &duplicate, QString &error) const;
+    bool recount(const QString &which, const QVariant &value, QString &error);
+    bool dropOrderingIndexes(QString &error);
+    // From this many entries an import rebuilds the ordering indexes instead of updating them per row.
+    static constexpr qsizetype rebuildThreshold = 5000;
     QList<ExperienceRecord> select(const QString &where, const QList<QPair<QString, QVariant>> &binds) const;
 
     QString m_path;
     Database m_db;
     mutable QString m_error;
+    std::unique_ptr<TermRarity> m_rarity; // retrieve()'s cache of word counts
 };

@@ -38,17 +38,41 @@ QString FtsQuery::allWords(const QString &userText)
     return terms.join(u' ');
 }
 
-QString FtsQuery::anyWord(const QString &text, int maxWords)
+QString FtsQuery::asTyped(const QString &userText)
+{
+    QString text = userText;
+    // The word being typed is a prefix of what the user means; one of a single character would match
+    // nearly every row and is left whole.
+    static const QRegularExpression lastWord(QStringLiteral("[\\p{L}\\p{N}_]{2,}$"));
+    if (lastWord.match(text).hasMatch())
+        text += u'*';
+    return allWords(text);
+}
+
+QStringList FtsQuery::distinctWords(const QString &text, int maxWords)
 {
     static const QRegularExpression word(QStringLiteral("[\\p{L}\\p{N}_]{3,}"));
-    QStringList terms;
+    QStringList words;
     QSet<QString> seen;
-    for (auto it = word.globalMatch(text); it.hasNext() && terms.size() < maxWords;) {
+    for (auto it = word.globalMatch(text); it.hasNext() && words.size() < maxWords;) {
         const QString w = it.next().captured(0).toLower();
         if (seen.contains(w))
             continue;
         seen.insert(w);
-        terms.append(quoted(w));
+        words.append(w);
     }
+    return words;
+}
+
+QString FtsQuery::anyOf(const QStringList &words)
+{
+    QStringList terms;
+    for (const QString &w : words)
+        terms.append(quoted(w));
     return terms.join(QStringLiteral(" OR "));
+}
+
+QString FtsQuery::anyWord(const QString &text, int maxWords)
+{
+    return anyOf(distinctWords(text, maxWords));
 }

@@ -54,5 +54,44 @@ DatabaseSchema MemorySchema::schema()
          QStringLiteral("CREATE INDEX experiences_by_title ON experiences(task, title)"),
          // retrieve() always considers the pinned ones, of any task.
          QStringLiteral("CREATE INDEX experiences_pinned ON experiences(pinned) WHERE pinned <> 0")}});
+    // Usage evidence: every retrieval for a plan (DESIGN.md §8), and its outcome once the plan's kernels are
+    // measured. The counts on experiences are derived from retrievals (recomputed, never incremented, so a
+    // resumed search recording the same plan again changes nothing); they are kept there so the browser can
+    // sort 100,000 experiences by hit rate without aggregating.
+    s.steps.append(MigrationStep{
+        3,
+        QStringLiteral("usage evidence and the browser's and retrieval's orderings"),
+        QStringList{QStringLiteral("ALTER TABLE experiences ADD COLUMN shown INTEGER NOT NULL DEFAULT 0"),
+         QStringLiteral("ALTER TABLE experiences ADD COLUMN decided INTEGER NOT NULL DEFAULT 0"),
+         QStringLiteral("ALTER TABLE experiences ADD COLUMN faster INTEGER NOT NULL DEFAULT 0"),
+         QStringLiteral(R"(CREATE TABLE retrievals (
+             experience_id INTEGER NOT NULL REFERENCES experiences(id) ON DELETE CASCADE,
+             plan_id TEXT NOT NULL,
+             session_id TEXT NOT NULL,
+             iteration INTEGER NOT NULL,
+             rank INTEGER NOT NULL,
+             outcome TEXT CHECK (outcome IN ('faster', 'not_faster')),
+             retrieved_at TEXT NOT NULL,
+             PRIMARY KEY (experience_id, plan_id)) WITHOUT ROWID)"),
+         QStringLiteral("CREATE INDEX retrievals_by_plan ON retrievals(plan_id)"),
+         // How many experiences hold a word, for choosing the query's distinctive words (TermRarity).
+         QStringLiteral("CREATE VIRTUAL TABLE experiences_vocab USING fts5vocab(experiences_fts, row)")} +
+            orderingIndexes()});
     return s;
+}
+
+QStringList MemorySchema::orderingIndexes()
+{
+    return {
+        // The browser's default order and its speedup sort, read in index order instead of sorted.
+        QStringLiteral("CREATE INDEX experiences_by_date ON experiences(pinned DESC, updated_at DESC, id DESC)"),
+        QStringLiteral("CREATE INDEX experiences_by_speedup ON experiences(speedup)"),
+        // The browser's session filter and its list of sessions.
+        QStringLiteral("CREATE INDEX experiences_by_session ON experiences(session_id)"),
+        // retrieve() reads the strongest experiences of each task, kind and target (RetrievalPolicy's order
+        // after the text) from these, within the task and outside it.
+        QStringLiteral("CREATE INDEX experiences_by_effect_in_task ON experiences(task, target, kind, "
+                       "max(speedup, 1.0 / speedup) DESC, updated_at DESC)"),
+        QStringLiteral("CREATE INDEX experiences_by_effect ON experiences(target, kind, "
+                       "max(speedup, 1.0 / speedup) DESC, updated_at DESC, task)")};
 }

@@ -4,4 +4,7 @@ target_sources(accelopt_core PRIVATE
   memory/experiencestore.cpp memory/experiencestore.h
   memory/ftsquery.cpp memory/ftsquery.h
   memory/memoryschema.cpp memory/memoryschema.h
-  memory/retrievalpolicy.cpp memory/retrievalpolicy.h)
+  memory/retrievalcandidates.cpp memory/retrievalcandidates.h
+  memory/retrievalpolicy.cpp memory/retrievalpolicy.h
+  memory/retrievalrecord.h
+  memory/termrarity.cpp memory/termrarity.h)

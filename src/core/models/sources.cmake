@@ -12,3 +12,6 @@ target_sources(accelopt_core PRIVATE
   models/sessionlistmodel.cpp models/sessionlistmodel.h)
 target_sources(accelopt_core PRIVATE
   models/benchmarklistmodel.cpp models/benchmarklistmodel.h)
+target_sources(accelopt_core PRIVATE
+  models/experiencelistmodel.cpp models/experiencelistmodel.h
+  models/memoryfilter.h)

@@ -626,17 +626,26 @@ void BeamSearch::askPlanner(const QString &beamKernelId, int planIndex)
     input.latencyMs = positive(evaluation.latencyMeanMs);
     input.metrics = evaluation.metrics;
     input.findings = Advisor::forPrompt(RuleSet::shipped(), evaluation);
-    if (m_memory && m_config.expN > 0) {
-        const QList<ExperienceRecord> records =
-            m_memory->retrieve(m_task.name, m_task.target, kernel.source, m_config.expN);
-        for (const ExperienceRecord &r : records)
-            input.experiences << r.experience;
-    }
     Call call;
     call.role = AgentRole::Planner;
     call.beamParentId = beamKernelId;
     call.planIndex = planIndex;
     call.planId = SessionStore::planId(m_sessionId, m_iteration, beamKernelId, planIndex);
+    if (m_memory && m_config.expN > 0) {
+        const QList<ExperienceRecord> records =
+            m_memory->retrieve(m_task.name, m_task.target, kernel.source, m_config.expN);
+        QList<qint64> shown;
+        for (const ExperienceRecord &r : records) {
+            input.experiences << r.experience;
+            shown << r.id;
+        }
+        // Usage evidence for the memory browser; a failure to record it must not stop the search.
+        if (!m_memory->recordRetrieval(m_sessionId, m_iteration, call.planId, shown))
+            qCWarning(lcSearch).noquote() << "could not record which experiences the planner saw:"
+                                          << m_memory->lastError();
+        else if (!shown.isEmpty())
+            m_shownPlans.insert(call.planId);
+    }
     send(call, Planner::messages(*m_prompts, input), call.planId);
 }
 
@@ -669,6 +678,8 @@ void BeamSearch::onChatFinished(const Call &call, const ChatReply &reply)
         if (!reply.ok() && m_firstCallError.isEmpty())
             m_firstCallError = reply.errorText;
     }
+    if (!reply.ok() && call.role == AgentRole::Planner)
+        m_shownPlans.remove(call.planId); // the model failed, not the experiences: the outcome stays undecided
     if (!reply.ok())
         qCWarning(lcSearch).noquote() << AgentRoles::name(call.role) << "call failed:" << reply.errorText;
     else if (call.role == AgentRole::Planner)
@@ -786,6 +797,7 @@ void BeamSearch::selectAndSummarize()
                                << (improved ? "(improved)" : "");
     tell(SearchEvents::BeamSelected{m_iteration, beam(), improved});
 
+    recordOutcomes();
     m_state = State::Summarizing;
     m_pairs = m_memory ? Selection::experiencePairs(parents, m_children, m_config.gainThreshold,
                                                     m_config.lossThreshold, m_config.topK)
@@ -808,6 +820,23 @@ void BeamSearch::selectAndSummarize()
         send(call, Summarizer::messages(*m_prompts, input), pair.after.candidateId);
     }
     workDone();
+}
+
+void BeamSearch::recordOutcomes()
+{
+    // A plan that saw experiences counts as a hit when one of its kernels (any sample, any fix round) is
+    // faster than the beam kernel it started from, by the same noise floor the beam uses. A plan whose
+    // kernels all failed is a miss; so is an unusable plan. A planner call that failed stays undecided.
+    if (!m_memory)
+        return;
+    QSet<QString> faster;
+    for (const ScoredKernel &child : std::as_const(m_children))
+        if (Selection::isFaster(child.evaluation, m_evaluations.value(child.parentId), m_config.noiseFloor))
+            faster.insert(m_candidates.value(child.candidateId).planId);
+    for (const QString &planId : std::as_const(m_shownPlans))
+        if (!m_memory->recordOutcome(planId, faster.contains(planId)))
+            qCWarning(lcSearch).noquote() << "could not record a plan's outcome:" << m_memory->lastError();
+    m_shownPlans.clear();
 }
 
 void BeamSearch::onSummary(const Call &call, const ChatReply &reply)

@@ -18,6 +18,7 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QObject>
+#include <QSet>
 
 #include <functional>
 
@@ -133,6 +134,7 @@ private:
     void submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan);
     void workDone();
     void selectAndSummarize();
+    void recordOutcomes();
     void finishIteration();
     void finish(StopReason reason);
     bool checkBudgets();
@@ -168,6 +170,7 @@ private:
     QHash<QString, Evaluation> m_evaluations;
     QList<ScoredKernel> m_beam;
     QList<ScoredKernel> m_children;
+    QSet<QString> m_shownPlans; // this iteration's plans that were shown experiences
     ScoredKernel m_best; // the beam's leader, which improvement (patience) is measured against
     QString m_bestId;    // the session's best by Selection::isBetterBest
     QMap<QString, double> m_costByRole;

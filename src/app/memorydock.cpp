@@ -1,0 +1,494 @@
+#include "memorydock.h"
+
+#include "appcontext.h"
+#include "experiencedetail.h"
+#include "experienceeditdialog.h"
+#include "memory/experiencejson.h"
+#include "memory/experiencestore.h"
+#include "memoryundocommand.h"
+#include "models/experiencelistmodel.h"
+#include "models/searchstate.h"
+#include "userprompts.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+namespace {
+// Long enough that a burst of typing runs one query, short enough to feel immediate.
+constexpr int typingPauseMs = 80;
+// As the CLI's import: far beyond any real memory export, small enough that a wrong pick fails fast.
+constexpr qint64 maxImportBytes = 512LL * 1024 * 1024;
+
+QComboBox *choices(const QString &any, QWidget *parent)
+{
+    auto *box = new QComboBox(parent);
+    box->addItem(any, QString());
+    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    return box;
+}
+
+QDoubleSpinBox *speedupBox(const QString &any, QWidget *parent)
+{
+    auto *box = new QDoubleSpinBox(parent);
+    box->setRange(0, 1000);
+    box->setDecimals(2);
+    box->setSingleStep(0.1);
+    box->setSuffix(QStringLiteral("×"));
+    box->setSpecialValueText(any); // 0: no bound
+    return box;
+}
+} // namespace
+
+MemoryDock::MemoryDock(AppContext *context, UserPrompts *prompts, const QString &path, QWidget *parent)
+    : QDockWidget(tr("Memory"), parent), m_context(context), m_prompts(prompts),
+      m_store(std::make_unique<ExperienceStore>(path.isEmpty() ? ExperienceStore::defaultPath() : path)),
+      m_undo(new QUndoStack(this)), m_debounce(new QTimer(this))
+{
+    setObjectName(QStringLiteral("MemoryDock"));
+    auto *body = new QWidget(this);
+    m_search = new QLineEdit(body);
+    m_search->setObjectName(QStringLiteral("memorySearch"));
+    m_search->setPlaceholderText(tr("Search titles, lessons, code and tasks (Ctrl+F)"));
+    m_search->setClearButtonEnabled(true);
+    auto *filterBar = new QWidget(body);
+    buildFilters(filterBar);
+    m_count = new QLabel(body);
+
+    m_view = new QTableView(body);
+    m_view->setObjectName(QStringLiteral("memoryView"));
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setSortingEnabled(true);
+    m_view->horizontalHeader()->setSortIndicatorShown(false); // until a column is chosen: relevance or newest
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_view->setWordWrap(false);
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_view->setMinimumHeight(m_view->fontMetrics().height() * 3);
+    m_detail = new ExperienceDetail(body);
+
+    auto *split = new QSplitter(Qt::Horizontal, body);
+    split->addWidget(m_view);
+    split->addWidget(m_detail);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({600, 400});
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_search, 1);
+    top->addWidget(m_count);
+    auto *layout = new QVBoxLayout(body);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(filterBar);
+    layout->addWidget(split, 1);
+    setWidget(body);
+
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(typingPauseMs);
+    connect(m_debounce, &QTimer::timeout, this, &MemoryDock::applyFilterNow);
+    connect(m_search, &QLineEdit::textChanged, m_debounce, qOverload<>(&QTimer::start));
+    createActions();
+    connect(m_view, &QTableView::activated, this, &MemoryDock::compareSelected);
+    connect(this, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible)
+            ensureOpen();
+    });
+    if (m_context) {
+        connect(m_context, &AppContext::lessonStored, this, &MemoryDock::refresh);
+        connect(m_context->search(), &SearchState::iterationChanged, this, &MemoryDock::refresh);
+    }
+    updateActions();
+}
+
+MemoryDock::~MemoryDock()
+{
+    delete m_model; // its temporary table lives on the store's connection: drop it first
+    m_model = nullptr;
+}
+
+void MemoryDock::buildFilters(QWidget *bar)
+{
+    m_task = choices(tr("All tasks"), bar);
+    m_target = choices(tr("All targets"), bar);
+    m_session = choices(tr("All sessions"), bar);
+    m_kind = new QComboBox(bar);
+    m_kind->addItem(tr("Faster and slower"), int(MemoryFilter::Kind::Any));
+    m_kind->addItem(tr("Faster only"), int(MemoryFilter::Kind::Positive));
+    m_kind->addItem(tr("Slower only (warnings)"), int(MemoryFilter::Kind::Negative));
+    m_since = new QComboBox(bar);
+    m_since->addItem(tr("Any date"), 0);
+    m_since->addItem(tr("Today"), 1);
+    m_since->addItem(tr("Last 7 days"), 7);
+    m_since->addItem(tr("Last 30 days"), 30);
+    m_since->addItem(tr("Last year"), 365);
+    m_pinnedOnly = new QCheckBox(tr("&Pinned only"), bar);
+    m_minSpeedup = speedupBox(tr("any"), bar);
+    m_maxSpeedup = speedupBox(tr("any"), bar);
+    m_minSpeedup->setToolTip(tr("Lowest speedup shown"));
+    m_maxSpeedup->setToolTip(tr("Highest speedup shown"));
+    auto *speedup = new QLabel(tr("Speedup"), bar);
+    auto *to = new QLabel(QStringLiteral("–"), bar);
+    auto *layout = new QHBoxLayout(bar);
+    layout->setContentsMargins(0, 0, 0, 0);
+    for (QWidget *w : std::initializer_list<QWidget *>{m_task, m_target, m_kind, m_session, m_since, speedup,
+                                                       m_minSpeedup, to, m_maxSpeedup, m_pinnedOnly})
+        layout->addWidget(w);
+    layout->addStretch(1);
+    for (QComboBox *box : {m_task, m_target, m_session, m_kind, m_since})
+        connect(box, &QComboBox::activated, this, &MemoryDock::applyFilterNow);
+    connect(m_pinnedOnly, &QCheckBox::toggled, this, &MemoryDock::applyFilterNow);
+    for (QDoubleSpinBox *box : {m_minSpeedup, m_maxSpeedup})
+        connect(box, &QDoubleSpinBox::valueChanged, m_debounce, qOverload<>(&QTimer::start));
+}
+
+void MemoryDock::createActions()
+{
+    const auto action = [this](const QString &text, const QKeySequence &key, void (MemoryDock::*slot)()) {
+        auto *a = new QAction(text, this);
+        a->setShortcut(key);
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        connect(a, &QAction::triggered, this, slot);
+        addAction(a); // the shortcut works anywhere in the dock
+        return a;
+    };
+    m_find = new QAction(tr("Find"), this);
+    m_find->setShortcut(QKeySequence::Find);
+    m_find->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(m_find, &QAction::triggered, this, [this] {
+        m_search->setFocus();
+        m_search->selectAll();
+    });
+    addAction(m_find);
+    m_compare = action(tr("Open in &Compare"), QKeySequence(Qt::CTRL | Qt::Key_Return), &MemoryDock::compareSelected);
+    m_edit = action(tr("&Edit Title and Lesson…"), QKeySequence(Qt::Key_F2), &MemoryDock::editSelected);
+    m_pin = action(tr("&Pin"), QKeySequence(Qt::CTRL | Qt::Key_M), &MemoryDock::togglePinSelected);
+    m_delete = action(tr("&Delete"), QKeySequence::Delete, &MemoryDock::deleteSelected);
+    QAction *undo = m_undo->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    undo->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(undo);
+    QAction *redo = m_undo->createRedoAction(this, tr("&Redo"));
+    // Both conventions: Ctrl+Shift+Z (KDE, GNOME, Qt Creator) and Ctrl+Y, whatever the platform theme says.
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    redo->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(redo);
+    m_import = action(tr("&Import JSON…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I), &MemoryDock::importFile);
+    m_export = action(tr("E&xport JSON…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), &MemoryDock::exportFile);
+    auto *separator = new QAction(this);
+    separator->setSeparator(true);
+    auto *separator2 = new QAction(this);
+    separator2->setSeparator(true);
+    m_view->addActions({m_compare, m_edit, m_pin, m_delete, separator, undo, redo, separator2, m_import,
+                        m_export});
+}
+
+bool MemoryDock::ensureOpen()
+{
+    if (m_opened)
+        return true;
+    if (!m_store->open()) {
+        m_count->setText(tr("The memory cannot be opened"));
+        m_count->setToolTip(m_store->lastError());
+        m_detail->show(std::nullopt, {});
+        return false;
+    }
+    m_opened = true;
+    m_model = new ExperienceListModel(m_store.get(), this);
+    m_view->setModel(m_model);
+    QHeaderView *header = m_view->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setSectionResizeMode(ExperienceListModel::Title, QHeaderView::Stretch);
+    const int digit = m_view->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+    header->resizeSection(ExperienceListModel::Pinned, digit * 3);
+    header->setMinimumSectionSize(digit * 3);
+    header->resizeSection(ExperienceListModel::Task, digit * 11);
+    header->resizeSection(ExperienceListModel::Target, digit * 6);
+    header->resizeSection(ExperienceListModel::Speedup, digit * 8);
+    header->resizeSection(ExperienceListModel::Shown, digit * 7);
+    header->resizeSection(ExperienceListModel::HitRate, digit * 10);
+    header->resizeSection(ExperienceListModel::Updated, digit * 13);
+    connect(header, &QHeaderView::sortIndicatorChanged, header, [header] { header->setSortIndicatorShown(true); });
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MemoryDock::showSelected);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &MemoryDock::updateCount);
+    reloadChoices();
+    applyFilterNow();
+    return true;
+}
+
+MemoryFilter MemoryDock::currentFilter() const
+{
+    MemoryFilter f;
+    f.text = m_search->text();
+    f.task = m_task->currentData().toString();
+    f.target = m_target->currentData().toString();
+    f.sessionId = m_session->currentData().toString();
+    f.kind = MemoryFilter::Kind(m_kind->currentData().toInt());
+    f.pinnedOnly = m_pinnedOnly->isChecked();
+    f.minSpeedup = m_minSpeedup->value();
+    f.maxSpeedup = m_maxSpeedup->value();
+    if (const int days = m_since->currentData().toInt(); days > 0)
+        f.since = QDateTime::currentDateTimeUtc().date().addDays(1 - days);
+    return f;
+}
+
+void MemoryDock::reloadChoices()
+{
+    const auto fill = [this](QComboBox *box, ExperienceStore::Field field) {
+        const QString current = box->currentData().toString();
+        while (box->count() > 1)
+            box->removeItem(1);
+        for (const QString &value : m_store->distinct(field))
+            box->addItem(value, value);
+        box->setCurrentIndex(std::max(0, box->findData(current)));
+    };
+    fill(m_task, ExperienceStore::Field::Task);
+    fill(m_target, ExperienceStore::Field::Target);
+    fill(m_session, ExperienceStore::Field::Session);
+}
+
+void MemoryDock::applyFilterNow()
+{
+    m_debounce->stop();
+    if (!m_model)
+        return;
+    const qint64 selected = selectedId();
+    if (!m_model->setFilter(currentFilter()))
+        failed(tr("The search failed"));
+    selectId(selected);
+    updateActions();
+}
+
+void MemoryDock::refresh()
+{
+    if (!m_model)
+        return;
+    const qint64 selected = selectedId();
+    reloadChoices();
+    if (!m_model->refresh())
+        failed(tr("The memory could not be read"));
+    selectId(selected);
+    showSelected();
+    updateActions();
+}
+
+void MemoryDock::updateCount()
+{
+    m_count->setText(tr("%1 of %2 experiences")
+                         .arg(QLocale::system().toString(m_model->rowCount()),
+                              QLocale::system().toString(m_store->count())));
+}
+
+qint64 MemoryDock::selectedId() const
+{
+    if (!m_model)
+        return 0;
+    const QModelIndex current = m_view->selectionModel()->currentIndex();
+    return current.isValid() && m_view->selectionModel()->isRowSelected(current.row())
+               ? m_model->idAt(current.row())
+               : 0;
+}
+
+void MemoryDock::selectId(qint64 id)
+{
+    if (!m_model)
+        return;
+    const int row = id > 0 ? m_model->rowOf(id) : -1;
+    if (row < 0) {
+        m_view->selectionModel()->clearSelection();
+        m_detail->show(std::nullopt, {});
+        updateActions();
+        return;
+    }
+    const QModelIndex index = m_model->index(row, ExperienceListModel::Title);
+    m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                         QItemSelectionModel::Rows);
+    m_view->scrollTo(index);
+}
+
+void MemoryDock::showSelected()
+{
+    const qint64 id = selectedId();
+    if (id <= 0) {
+        m_detail->show(std::nullopt, {});
+    } else {
+        const auto record = m_store->get(id);
+        m_detail->show(record, record ? m_store->retrievalsOf(id) : QList<RetrievalRecord>{});
+    }
+    updateActions();
+}
+
+void MemoryDock::updateActions()
+{
+    const qint64 id = selectedId();
+    const auto record = id > 0 ? m_store->get(id) : std::nullopt;
+    for (QAction *a : {m_compare, m_edit, m_pin, m_delete})
+        a->setEnabled(record.has_value());
+    m_compare->setEnabled(record && !record->slowHash.isEmpty() && !record->fastHash.isEmpty() &&
+                          !record->sessionId.isEmpty());
+    m_pin->setText(record && record->pinned ? tr("Un&pin") : tr("&Pin"));
+    m_import->setEnabled(m_opened);
+    m_export->setEnabled(m_opened);
+}
+
+void MemoryDock::failed(const QString &what)
+{
+    const QString reason = m_store->lastError().isEmpty() ? m_model->lastError() : m_store->lastError();
+    m_prompts->warn(this, tr("Memory"), QStringLiteral("%1: %2").arg(what, reason));
+}
+
+void MemoryDock::changed()
+{
+    refresh();
+}
+
+void MemoryDock::editSelected()
+{
+    const auto record = m_store->get(selectedId());
+    if (!record)
+        return;
+    ExperienceEditDialog dialog(record->experience.title, record->experience.lesson, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const QString title = dialog.title(), lesson = dialog.lesson();
+    if (title == record->experience.title && lesson == record->experience.lesson)
+        return;
+    const qint64 id = record->id;
+    const QString oldTitle = record->experience.title, oldLesson = record->experience.lesson;
+    m_undo->push(new MemoryUndoCommand(
+        tr("Edit \"%1\"").arg(title.left(40)),
+        [=, this] { return m_store->edit(id, title, lesson) && (changed(), true); },
+        [=, this] { return m_store->edit(id, oldTitle, oldLesson) && (changed(), true); },
+        [this] { failed(tr("The experience could not be changed")); }));
+}
+
+void MemoryDock::togglePinSelected()
+{
+    const auto record = m_store->get(selectedId());
+    if (!record)
+        return;
+    const qint64 id = record->id;
+    const bool pin = !record->pinned;
+    m_undo->push(new MemoryUndoCommand(
+        (pin ? tr("Pin \"%1\"") : tr("Unpin \"%1\"")).arg(record->experience.title.left(40)),
+        [=, this] { return m_store->setPinned(id, pin) && (changed(), true); },
+        [=, this] { return m_store->setPinned(id, !pin) && (changed(), true); },
+        [this] { failed(tr("The experience could not be pinned or unpinned")); }));
+}
+
+void MemoryDock::deleteSelected()
+{
+    const auto record = m_store->get(selectedId());
+    if (!record)
+        return;
+    const QList<RetrievalRecord> retrievals = m_store->retrievalsOf(record->id);
+    const ExperienceRecord kept = *record;
+    const int row = m_model->rowOf(kept.id);
+    m_undo->push(new MemoryUndoCommand(
+        tr("Delete \"%1\"").arg(kept.experience.title.left(40)),
+        [=, this] {
+            if (!m_store->remove(kept.id))
+                return false;
+            changed();
+            // The next experience takes the deleted one's place, so Delete can be pressed again.
+            const int next = std::min(row, m_model->rowCount() - 1);
+            selectId(next >= 0 ? m_model->idAt(next) : 0);
+            return true;
+        },
+        [=, this] {
+            if (!m_store->restore(kept, retrievals))
+                return false;
+            changed();
+            selectId(kept.id);
+            return true;
+        },
+        [this] { failed(tr("The experience could not be deleted or restored")); }));
+}
+
+void MemoryDock::compareSelected()
+{
+    const auto record = m_store->get(selectedId());
+    if (!record)
+        return;
+    if (!m_compare->isEnabled()) {
+        m_prompts->inform(this, tr("Open in Compare"),
+                          tr("This experience does not name the kernels it came from (it was imported or added by "
+                             "hand), so there is no pair to compare. Its snippets are shown here."));
+        return;
+    }
+    Q_EMIT compareRequested(*record);
+}
+
+void MemoryDock::importFile()
+{
+    if (!ensureOpen())
+        return;
+    const QStringList files = m_prompts->openFileNames(this, QString());
+    if (files.isEmpty())
+        return;
+    QFile in(files.first());
+    if (!in.open(QIODevice::ReadOnly)) {
+        m_prompts->warn(this, tr("Import Memory"), tr("Cannot read %1: %2").arg(in.fileName(), in.errorString()));
+        return;
+    }
+    if (in.size() > maxImportBytes) {
+        m_prompts->warn(this, tr("Import Memory"),
+                        tr("%1 is %2 MiB, too large for a memory export (the limit is %3 MiB).")
+                            .arg(in.fileName())
+                            .arg(in.size() / (1024 * 1024))
+                            .arg(maxImportBytes / (1024 * 1024)));
+        return;
+    }
+    const ExperienceStore::ImportResult result = m_store->importJson(in.readAll());
+    if (!result.ok) {
+        m_prompts->warn(this, tr("Import Memory"),
+                        tr("Nothing was imported from %1: %2").arg(in.fileName(), result.error));
+        return;
+    }
+    QString text = tr("From %1: added %2, %3 already in the memory (duplicates), %4 rejected.")
+                       .arg(in.fileName())
+                       .arg(result.added)
+                       .arg(result.duplicates)
+                       .arg(result.rejected);
+    for (int i = 0; i < std::min<qsizetype>(result.rejections.size(), 10); ++i)
+        text += QStringLiteral("\n• ") + result.rejections.at(i);
+    if (result.rejections.size() > 10)
+        text += tr("\n… and %1 more").arg(result.rejections.size() - 10);
+    changed();
+    m_prompts->inform(this, tr("Import Memory"), text);
+}
+
+void MemoryDock::exportFile()
+{
+    if (!ensureOpen())
+        return;
+    const QString path = m_prompts->exportFileName(this, tr("Export Memory"), tr("Memory export (*.json)"));
+    if (path.isEmpty())
+        return;
+    const QJsonObject document = m_store->exportJson();
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) ||
+        out.write(QJsonDocument(document).toJson(QJsonDocument::Indented)) < 0 || !out.commit()) {
+        m_prompts->warn(this, tr("Export Memory"), tr("Cannot write %1: %2").arg(path, out.errorString()));
+        return;
+    }
+    m_prompts->inform(this, tr("Export Memory"),
+                      tr("Exported %n experience(s) to %1.", nullptr,
+                         int(document.value(QStringLiteral("experiences")).toArray().size()))
+                          .arg(path));
+}

@@ -1,0 +1,394 @@
+#include "experiencedetail.h"
+#include "experienceeditdialog.h"
+#include "isolatedsettings.h"
+#include "kerneleditor.h"
+#include "memory/experiencestore.h"
+#include "memorydock.h"
+#include "models/experiencelistmodel.h"
+#include "scriptedprompts.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QPushButton>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QTreeWidget>
+#include <QUndoStack>
+
+// The Memory dock as a person curates the optimization memory with it, over a real memory file: search as
+// you type, filters, the detail pane with usage evidence, edit / pin / delete with undo from the keyboard,
+// import and export, and the request to open a pair in Compare (which tst_compareview follows into the
+// view). Screenshots go to test-artifacts.
+class TestMemoryDock : public QObject
+{
+    Q_OBJECT
+    IsolatedSettings m_settings;
+    QTemporaryDir m_dir;
+    int m_file = 0;
+
+    QString artifact(const QString &name) const { return QStringLiteral(ACCELOPT_TEST_ARTIFACTS "/") + name; }
+    static void shoot(QWidget &widget, const QString &path)
+    {
+        QCoreApplication::processEvents();
+        QVERIFY2(widget.grab().save(path), qPrintable(path));
+    }
+
+    static ExperienceRecord record(const QString &task, const QString &title, double speedup,
+                                   const QString &lesson)
+    {
+        ExperienceRecord r;
+        r.task = task;
+        r.target = QStringLiteral("trn2");
+        r.experience.title = title;
+        r.experience.lesson = lesson;
+        r.experience.speedup = speedup;
+        r.experience.snippetBefore = QStringLiteral("for i in nl.sequential_range(8):\n    t = nl.load(x[i])\n");
+        r.experience.snippetAfter = QStringLiteral("for i in nl.affine_range(8):\n    t = nl.load(x[i])\n");
+        r.sessionId = QStringLiteral("s-%1").arg(task);
+        r.slowCandidateId = QStringLiteral("c-slow");
+        r.fastCandidateId = QStringLiteral("c-fast");
+        r.slowHash = title + QStringLiteral("-slow");
+        r.fastHash = title + QStringLiteral("-fast");
+        return r;
+    }
+
+    // A memory of a few experiences, one of them shown to three plans (two led to faster kernels).
+    QString seededMemory(qint64 *shownId = nullptr)
+    {
+        const QString path = m_dir.filePath(QStringLiteral("memory-%1.sqlite").arg(++m_file));
+        ExperienceStore store(path);
+        if (!store.open())
+            qFatal("cannot open %s", qPrintable(path));
+        QList<ExperienceRecord> records{
+            record(QStringLiteral("silu"), QStringLiteral("Fuse the sigmoid into one activation"), 1.8,
+                   QStringLiteral("One `nisa.activation` with **scale=-1** replaces the exp and the add.")),
+            record(QStringLiteral("matmul"), QStringLiteral("Keep the stationary tile in SBUF"), 2.4,
+                   QStringLiteral("Loading the stationary operand once per k tile saves a DMA per step.")),
+            record(QStringLiteral("matmul"), QStringLiteral("Transposing by DMA stalls the queue"), 0.7,
+                   QStringLiteral("A strided DMA transpose is slower than one on the PE.")),
+            record(QStringLiteral("rmsnorm_matmul"), QStringLiteral("Accumulate in PSUM across k"), 1.3,
+                   QStringLiteral("Accumulating in PSUM avoids a round trip through SBUF."))};
+        for (ExperienceRecord &r : records)
+            if (!store.add(r))
+                qFatal("cannot add: %s", qPrintable(store.lastError()));
+        store.recordRetrieval(QStringLiteral("s-later"), 1, QStringLiteral("p1"), {records[1].id});
+        store.recordRetrieval(QStringLiteral("s-later"), 1, QStringLiteral("p2"), {records[1].id, records[2].id});
+        store.recordRetrieval(QStringLiteral("s-later"), 2, QStringLiteral("p3"), {records[1].id});
+        store.recordOutcome(QStringLiteral("p1"), true);
+        store.recordOutcome(QStringLiteral("p2"), false);
+        store.recordOutcome(QStringLiteral("p3"), true);
+        if (shownId)
+            *shownId = records[1].id;
+        return path;
+    }
+
+    static int rowOfTitle(MemoryDock &dock, const QString &title)
+    {
+        for (int row = 0; row < dock.model()->rowCount(); ++row)
+            if (dock.model()->index(row, ExperienceListModel::Title).data().toString() == title)
+                return row;
+        return -1;
+    }
+
+    static void select(MemoryDock &dock, const QString &title)
+    {
+        const int row = rowOfTitle(dock, title);
+        QVERIFY2(row >= 0, qPrintable(title));
+        dock.view()->setFocus();
+        dock.view()->selectionModel()->setCurrentIndex(dock.model()->index(row, ExperienceListModel::Title),
+                                                       QItemSelectionModel::ClearAndSelect |
+                                                           QItemSelectionModel::Rows);
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void searchFiltersAndDetail()
+    {
+        ScriptedPrompts prompts;
+        qint64 shownId = 0;
+        MemoryDock dock(nullptr, &prompts, seededMemory(&shownId));
+        dock.resize(1300, 640);
+        dock.show();
+        QVERIFY(dock.ensureOpen());
+        QAbstractItemModelTester tester(dock.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(dock.model()->rowCount(), 4);
+        QCOMPARE(dock.countLabel()->text(), QStringLiteral("4 of 4 experiences"));
+
+        // Typing: nothing changes until the pause, then the last word matches as a prefix.
+        QTest::keyClicks(dock.searchEdit(), QStringLiteral("stationa"));
+        QCOMPARE(dock.model()->rowCount(), 4);
+        QTRY_COMPARE(dock.model()->rowCount(), 1);
+        QCOMPARE(dock.model()->index(0, ExperienceListModel::Title).data().toString(),
+                 QStringLiteral("Keep the stationary tile in SBUF"));
+        // FTS5 syntax typed by a person is plain text, never an error.
+        dock.searchEdit()->setText(QStringLiteral("\"unbalanced (AND OR"));
+        dock.applyFilterNow();
+        QCOMPARE(dock.model()->rowCount(), 0);
+        QVERIFY(prompts.warnings.isEmpty());
+        dock.searchEdit()->clear();
+        dock.applyFilterNow();
+
+        // Filters: task, kind, pinned.
+        dock.taskFilter()->setCurrentIndex(dock.taskFilter()->findData(QStringLiteral("matmul")));
+        dock.applyFilterNow();
+        QCOMPARE(dock.model()->rowCount(), 2);
+        dock.kindFilter()->setCurrentIndex(2); // slower only
+        dock.applyFilterNow();
+        QCOMPARE(dock.model()->rowCount(), 1);
+        QCOMPARE(dock.model()->index(0, ExperienceListModel::Title).data().toString(),
+                 QStringLiteral("Transposing by DMA stalls the queue"));
+        dock.kindFilter()->setCurrentIndex(0);
+        dock.taskFilter()->setCurrentIndex(0);
+        dock.pinnedFilter()->setChecked(true);
+        QCOMPARE(dock.model()->rowCount(), 0);
+        dock.pinnedFilter()->setChecked(false);
+        QCOMPARE(dock.model()->rowCount(), 4);
+
+        // Sorting by speedup, highest first.
+        dock.view()->sortByColumn(ExperienceListModel::Speedup, Qt::DescendingOrder);
+        QCOMPARE(dock.model()->index(0, ExperienceListModel::Speedup).data().toString(), QStringLiteral("2.40×"));
+        QCOMPARE(dock.model()->index(3, ExperienceListModel::Speedup).data().toString(), QStringLiteral("0.70×"));
+
+        // The detail: the lesson rendered, the snippets, and who was shown it with what outcome.
+        select(dock, QStringLiteral("Keep the stationary tile in SBUF"));
+        QCOMPARE(dock.selectedId(), shownId);
+        const int row = rowOfTitle(dock, QStringLiteral("Keep the stationary tile in SBUF"));
+        QCOMPARE(dock.model()->index(row, ExperienceListModel::Shown).data().toInt(), 3);
+        QCOMPARE(dock.model()->index(row, ExperienceListModel::HitRate).data().toString(),
+                 QStringLiteral("67% of 3"));
+        QVERIFY(dock.detail()->text()->toPlainText().contains(QStringLiteral("Loading the stationary operand")));
+        QVERIFY(dock.detail()->text()->toPlainText().contains(QStringLiteral("s-matmul")));
+        QVERIFY(dock.detail()->after()->text().contains(QStringLiteral("affine_range")));
+        QCOMPARE(dock.detail()->usage()->topLevelItemCount(), 3);
+        QCOMPARE(dock.detail()->usage()->topLevelItem(0)->text(3), QStringLiteral("faster kernel"));
+        QCOMPARE(dock.detail()->usage()->topLevelItem(1)->text(3), QStringLiteral("no faster kernel"));
+        shoot(dock, artifact(QStringLiteral("memory-detail.png")));
+
+        // Markdown is rendered, not shown raw.
+        select(dock, QStringLiteral("Fuse the sigmoid into one activation"));
+        QVERIFY(!dock.detail()->text()->toPlainText().contains(QStringLiteral("**scale=-1**")));
+        QVERIFY(dock.detail()->text()->toPlainText().contains(QStringLiteral("scale=-1")));
+    }
+
+    void editPinDeleteWithUndoFromTheKeyboard()
+    {
+        ScriptedPrompts prompts;
+        qint64 shownId = 0;
+        const QString path = seededMemory(&shownId);
+        MemoryDock dock(nullptr, &prompts, path);
+        dock.resize(1300, 640);
+        dock.show();
+        QVERIFY(dock.ensureOpen());
+        QVERIFY(QTest::qWaitForWindowActive(&dock));
+        select(dock, QStringLiteral("Keep the stationary tile in SBUF"));
+
+        // Pin with Ctrl+M, undo with Ctrl+Z.
+        QTest::keyClick(dock.view(), Qt::Key_M, Qt::ControlModifier);
+        QVERIFY(dock.store()->get(shownId)->pinned);
+        QCOMPARE(dock.model()->index(0, ExperienceListModel::Pinned).data().toString(), QStringLiteral("★"));
+        QCOMPARE(dock.pinAction()->text(), QStringLiteral("Un&pin"));
+        QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier);
+        QVERIFY(!dock.store()->get(shownId)->pinned);
+
+        // Edit with F2: the dialog refuses an empty title, then takes a new one; undo restores the old.
+        QTimer::singleShot(0, this, [] {
+            auto *dialog = qobject_cast<ExperienceEditDialog *>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            dialog->titleEdit()->clear();
+            QVERIFY(!dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->isEnabled());
+            dialog->titleEdit()->setText(QStringLiteral("Keep the stationary operand resident in SBUF"));
+            dialog->lessonEdit()->setPlainText(QStringLiteral("Load it **once** per k tile."));
+            dialog->accept();
+        });
+        QTest::keyClick(dock.view(), Qt::Key_F2);
+        QCOMPARE(dock.store()->get(shownId)->experience.title,
+                 QStringLiteral("Keep the stationary operand resident in SBUF"));
+        dock.activateWindow(); // back from the modal dialog: shortcuts go to the active window
+        QVERIFY(QTest::qWaitForWindowActive(&dock));
+        QVERIFY(dock.detail()->text()->toPlainText().contains(QStringLiteral("Load it once per k tile.")));
+        shoot(dock, artifact(QStringLiteral("memory-edited.png")));
+        QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(dock.store()->get(shownId)->experience.title, QStringLiteral("Keep the stationary tile in SBUF"));
+        QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(dock.store()->get(shownId)->experience.title,
+                 QStringLiteral("Keep the stationary operand resident in SBUF"));
+        QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier);
+
+        // Delete with Del; the usage evidence goes with it and comes back, id and all, on undo.
+        select(dock, QStringLiteral("Keep the stationary tile in SBUF"));
+        QTest::keyClick(dock.view(), Qt::Key_Delete);
+        QVERIFY(!dock.store()->get(shownId));
+        QCOMPARE(dock.model()->rowCount(), 3);
+        QVERIFY(dock.selectedId() > 0); // the next one is selected, so Del can go on
+        QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier);
+        const auto back = dock.store()->get(shownId);
+        QVERIFY(back);
+        QCOMPARE(back->shown, 3);
+        QCOMPARE(back->faster, 2);
+        QCOMPARE(dock.store()->retrievalsOf(shownId).size(), 3);
+        QCOMPARE(dock.selectedId(), shownId);
+        QCOMPARE(dock.model()->rowCount(), 4);
+
+        // Every action is in the view's context menu (Shift+F10) with its key.
+        const QList<QAction *> menu = dock.view()->actions();
+        for (QAction *a : {dock.compareAction(), dock.editAction(), dock.pinAction(), dock.deleteAction(),
+                           dock.importAction(), dock.exportAction()}) {
+            QVERIFY(menu.contains(a));
+            QVERIFY2(!a->shortcut().isEmpty(), qPrintable(a->text()));
+        }
+    }
+
+    void vanishedExperienceAndOversizedEditAreRefused()
+    {
+        ScriptedPrompts prompts;
+        qint64 shownId = 0;
+        MemoryDock dock(nullptr, &prompts, seededMemory(&shownId));
+        dock.show();
+        QVERIFY(dock.ensureOpen());
+        select(dock, QStringLiteral("Keep the stationary tile in SBUF"));
+        // Another program deletes the experience while it is selected.
+        {
+            ExperienceStore other(dock.store()->path());
+            QVERIFY(other.open());
+            QVERIFY(other.remove(shownId));
+        }
+        QTest::keyClick(dock.view(), Qt::Key_M, Qt::ControlModifier);
+        QCOMPARE(dock.undoStack()->count(), 0); // get() found nothing: no command at all
+        QVERIFY(prompts.warnings.isEmpty());
+        // The store's caps hold for edits as for imports.
+        select(dock, QStringLiteral("Fuse the sigmoid into one activation"));
+        const qint64 id = dock.selectedId();
+        QVERIFY(!dock.store()->edit(id, QStringLiteral("t"), QString(20000, QLatin1Char('x'))));
+        QVERIFY(dock.store()->lastError().contains(QStringLiteral("over the limit")));
+    }
+
+    void importAndExportRoundTrip()
+    {
+        ScriptedPrompts prompts;
+        MemoryDock dock(nullptr, &prompts, seededMemory());
+        dock.show();
+        QVERIFY(dock.ensureOpen());
+        QVERIFY(QTest::qWaitForWindowActive(&dock));
+        const QString exported = m_dir.filePath(QStringLiteral("export.json"));
+        prompts.exportAnswers << exported;
+        QTest::keyClick(dock.view(), Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(prompts.information.size(), 1);
+        QVERIFY2(prompts.information.constLast().contains(QStringLiteral("Exported 4 experience")),
+                 qPrintable(prompts.information.constLast()));
+
+        // Into an empty memory: all four arrive; again: four duplicates; a file with an oversized entry and a
+        // new one: one added, one rejected by name.
+        MemoryDock empty(nullptr, &prompts, m_dir.filePath(QStringLiteral("empty.sqlite")));
+        empty.show();
+        QVERIFY(empty.ensureOpen());
+        empty.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&empty));
+        QCOMPARE(empty.model()->rowCount(), 0);
+        prompts.openAnswers = {exported}; // the file dialog's answer, every time it is asked
+        QTest::keyClick(empty.view(), Qt::Key_I, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY2(prompts.information.constLast().contains(QStringLiteral("added 4, 0 already")),
+                 qPrintable(prompts.information.constLast()));
+        QCOMPARE(empty.model()->rowCount(), 4);
+        QCOMPARE(empty.taskFilter()->count(), 4); // "All tasks" and the three tasks
+        QTest::keyClick(empty.view(), Qt::Key_I, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(prompts.information.constLast().contains(QStringLiteral("added 0, 4 already")));
+
+        QFile in(exported);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject document = QJsonDocument::fromJson(in.readAll()).object();
+        QJsonArray entries = document.value(QStringLiteral("experiences")).toArray();
+        QJsonObject fresh = entries.at(0).toObject();
+        fresh[QStringLiteral("title")] = QStringLiteral("A new lesson");
+        fresh[QStringLiteral("slow_hash")] = QStringLiteral("new-slow");
+        QJsonObject huge = fresh;
+        huge[QStringLiteral("title")] = QStringLiteral("Far too long");
+        huge[QStringLiteral("slow_hash")] = QStringLiteral("huge-slow");
+        huge[QStringLiteral("lesson")] = QString(20000, QLatin1Char('x'));
+        document[QStringLiteral("experiences")] = QJsonArray{fresh, huge};
+        const QString mixed = m_dir.filePath(QStringLiteral("mixed.json"));
+        QFile out(mixed);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(document).toJson());
+        out.close();
+        prompts.openAnswers = {mixed};
+        QTest::keyClick(empty.view(), Qt::Key_I, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY2(prompts.information.constLast().contains(QStringLiteral("added 1, 0 already")) &&
+                     prompts.information.constLast().contains(QStringLiteral("1 rejected")) &&
+                     prompts.information.constLast().contains(QStringLiteral("Far too long")),
+                 qPrintable(prompts.information.constLast() + prompts.warnings.join(u'\n')));
+        QCOMPARE(empty.model()->rowCount(), 5);
+
+        // A file that is not a memory export: nothing imported, and the reason.
+        const QString bad = m_dir.filePath(QStringLiteral("bad.json"));
+        QFile badFile(bad);
+        QVERIFY(badFile.open(QIODevice::WriteOnly));
+        badFile.write("[1, 2");
+        badFile.close();
+        prompts.openAnswers = {bad};
+        QTest::keyClick(empty.view(), Qt::Key_I, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY2(prompts.warnings.constLast().contains(QStringLiteral("Nothing was imported")),
+                 qPrintable(prompts.warnings.constLast()));
+        QCOMPARE(empty.model()->rowCount(), 5);
+        shoot(empty, artifact(QStringLiteral("memory-imported.png")));
+    }
+
+    void openInCompareAsksForThePair()
+    {
+        ScriptedPrompts prompts;
+        MemoryDock dock(nullptr, &prompts, seededMemory());
+        dock.show();
+        QVERIFY(dock.ensureOpen());
+        QSignalSpy asked(&dock, &MemoryDock::compareRequested);
+        select(dock, QStringLiteral("Accumulate in PSUM across k"));
+        QTest::keyClick(dock.view(), Qt::Key_Return); // activating a row opens its pair
+        QCOMPARE(asked.size(), 1);
+        QCOMPARE(asked.at(0).at(0).value<ExperienceRecord>().experience.title,
+                 QStringLiteral("Accumulate in PSUM across k"));
+
+        // An imported experience names no session: it says so instead of opening nothing.
+        ExperienceRecord loose = record(QStringLiteral("silu"), QStringLiteral("Hand-written note"), 1.2,
+                                        QStringLiteral("Written by hand."));
+        loose.sessionId.clear();
+        QVERIFY(dock.store()->add(loose));
+        dock.refresh();
+        select(dock, QStringLiteral("Hand-written note"));
+        QVERIFY(!dock.compareAction()->isEnabled());
+        QTest::keyClick(dock.view(), Qt::Key_Return);
+        QCOMPARE(asked.size(), 1);
+        QVERIFY(prompts.information.constLast().contains(QStringLiteral("does not name the kernels")));
+    }
+
+    void unreadableMemoryIsReportedNotCrashed()
+    {
+        ScriptedPrompts prompts;
+        const QString path = m_dir.filePath(QStringLiteral("not-a-database.sqlite"));
+        QFile junk(path);
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write(QByteArray(4096, 'x'));
+        junk.close();
+        MemoryDock dock(nullptr, &prompts, path);
+        dock.show();
+        QVERIFY(!dock.ensureOpen());
+        QCOMPARE(dock.countLabel()->text(), QStringLiteral("The memory cannot be opened"));
+        QVERIFY(!dock.countLabel()->toolTip().isEmpty());
+        QVERIFY(!dock.importAction()->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestMemoryDock)
+#include "tst_memorydock.moc"
