@@ -43,17 +43,30 @@ QJsonObject withId(const ExperienceRecord &r)
 {
     QJsonObject o = ExperienceJson::toJson(r);
     o.insert(QStringLiteral("id"), r.id);
+    // Usage evidence is this memory's own (like the id), so it is shown here and not exported.
+    o.insert(QStringLiteral("shown"), r.shown);
+    o.insert(QStringLiteral("decided"), r.decided);
+    o.insert(QStringLiteral("faster"), r.faster);
+    o.insert(QStringLiteral("hit_rate"), r.decided > 0 ? QJsonValue(r.hitRate()) : QJsonValue());
     return o;
+}
+
+QString hitRate(const ExperienceRecord &r)
+{
+    return r.decided > 0 ? QStringLiteral("%1% of %2").arg(qRound(100 * r.hitRate())).arg(r.decided)
+                         : QStringLiteral("-");
 }
 
 void printLine(QTextStream &out, const ExperienceRecord &r)
 {
-    out << QStringLiteral("%1 %2 %3 %4x %5 %6\n")
+    out << QStringLiteral("%1 %2 %3 %4x %5 %6 %7 %8\n")
                .arg(r.id, 5)
                .arg(r.pinned ? QStringLiteral("*") : QStringLiteral(" "))
                .arg(r.isNegative() ? QStringLiteral("-") : QStringLiteral("+"))
                .arg(r.experience.speedup, 6, 'f', 3)
                .arg(r.task, -20)
+               .arg(QStringLiteral("shown %1").arg(r.shown), -9)
+               .arg(QStringLiteral("hit %1").arg(hitRate(r)), -14)
                .arg(r.experience.title.simplified());
 }
 
@@ -86,9 +99,11 @@ int MemoryCommand::run(const QStringList &arguments)
     if (sub.isEmpty() || sub == QStringLiteral("--help") || sub == QStringLiteral("-h")) {
         QTextStream(stdout)
             << "Usage: accelopt memory list|search|show|pin|unpin|delete|export|import ...\n"
-               "  list [--task T] [--json]     the experiences, pinned first, newest first\n"
+               "  list [--task T] [--json]     the experiences, pinned first, newest first, with how\n"
+               "                               many plans were shown each and their hit rate (the share\n"
+               "                               of measured plans that led to a faster kernel)\n"
                "  search WORDS... [--json]     full-text search (a trailing * matches a prefix)\n"
-               "  show ID [--json]             one experience in full\n"
+               "  show ID [--json]             one experience in full, with every plan it was shown to\n"
                "  pin ID | unpin ID | delete ID\n"
                "  export [FILE]                write a JSON export (to stdout without FILE)\n"
                "  import FILE                  add the experiences of an export, skipping duplicates;\n"
@@ -180,6 +195,14 @@ int MemoryCommand::show(const QStringList &arguments)
         << (r->target.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(r->target)) << "\n";
     if (!r->sessionId.isEmpty())
         out << "  session   " << r->sessionId << "\n";
+    out << "  shown     to " << r->shown << " plan(s); hit rate " << hitRate(*r)
+        << " (plans that led to a faster kernel, of those measured)\n";
+    for (const RetrievalRecord &x : store.retrievalsOf(r->id))
+        out << "            " << x.sessionId << " iteration " << x.iteration << " rank " << x.rank + 1 << ": "
+            << (x.outcome == RetrievalRecord::Outcome::Faster      ? "faster kernel"
+                : x.outcome == RetrievalRecord::Outcome::NotFaster ? "no faster kernel"
+                                                                   : "not measured yet")
+            << "\n";
     out << "  updated   " << r->updated.toString(Qt::ISODate) << "\n\n" << r->experience.lesson << "\n";
     if (!r->experience.snippetBefore.isEmpty())
         out << "\nBefore:\n" << r->experience.snippetBefore << "\n";

@@ -5,6 +5,7 @@
 // search. Asserts nothing; exits 1 only when the import itself fails.
 #include "memory/experiencejson.h"
 #include "memory/experiencestore.h"
+#include "models/experiencelistmodel.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -146,6 +147,50 @@ int main(int argc, char **argv)
                 out << "retrieve for a new task returned " << chosen.size() << " experiences\n";
         }
     report(QStringLiteral("retrieve, a task with no experiences of its own"));
+
+    // The browser: opening it lists everything (the model's first query), then each keystroke of a search
+    // runs one query (after the dock's 80 ms typing pause, not counted here) and the first screen of rows is
+    // read, as a view would.
+    {
+        timer.restart();
+        ExperienceListModel model(&store);
+        model.setFilter(MemoryFilter{});
+        for (int row = 0; row < 40; ++row)
+            model.index(row, ExperienceListModel::Title).data();
+        out << "browser open (list " << model.rowCount() << " experiences, first screen read): " << ms(timer)
+            << " ms (target 1000 ms)\n";
+        for (const QString &typed : {QStringLiteral("affine tile"), QStringLiteral("psum stall"),
+                                     QStringLiteral("transposed matmul")}) {
+            QList<double> keys;
+            int rows = 0;
+            for (int n = 1; n <= typed.size(); ++n) {
+                MemoryFilter f;
+                f.text = typed.left(n);
+                timer.restart();
+                model.setFilter(f);
+                for (int row = 0; row < 40 && row < model.rowCount(); ++row)
+                    model.index(row, ExperienceListModel::Title).data();
+                keys.append(ms(timer));
+                rows = model.rowCount();
+            }
+            std::sort(keys.begin(), keys.end());
+            out << "browser search typing \"" << typed << "\" (" << keys.size() << " keystrokes, " << rows
+                << " rows at the end): median " << keys.at(keys.size() / 2) << " ms, max " << keys.constLast()
+                << " ms (target 100 ms)\n";
+        }
+        QList<double> pages;
+        MemoryFilter all;
+        model.setFilter(all);
+        for (int row = 0; row < model.rowCount(); row += 5000) {
+            timer.restart();
+            for (int r = row; r < row + 40 && r < model.rowCount(); ++r)
+                model.index(r, ExperienceListModel::Title).data();
+            pages.append(ms(timer));
+        }
+        std::sort(pages.begin(), pages.end());
+        out << "browser scroll (a screen of 40 rows at " << pages.size() << " places): max " << pages.constLast()
+            << " ms\n";
+    }
 
     timer.restart();
     const auto found = store.search(QStringLiteral("affine_range tile"), 100);

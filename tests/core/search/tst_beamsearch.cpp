@@ -229,6 +229,58 @@ private Q_SLOTS:
         QCOMPARE(rig.store.bestCandidate(session)->id, rig.search->bestCandidateId());
     }
 
+    // Usage evidence from a scripted search: every plan records which experiences it was shown, and once its
+    // kernels are measured whether one was faster than where it started. Iteration 1 turns the baseline into
+    // the fast kernel (a hit); iteration 2 gets the same fast kernel back, no faster (a miss).
+    void usageEvidenceCountsThePlansThatLedToFasterKernels()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        ExperienceRecord seeded;
+        seeded.task = QStringLiteral("silu");
+        seeded.experience.title = QStringLiteral("Fuse the activation");
+        seeded.experience.lesson = QStringLiteral("One activation instead of four instructions.");
+        seeded.experience.speedup = 1.5;
+        QVERIFY(rig.memory.add(seeded));
+        rig.server.setHandler([this](const ScriptedLlmServer::Request &r) {
+            switch (roleOf(r)) {
+            case AgentRole::Planner: return ScriptedLlmServer::completion(planReply());
+            case AgentRole::Summarizer: return ScriptedLlmServer::completion(summaryReply());
+            default: return ScriptedLlmServer::completion(fenced(m_fast));
+            }
+        });
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QVERIFY2(rig.search->start(task(), tiny(1, 1, 1, 2)), qPrintable(rig.search->lastError()));
+        QVERIFY(done.wait(180000));
+        const QString session = rig.search->sessionId();
+
+        const auto first = rig.memory.get(seeded.id);
+        QVERIFY(first);
+        QCOMPARE(first->shown, 2);   // one plan per iteration
+        QCOMPARE(first->decided, 2);
+        QCOMPARE(first->faster, 1);  // iteration 1's plan led to the fast kernel, iteration 2's did not
+        const QList<RetrievalRecord> seen = rig.memory.retrievalsOf(seeded.id);
+        QCOMPARE(seen.size(), 2);
+        QCOMPARE(seen.at(0).sessionId, session);
+        QCOMPARE(seen.at(0).iteration, 1);
+        QCOMPARE(seen.at(0).planId, SessionStore::planId(session, 1, SessionStore::baselineCandidateId(session), 0));
+        QCOMPARE(seen.at(0).outcome, RetrievalRecord::Outcome::Faster);
+        QCOMPARE(seen.at(1).iteration, 2);
+        QCOMPARE(seen.at(1).outcome, RetrievalRecord::Outcome::NotFaster);
+
+        // The lesson learned in iteration 1 was shown to iteration 2's plan, which found nothing faster.
+        const auto learned = rig.memory.list(QStringLiteral("silu"));
+        const auto fresh = std::find_if(learned.cbegin(), learned.cend(),
+                                        [&](const ExperienceRecord &r) { return r.id != seeded.id; });
+        QVERIFY(fresh != learned.cend());
+        QCOMPARE(fresh->shown, 1);
+        QCOMPARE(fresh->decided, 1);
+        QCOMPARE(fresh->faster, 0);
+        QCOMPARE(fresh->hitRate(), 0.0);
+        QCOMPARE(first->hitRate(), 0.5);
+    }
+
     void failuresCostOnlyTheirSample()
     {
         // B=2, N=2, K=2, T=2. Some executor replies are broken kernels (the fixer repairs them), one is an

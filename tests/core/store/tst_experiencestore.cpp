@@ -54,6 +54,59 @@ class TestExperienceStore : public QObject
     }
 
 private Q_SLOTS:
+    // retrieve() reads only candidates (RetrievalCandidates); it must choose exactly what RetrievalPolicy
+    // chooses from every experience, here on a memory small enough that every query word is used.
+    void retrieveChoosesAsThePolicyDoesOverTheWholeMemory()
+    {
+        QTemporaryDir dir;
+        ExperienceStore store(dir.filePath(QStringLiteral("m.sqlite")));
+        QVERIFY(store.open());
+        const QStringList tasks{QStringLiteral("silu"), QStringLiteral("matmul"), QStringLiteral("lora")};
+        const QStringList words{QStringLiteral("psum"), QStringLiteral("transpose"), QStringLiteral("tile"),
+                                QStringLiteral("dma"), QStringLiteral("affine")};
+        for (int i = 0; i < 180; ++i) {
+            ExperienceRecord r;
+            r.task = tasks.at(i % 3);
+            r.target = i % 4 == 0 ? QStringLiteral("trn1") : QStringLiteral("trn2");
+            r.experience.title = QStringLiteral("change %1 %2").arg(i).arg(words.at(i % 5));
+            r.experience.lesson = QStringLiteral("lesson about %1 and %2").arg(words.at((i / 5) % 5), words.at(i % 2));
+            r.experience.speedup = i % 6 == 0 ? 0.5 + (i % 7) / 20.0 : 1.1 + (i % 11) / 4.0;
+            r.pinned = i % 37 == 0;
+            r.created = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC).addSecs(i * (i % 3 == 0 ? 1 : 7));
+            QVERIFY(store.add(r));
+        }
+        const QString query = QStringLiteral("for t in nl.affine_range(4): psum = transpose(tile)");
+        for (const QString &task : {QStringLiteral("silu"), QStringLiteral("unseen")})
+            for (int limit : {1, 4, 16, 200}) {
+                QHash<qint64, double> scores;
+                QSqlQuery q(store.database().connection());
+                QVERIFY(q.prepare(QStringLiteral("SELECT rowid, bm25(experiences_fts, 4.0, 2.0, 1.0, 1.0, 1.0) "
+                                                 "FROM experiences_fts WHERE experiences_fts MATCH :m")));
+                q.bindValue(QStringLiteral(":m"), FtsQuery::anyWord(query));
+                QVERIFY(q.exec());
+                while (q.next())
+                    scores.insert(q.value(0).toLongLong(), q.value(1).toDouble());
+                QList<RetrievalPolicy::Entry> all;
+                for (const ExperienceRecord &r : store.list()) {
+                    RetrievalPolicy::Entry e;
+                    e.id = r.id;
+                    e.sameTask = r.task == task;
+                    e.pinned = r.pinned;
+                    e.textMatch = scores.contains(r.id);
+                    e.bm25 = scores.value(r.id);
+                    e.sameTarget = r.target == QStringLiteral("trn2");
+                    e.negative = r.isNegative();
+                    e.speedup = r.experience.speedup;
+                    e.updated = r.updated;
+                    all.append(e);
+                }
+                QList<qint64> got;
+                for (const ExperienceRecord &r : store.retrieve(task, QStringLiteral("trn2"), query, limit))
+                    got.append(r.id);
+                QCOMPARE(got, RetrievalPolicy::choose(all, limit));
+            }
+    }
+
     void init()
     {
         m_store = std::make_unique<ExperienceStore>(
