@@ -29,7 +29,7 @@ KernelEditor *snippetView(QWidget *parent)
 {
     auto *editor = new KernelEditor(parent);
     editor->setReadOnly(true);
-    editor->setMarginWidth(1, 0); // no folding in a few lines of code
+    editor->setFolding(QsciScintilla::NoFoldStyle); // nothing to fold in a few lines of code
     return editor;
 }
 

@@ -222,7 +222,7 @@ bool MemoryDock::ensureOpen()
     header->resizeSection(ExperienceListModel::Speedup, digit * 8);
     header->resizeSection(ExperienceListModel::Shown, digit * 7);
     header->resizeSection(ExperienceListModel::HitRate, digit * 10);
-    header->resizeSection(ExperienceListModel::Updated, digit * 13);
+    header->resizeSection(ExperienceListModel::Updated, digit * 17);
     connect(header, &QHeaderView::sortIndicatorChanged, header, [header] { header->setSortIndicatorShown(true); });
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MemoryDock::showSelected);
     connect(m_model, &QAbstractItemModel::modelReset, this, &MemoryDock::updateCount);
