@@ -181,6 +181,8 @@ bool ExperienceStore::add(ExperienceRecord &record)
     // One transaction so the row and its index entry (written by the trigger) land together.
     return m_db.transact(
                [&](QString &e) {
+                   // A new experience gets a new id, even when copied from one that has an id.
+                   record.id = 0;
                    Statement q(m_db.connection(), insertSql);
                    return insert(q, record, e);
                },
