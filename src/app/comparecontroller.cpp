@@ -19,7 +19,7 @@
 #include <QFileInfo>
 #include <QMainWindow>
 
-CompareController::CompareController(const Parts &parts, const QString &tasksDir)
+CompareController::CompareController(const WindowParts &parts, const QString &tasksDir)
     : QObject(parts.window), m_parts(parts), m_tasksDir(tasksDir)
 {
     m_compareFiles = new QAction(tr("Compare &Files…"), this);

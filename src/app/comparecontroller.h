@@ -1,5 +1,7 @@
 #pragma once
 
+#include "windowparts.h"
+
 #include "diff/comparepair.h"
 #include "memory/experiencerecord.h"
 #include "model/evaluation.h"
@@ -10,15 +12,9 @@
 
 #include <optional>
 
-class AppContext;
 class CompareView;
-class EditorTabs;
 class KernelEditor;
 class QAction;
-class QMainWindow;
-class RunTargetBar;
-class SearchDock;
-class UserPrompts;
 
 // Where comparisons come from and what they ask for: File > Compare Files…, View > Compare Tabs, the Search
 // dock's "Compare with Parent" and "Compare Selected", and `accelopt-workbench --diff A B`. Each opens a
@@ -29,16 +25,7 @@ class CompareController : public QObject
 {
     Q_OBJECT
 public:
-    struct Parts
-    {
-        QMainWindow *window = nullptr;
-        AppContext *context = nullptr;
-        UserPrompts *prompts = nullptr;
-        EditorTabs *editors = nullptr;
-        RunTargetBar *target = nullptr;
-        SearchDock *search = nullptr;
-    };
-    CompareController(const Parts &parts, const QString &tasksDir);
+    CompareController(const WindowParts &parts, const QString &tasksDir);
 
     QAction *compareFilesAction() const { return m_compareFiles; }
     QAction *compareTabsAction() const { return m_compareTabs; }
@@ -64,7 +51,7 @@ private:
     void showNoLesson(CompareView *view);
     static QString whyNoSummary(const ComparePair &pair);
 
-    Parts m_parts;
+    WindowParts m_parts;
     QString m_tasksDir;
     QAction *m_compareFiles, *m_compareTabs;
     struct Pending

@@ -1,7 +1,6 @@
 #include "experiencedetail.h"
 
 #include "kerneleditor.h"
-#include "models/experiencelistmodel.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -33,15 +32,6 @@ KernelEditor *snippetView(QWidget *parent)
     return editor;
 }
 
-QString outcomeText(RetrievalRecord::Outcome outcome)
-{
-    switch (outcome) {
-    case RetrievalRecord::Outcome::Faster: return QObject::tr("faster kernel");
-    case RetrievalRecord::Outcome::NotFaster: return QObject::tr("no faster kernel");
-    case RetrievalRecord::Outcome::Undecided: break;
-    }
-    return QObject::tr("not measured yet");
-}
 } // namespace
 
 ExperienceDetail::ExperienceDetail(QWidget *parent) : QWidget(parent)
@@ -80,7 +70,7 @@ ExperienceDetail::ExperienceDetail(QWidget *parent) : QWidget(parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(parts);
-    show(std::nullopt, {});
+    setExperience(std::nullopt, {});
 }
 
 QString ExperienceDetail::markdown(const ExperienceRecord &r)
@@ -107,7 +97,7 @@ QString ExperienceDetail::markdown(const ExperienceRecord &r)
         .arg(r.experience.title, facts, origin, dates, r.experience.lesson);
 }
 
-void ExperienceDetail::show(const std::optional<ExperienceRecord> &record,
+void ExperienceDetail::setExperience(const std::optional<ExperienceRecord> &record,
                             const QList<RetrievalRecord> &retrievals)
 {
     m_usage->clear();
@@ -123,13 +113,13 @@ void ExperienceDetail::show(const std::optional<ExperienceRecord> &record,
     m_text->setMarkdown(markdown(*record));
     m_before->setText(record->experience.snippetBefore);
     m_after->setText(record->experience.snippetAfter);
-    m_usageLabel->setText(
-        tr("<b>Shown to %n plan(s)</b> · hit rate %1", nullptr, record->shown)
-            .arg(ExperienceListModel::hitRateText(record->decided, record->faster)));
+    const QString hitRate = ExperienceRecord::hitRateText(record->decided, record->faster);
+    m_usageLabel->setText(tr("<b>Shown to %n plan(s)</b> · hit rate %1", nullptr, record->shown)
+                              .arg(hitRate.isEmpty() ? QStringLiteral("–") : hitRate));
     for (const RetrievalRecord &r : retrievals) {
         auto *item = new QTreeWidgetItem(
             m_usage, {r.sessionId, QString::number(r.iteration), QString::number(r.rank + 1),
-                      outcomeText(r.outcome),
+                      RetrievalRecord::outcomeText(r.outcome),
                       QLocale::system().toString(r.retrievedAt.toLocalTime(), QLocale::ShortFormat)});
         item->setToolTip(0, tr("Plan %1").arg(r.planId));
     }

@@ -21,7 +21,7 @@ class ExperienceDetail : public QWidget
 public:
     explicit ExperienceDetail(QWidget *parent = nullptr);
 
-    void show(const std::optional<ExperienceRecord> &record, const QList<RetrievalRecord> &retrievals);
+    void setExperience(const std::optional<ExperienceRecord> &record, const QList<RetrievalRecord> &retrievals);
 
     QTextBrowser *text() const { return m_text; }
     KernelEditor *before() const { return m_before; }

@@ -100,7 +100,7 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
             [this](const QList<HostConfig> &hosts) { m_hostStatus->setHosts(hosts); });
 
     m_runTarget = new RunTargetBar(this);
-    RunController::Parts parts;
+    WindowParts parts;
     parts.window = this;
     parts.context = m_context;
     parts.prompts = m_prompts.get();
@@ -112,14 +112,7 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     parts.profile = m_profileDock;
     m_run = new RunController(parts, DataPaths::tasksDir());
     connect(m_run, &RunController::modelsRequested, this, &MainWindow::showModels);
-    CompareController::Parts compareParts;
-    compareParts.window = this;
-    compareParts.context = m_context;
-    compareParts.prompts = m_prompts.get();
-    compareParts.editors = m_editors;
-    compareParts.target = m_runTarget;
-    compareParts.search = m_searchDock;
-    m_compare = new CompareController(compareParts, DataPaths::tasksDir());
+    m_compare = new CompareController(parts, DataPaths::tasksDir());
     connect(m_memoryDock, &MemoryDock::compareRequested, m_compare, &CompareController::compareExperience);
 
     createActions();

@@ -32,8 +32,6 @@
 namespace {
 // Long enough that a burst of typing runs one query, short enough to feel immediate.
 constexpr int typingPauseMs = 80;
-// As the CLI's import: far beyond any real memory export, small enough that a wrong pick fails fast.
-constexpr qint64 maxImportBytes = 512LL * 1024 * 1024;
 
 QComboBox *choices(const QString &any, QWidget *parent)
 {
@@ -106,12 +104,21 @@ MemoryDock::MemoryDock(AppContext *context, UserPrompts *prompts, const QString 
     createActions();
     connect(m_view, &QTableView::activated, this, &MemoryDock::compareSelected);
     connect(this, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (visible)
-            ensureOpen();
+        if (visible && !ensureOpen())
+            return;
+        if (visible && m_stale)
+            refresh();
     });
     if (m_context) {
-        connect(m_context, &AppContext::lessonStored, this, &MemoryDock::refresh);
-        connect(m_context->search(), &SearchState::iterationChanged, this, &MemoryDock::refresh);
+        // A hidden dock does not query a memory of any size on the window's thread at every iteration; it
+        // catches up when shown.
+        const auto memoryChanged = [this] {
+            m_stale = true;
+            if (isVisible())
+                refresh();
+        };
+        connect(m_context, &AppContext::lessonStored, this, memoryChanged);
+        connect(m_context->search(), &SearchState::iterationChanged, this, memoryChanged);
     }
     updateActions();
 }
@@ -205,7 +212,7 @@ bool MemoryDock::ensureOpen()
     if (!m_store->open()) {
         m_count->setText(tr("The memory cannot be opened"));
         m_count->setToolTip(m_store->lastError());
-        m_detail->show(std::nullopt, {});
+        m_detail->setExperience(std::nullopt, {});
         return false;
     }
     m_opened = true;
@@ -278,13 +285,13 @@ void MemoryDock::refresh()
 {
     if (!m_model)
         return;
+    m_stale = false;
     const qint64 selected = selectedId();
     reloadChoices();
     if (!m_model->refresh())
         failed(tr("The memory could not be read"));
     selectId(selected);
     showSelected();
-    updateActions();
 }
 
 void MemoryDock::updateCount()
@@ -311,7 +318,7 @@ void MemoryDock::selectId(qint64 id)
     const int row = id > 0 ? m_model->rowOf(id) : -1;
     if (row < 0) {
         m_view->selectionModel()->clearSelection();
-        m_detail->show(std::nullopt, {});
+        m_detail->setExperience(std::nullopt, {});
         updateActions();
         return;
     }
@@ -324,19 +331,19 @@ void MemoryDock::selectId(qint64 id)
 void MemoryDock::showSelected()
 {
     const qint64 id = selectedId();
-    if (id <= 0) {
-        m_detail->show(std::nullopt, {});
-    } else {
-        const auto record = m_store->get(id);
-        m_detail->show(record, record ? m_store->retrievalsOf(id) : QList<RetrievalRecord>{});
-    }
-    updateActions();
+    const auto record = id > 0 ? m_store->get(id) : std::nullopt;
+    m_detail->setExperience(record, record ? m_store->retrievalsOf(id) : QList<RetrievalRecord>{});
+    updateActions(record);
 }
 
 void MemoryDock::updateActions()
 {
     const qint64 id = selectedId();
-    const auto record = id > 0 ? m_store->get(id) : std::nullopt;
+    updateActions(id > 0 ? m_store->get(id) : std::nullopt);
+}
+
+void MemoryDock::updateActions(const std::optional<ExperienceRecord> &record)
+{
     for (QAction *a : {m_compare, m_edit, m_pin, m_delete})
         a->setEnabled(record.has_value());
     m_compare->setEnabled(record && !record->slowHash.isEmpty() && !record->fastHash.isEmpty() &&
@@ -350,11 +357,6 @@ void MemoryDock::failed(const QString &what)
 {
     const QString reason = m_store->lastError().isEmpty() ? m_model->lastError() : m_store->lastError();
     m_prompts->warn(this, tr("Memory"), QStringLiteral("%1: %2").arg(what, reason));
-}
-
-void MemoryDock::changed()
-{
-    refresh();
 }
 
 void MemoryDock::editSelected()
@@ -372,8 +374,8 @@ void MemoryDock::editSelected()
     const QString oldTitle = record->experience.title, oldLesson = record->experience.lesson;
     m_undo->push(new MemoryUndoCommand(
         tr("Edit \"%1\"").arg(title.left(40)),
-        [=, this] { return m_store->edit(id, title, lesson) && (changed(), true); },
-        [=, this] { return m_store->edit(id, oldTitle, oldLesson) && (changed(), true); },
+        [=, this] { return m_store->edit(id, title, lesson) && (refresh(), true); },
+        [=, this] { return m_store->edit(id, oldTitle, oldLesson) && (refresh(), true); },
         [this] { failed(tr("The experience could not be changed")); }));
 }
 
@@ -386,8 +388,8 @@ void MemoryDock::togglePinSelected()
     const bool pin = !record->pinned;
     m_undo->push(new MemoryUndoCommand(
         (pin ? tr("Pin \"%1\"") : tr("Unpin \"%1\"")).arg(record->experience.title.left(40)),
-        [=, this] { return m_store->setPinned(id, pin) && (changed(), true); },
-        [=, this] { return m_store->setPinned(id, !pin) && (changed(), true); },
+        [=, this] { return m_store->setPinned(id, pin) && (refresh(), true); },
+        [=, this] { return m_store->setPinned(id, !pin) && (refresh(), true); },
         [this] { failed(tr("The experience could not be pinned or unpinned")); }));
 }
 
@@ -404,7 +406,7 @@ void MemoryDock::deleteSelected()
         [=, this] {
             if (!m_store->remove(kept.id))
                 return false;
-            changed();
+            refresh();
             // The next experience takes the deleted one's place, so Delete can be pressed again.
             const int next = std::min(row, m_model->rowCount() - 1);
             selectId(next >= 0 ? m_model->idAt(next) : 0);
@@ -413,7 +415,7 @@ void MemoryDock::deleteSelected()
         [=, this] {
             if (!m_store->restore(kept, retrievals))
                 return false;
-            changed();
+            refresh();
             selectId(kept.id);
             return true;
         },
@@ -446,12 +448,12 @@ void MemoryDock::importFile()
         m_prompts->warn(this, tr("Import Memory"), tr("Cannot read %1: %2").arg(in.fileName(), in.errorString()));
         return;
     }
-    if (in.size() > maxImportBytes) {
+    if (in.size() > ExperienceJson::maxDocumentBytes) {
         m_prompts->warn(this, tr("Import Memory"),
                         tr("%1 is %2 MiB, too large for a memory export (the limit is %3 MiB).")
                             .arg(in.fileName())
                             .arg(in.size() / (1024 * 1024))
-                            .arg(maxImportBytes / (1024 * 1024)));
+                            .arg(ExperienceJson::maxDocumentBytes / (1024 * 1024)));
         return;
     }
     const ExperienceStore::ImportResult result = m_store->importJson(in.readAll());
@@ -469,7 +471,7 @@ void MemoryDock::importFile()
         text += QStringLiteral("\n• ") + result.rejections.at(i);
     if (result.rejections.size() > 10)
         text += tr("\n… and %1 more").arg(result.rejections.size() - 10);
-    changed();
+    refresh();
     m_prompts->inform(this, tr("Import Memory"), text);
 }
 

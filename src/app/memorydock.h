@@ -71,6 +71,7 @@ private:
     void reloadChoices();
     void showSelected();
     void updateActions();
+    void updateActions(const std::optional<ExperienceRecord> &selected);
     void updateCount();
     void editSelected();
     void togglePinSelected();
@@ -78,13 +79,13 @@ private:
     void compareSelected();
     void importFile();
     void exportFile();
-    void changed(); // after any change of the memory: the list and the detail again
     void failed(const QString &what);
 
     AppContext *m_context;
     UserPrompts *m_prompts;
     std::unique_ptr<ExperienceStore> m_store;
     bool m_opened = false;
+    bool m_stale = false; // the memory changed while the dock was hidden
     ExperienceListModel *m_model = nullptr;
     QUndoStack *m_undo;
     QTimer *m_debounce;

@@ -91,10 +91,6 @@ QList<std::optional<double>> memoryValues(const Evaluation &e)
     return {mib(m.hbmRead), mib(m.hbmWrite), mib(m.sbufRead), mib(m.sbufWrite), mib(m.psumRead), mib(m.psumWrite)};
 }
 
-double rooflineNumber(const Evaluation &e, const char *key)
-{
-    return e.raw.value(QStringLiteral("roofline")).toObject().value(QLatin1StringView(key)).toDouble(0.0);
-}
 } // namespace
 
 QChart *ProfileCharts::engines(const Evaluation &current, const std::optional<Evaluation> &baseline)
@@ -117,22 +113,22 @@ QChart *ProfileCharts::memory(const Evaluation &current, const std::optional<Eva
 
 std::optional<ProfileCharts::Roof> ProfileCharts::roofOf(const Evaluation &e)
 {
-    Roof roof{rooflineNumber(e, "peak_flops_per_s"), rooflineNumber(e, "bytes_per_s")};
-    if (roof.peakFlopsPerSecond <= 0 || roof.bytesPerSecond <= 0 || rooflineNumber(e, "flops") <= 0)
+    Roof roof{e.rooflineFigure("peak_flops_per_s"), e.rooflineFigure("bytes_per_s")};
+    if (roof.peakFlopsPerSecond <= 0 || roof.bytesPerSecond <= 0 || e.rooflineFigure("flops") <= 0)
         return std::nullopt;
     return roof;
 }
 
 std::optional<ProfileCharts::RooflinePoint> ProfileCharts::pointOf(const Evaluation &e)
 {
-    const double flops = rooflineNumber(e, "flops");
+    const double flops = e.rooflineFigure("flops");
     if (!e.ok() || !e.latencyMeanMs || *e.latencyMeanMs <= 0 || flops <= 0)
         return std::nullopt;
     // The bytes the kernel moved to and from HBM, as measured; the task's minimum when not reported.
     const Evaluation::MemoryTraffic m = e.memoryTraffic();
     double bytes = m.hbmRead.value_or(0) + m.hbmWrite.value_or(0);
     if (bytes <= 0)
-        bytes = rooflineNumber(e, "min_bytes");
+        bytes = e.rooflineFigure("min_bytes");
     if (bytes <= 0)
         return std::nullopt;
     RooflinePoint p;

@@ -295,9 +295,8 @@ void ProfileDock::refreshSummary()
                                                           e.percentOfPeak, b ? b->percentOfPeak : std::nullopt, false));
     figure(QStringLiteral("bound"))->setText(e.bound.isEmpty() ? QStringLiteral("—") : e.bound);
     // MFU: the task's own arithmetic over the latency against the compute roof; HFU/MBU as the profile says.
-    const double flops = e.raw.value(QStringLiteral("roofline")).toObject().value(QStringLiteral("flops")).toDouble();
-    const double peak =
-        e.raw.value(QStringLiteral("roofline")).toObject().value(QStringLiteral("peak_flops_per_s")).toDouble();
+    const double flops = e.rooflineFigure("flops");
+    const double peak = e.rooflineFigure("peak_flops_per_s");
     if (flops > 0 && peak > 0 && e.latencyMeanMs && *e.latencyMeanMs > 0)
         figure(QStringLiteral("mfu"))->setText(pct(flops / (*e.latencyMeanMs * 1e-3) / peak));
     figure(QStringLiteral("hfu"))->setText(withDelta(pct(metric(m_current, "hfu_estimated_percent")),

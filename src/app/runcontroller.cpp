@@ -25,7 +25,7 @@
 #include <QSettings>
 #include <QStatusBar>
 
-RunController::RunController(const Parts &parts, const QString &tasksDir)
+RunController::RunController(const WindowParts &parts, const QString &tasksDir)
     : QObject(parts.window), m_parts(parts), m_tasksDir(tasksDir),
       m_notifier(new SearchNotifier(parts.window))
 {

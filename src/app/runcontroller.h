@@ -1,22 +1,16 @@
 #pragma once
 
+#include "windowparts.h"
+
 #include "hosts/hostconfig.h"
 
 #include <QObject>
 #include <QString>
 
 class AppContext;
-class EditorTabs;
 class KernelEditor;
 class QAction;
-class ProfileDock;
-class QMainWindow;
-class ResultsDock;
-class RunTargetBar;
-class SearchDock;
 class SearchNotifier;
-class SessionsDock;
-class UserPrompts;
 
 // The window's Run actions and what they need to find out first: Benchmark (F5) finds the active editor's
 // task (from its file, or asks once), Optimize (Ctrl+Shift+O) opens the Optimize dialog, Resume asks for more
@@ -26,19 +20,7 @@ class RunController : public QObject
 {
     Q_OBJECT
 public:
-    struct Parts
-    {
-        QMainWindow *window = nullptr;
-        AppContext *context = nullptr;
-        UserPrompts *prompts = nullptr;
-        EditorTabs *editors = nullptr;
-        RunTargetBar *target = nullptr;
-        ResultsDock *results = nullptr;
-        SearchDock *search = nullptr;
-        SessionsDock *sessions = nullptr;
-        ProfileDock *profile = nullptr;
-    };
-    RunController(const Parts &parts, const QString &tasksDir);
+    RunController(const WindowParts &parts, const QString &tasksDir);
 
     QAction *benchmarkAction() const { return m_benchmark; }
     QAction *optimizeAction() const { return m_optimize; }
@@ -67,7 +49,7 @@ private:
     bool taskOf(KernelEditor *editor, QJsonObject &ref, QString &name);
     void refreshActions();
 
-    Parts m_parts;
+    WindowParts m_parts;
     QString m_tasksDir;
     QList<HostConfig> m_hosts;
     QAction *m_benchmark, *m_optimize, *m_stop, *m_resume, *m_export;

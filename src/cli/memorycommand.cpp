@@ -53,8 +53,8 @@ QJsonObject withId(const ExperienceRecord &r)
 
 QString hitRate(const ExperienceRecord &r)
 {
-    return r.decided > 0 ? QStringLiteral("%1% of %2").arg(qRound(100 * r.hitRate())).arg(r.decided)
-                         : QStringLiteral("-");
+    const QString text = ExperienceRecord::hitRateText(r.decided, r.faster);
+    return text.isEmpty() ? QStringLiteral("-") : text;
 }
 
 void printLine(QTextStream &out, const ExperienceRecord &r)
@@ -199,10 +199,7 @@ int MemoryCommand::show(const QStringList &arguments)
         << " (plans that led to a faster kernel, of those measured)\n";
     for (const RetrievalRecord &x : store.retrievalsOf(r->id))
         out << "            " << x.sessionId << " iteration " << x.iteration << " rank " << x.rank + 1 << ": "
-            << (x.outcome == RetrievalRecord::Outcome::Faster      ? "faster kernel"
-                : x.outcome == RetrievalRecord::Outcome::NotFaster ? "no faster kernel"
-                                                                   : "not measured yet")
-            << "\n";
+            << RetrievalRecord::outcomeText(x.outcome) << "\n";
     out << "  updated   " << r->updated.toString(Qt::ISODate) << "\n\n" << r->experience.lesson << "\n";
     if (!r->experience.snippetBefore.isEmpty())
         out << "\nBefore:\n" << r->experience.snippetBefore << "\n";
@@ -287,8 +284,7 @@ int MemoryCommand::importFrom(const QStringList &arguments)
                                 << "\n";
         return 1;
     }
-    // Far beyond any real memory, small enough that a mistaken pick of a huge file fails fast.
-    if (in.size() > 256 * 1024 * 1024) {
+    if (in.size() > ExperienceJson::maxDocumentBytes) {
         SubcommandParser::err() << "accelopt memory import: " << file
                                 << " is too large for a memory export\n";
         return 1;

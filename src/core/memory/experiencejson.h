@@ -20,6 +20,8 @@ public:
     static constexpr int maxTitleChars = 300;
     static constexpr int maxLessonChars = 16 * 1024;
     static constexpr int maxSnippetChars = 64 * 1024; // each of snippet_before and snippet_after
+    // A whole export document: far beyond any real memory, small enough that a wrong pick fails fast.
+    static constexpr qint64 maxDocumentBytes = 256LL * 1024 * 1024;
 
     // Empty when the record is within the caps, else which field is too long.
     static QString oversize(const ExperienceRecord &record);

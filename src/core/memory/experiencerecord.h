@@ -31,6 +31,12 @@ struct ExperienceRecord
 
     // The share of decided plans that led to a faster kernel; negative while no plan is decided.
     double hitRate() const { return decided > 0 ? double(faster) / decided : -1.0; }
+    // "67% of 3": the hit rate and how many plans it rests on; empty while no plan is decided.
+    static QString hitRateText(int decided, int faster)
+    {
+        return decided > 0 ? QStringLiteral("%1% of %2").arg(qRound(100.0 * faster / decided)).arg(decided)
+                           : QString();
+    }
     bool isNegative() const { return experience.isNegative(); }
     QString kindName() const
     {

@@ -345,8 +345,7 @@ bool ExperienceStore::recordRetrieval(const QString &sessionId, int iteration, c
                     return false;
                 }
             }
-            return recount(QStringLiteral("id IN (SELECT experience_id FROM retrievals WHERE plan_id = :v)"),
-                           planId, e);
+            return recountPlan(planId, e);
         },
         error);
     return ok || fail(error);
@@ -359,17 +358,24 @@ bool ExperienceStore::recordOutcome(const QString &planId, bool faster)
         [&](QString &e) {
             Statement q(m_db.connection(),
                         QStringLiteral("UPDATE retrievals SET outcome = :outcome WHERE plan_id = :plan"));
-            q.bind(QStringLiteral(":outcome"), faster ? QStringLiteral("faster") : QStringLiteral("not_faster"))
+            q.bind(QStringLiteral(":outcome"),
+                   RetrievalRecord::outcomeName(faster ? RetrievalRecord::Outcome::Faster
+                                                       : RetrievalRecord::Outcome::NotFaster))
                 .bind(QStringLiteral(":plan"), planId);
             if (!q.exec()) {
                 e = q.error();
                 return false;
             }
-            return recount(QStringLiteral("id IN (SELECT experience_id FROM retrievals WHERE plan_id = :v)"),
-                           planId, e);
+            return recountPlan(planId, e);
         },
         error);
     return ok || fail(error);
+}
+
+bool ExperienceStore::recountPlan(const QString &planId, QString &error)
+{
+    return recount(QStringLiteral("id IN (SELECT experience_id FROM retrievals WHERE plan_id = :v)"), planId,
+                   error);
 }
 
 bool ExperienceStore::recount(const QString &which, const QVariant &value, QString &error)
@@ -407,10 +413,7 @@ QList<RetrievalRecord> ExperienceStore::retrievalsOf(qint64 experienceId) const
         r.sessionId = q.value(1).toString();
         r.iteration = q.value(2).toInt();
         r.rank = q.value(3).toInt();
-        const QString outcome = q.value(4).toString();
-        r.outcome = outcome == QStringLiteral("faster")       ? RetrievalRecord::Outcome::Faster
-                    : outcome == QStringLiteral("not_faster") ? RetrievalRecord::Outcome::NotFaster
-                                                              : RetrievalRecord::Outcome::Undecided;
+        r.outcome = RetrievalRecord::outcomeFrom(q.value(4).toString());
         r.retrievedAt = QDateTime::fromString(q.value(5).toString(), Qt::ISODateWithMs);
         result.append(r);
     }
@@ -436,10 +439,7 @@ bool ExperienceStore::restore(const ExperienceRecord &record, const QList<Retrie
                     .bind(QStringLiteral(":session"), x.sessionId)
                     .bind(QStringLiteral(":it"), x.iteration)
                     .bind(QStringLiteral(":rank"), x.rank)
-                    .bind(QStringLiteral(":outcome"),
-                          x.outcome == RetrievalRecord::Outcome::Faster      ? QVariant(QStringLiteral("faster"))
-                          : x.outcome == RetrievalRecord::Outcome::NotFaster ? QVariant(QStringLiteral("not_faster"))
-                                                                             : QVariant())
+                    .bind(QStringLiteral(":outcome"), Statement::orNull(RetrievalRecord::outcomeName(x.outcome)))
                     .bind(QStringLiteral(":at"), iso(x.retrievedAt));
                 if (!r.exec()) {
                     e = r.error();

@@ -96,6 +96,7 @@ private:
     bool insert(Statement &statement, ExperienceRecord &record, QString &error);
     bool isDuplicate(const ExperienceRecord &record, bool &duplicate, QString &error) const;
     bool recount(const QString &which, const QVariant &value, QString &error);
+    bool recountPlan(const QString &planId, QString &error); // the experiences shown to that plan
     bool dropOrderingIndexes(QString &error);
     // From this many entries an import rebuilds the ordering indexes instead of updating them per row.
     static constexpr qsizetype rebuildThreshold = 5000;

@@ -135,3 +135,8 @@ QJsonObject Evaluation::summaryJson(const QString &task) const
     }
     return summary;
 }
+
+double Evaluation::rooflineFigure(const char *key) const
+{
+    return raw.value(QStringLiteral("roofline")).toObject().value(QLatin1StringView(key)).toDouble(0.0);
+}

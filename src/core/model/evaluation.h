@@ -65,6 +65,9 @@ struct Evaluation
     }
 
     static Evaluation fromJson(const QJsonObject &o);
+    // A number of the runner's roofline object (flops, min_bytes, peak_flops_per_s, bytes_per_s); 0 when the
+    // result has none.
+    double rooflineFigure(const char *key) const;
     // The profile of a result line (or of a stored raw object); takes the timeline out of `raw`.
     static EvalProfilePtr profileFrom(QJsonObject &raw);
     static Evaluation failure(const QString &id, EvalStatus status, const QString &error);

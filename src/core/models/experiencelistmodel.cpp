@@ -13,6 +13,12 @@
 namespace {
 QAtomicInt nextTable;
 
+QString hitRateOrDash(int decided, int faster)
+{
+    const QString text = ExperienceRecord::hitRateText(decided, faster);
+    return text.isEmpty() ? QStringLiteral("–") : text;
+}
+
 const QString hitRateSql =
     QStringLiteral("(CASE WHEN e.decided > 0 THEN 1.0 * e.faster / e.decided ELSE -1 END)");
 } // namespace
@@ -34,13 +40,6 @@ ExperienceListModel::~ExperienceListModel()
     QString ignored; // the connection may be closing with its temporary tables already gone
     if (m_store->database().isOpen())
         m_store->database().execute(QStringLiteral("DROP TABLE IF EXISTS temp.%1").arg(m_table), ignored);
-}
-
-QString ExperienceListModel::hitRateText(int decided, int faster)
-{
-    if (decided <= 0)
-        return QStringLiteral("–");
-    return QStringLiteral("%1% of %2").arg(qRound(100.0 * faster / decided)).arg(decided);
 }
 
 bool ExperienceListModel::setFilter(const MemoryFilter &filter)
@@ -223,7 +222,7 @@ QVariant ExperienceListModel::data(const QModelIndex &index, int role) const
         case Target: return x->target;
         case Speedup: return QStringLiteral("%1×").arg(x->speedup, 0, 'f', 2);
         case Shown: return x->shown;
-        case HitRate: return hitRateText(x->decided, x->faster);
+        case HitRate: return hitRateOrDash(x->decided, x->faster);
         case Updated: return QLocale::system().toString(x->updated.toLocalTime(), QLocale::ShortFormat);
         default: return {};
         }

@@ -52,8 +52,6 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
-    static QString hitRateText(int decided, int faster);
-
 private:
     struct Row
     {
