@@ -298,7 +298,13 @@ void MemoryDock::updateCount()
 {
     m_count->setText(tr("%1 of %2 experiences")
                          .arg(QLocale::system().toString(m_model->rowCount()),
-                              QLocale::system().toString(m_store->count())));
+                              QLocale::system().toString(m_store->count())) +
+                     (m_model->relevanceSkipped() ? tr(", newest first") : QString()));
+    m_count->setToolTip(m_model->relevanceSkipped()
+                            ? tr("Over %1 experiences match, too many to rank by how well they match: add a word, "
+                                 "or sort by a column.")
+                                  .arg(QLocale::system().toString(ExperienceListModel::relevanceLimit))
+                            : QString());
 }
 
 qint64 MemoryDock::selectedId() const

@@ -2,6 +2,7 @@
 #include "experienceeditdialog.h"
 #include "isolatedsettings.h"
 #include "kerneleditor.h"
+#include "memory/experiencejson.h"
 #include "memory/experiencestore.h"
 #include "memorydock.h"
 #include "models/experiencelistmodel.h"
@@ -371,6 +372,47 @@ private Q_SLOTS:
         QTest::keyClick(dock.view(), Qt::Key_Return);
         QCOMPARE(asked.size(), 1);
         QVERIFY(prompts.information.constLast().contains(QStringLiteral("does not name the kernels")));
+    }
+
+    // Beyond ExperienceListModel::relevanceLimit matches the list is not ranked by text (bm25 for each match
+    // would cost the keystroke); it is newest first and the count says so. Sorting by a column still works.
+    void tooManyMatchesAreListedNewestFirst()
+    {
+        ScriptedPrompts prompts;
+        const QString path = m_dir.filePath(QStringLiteral("large.sqlite"));
+        {
+            ExperienceStore store(path);
+            QVERIFY(store.open());
+            QList<ExperienceRecord> records;
+            for (int i = 0; i <= ExperienceListModel::relevanceLimit; ++i) {
+                ExperienceRecord r = record(QStringLiteral("silu"), QStringLiteral("common word %1").arg(i),
+                                            1.0 + i % 100 / 10.0, QStringLiteral("every lesson says common"));
+                r.created = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC).addSecs(i);
+                if (i == 7)
+                    r.experience.lesson += QStringLiteral(" and rare");
+                records.append(r);
+            }
+            QVERIFY(store.importJson(QJsonDocument(ExperienceJson::document(records)).toJson()).ok);
+        }
+        MemoryDock dock(nullptr, &prompts, path);
+        dock.show();
+        QVERIFY(dock.ensureOpen());
+        dock.searchEdit()->setText(QStringLiteral("common"));
+        dock.applyFilterNow();
+        QCOMPARE(dock.model()->rowCount(), ExperienceListModel::relevanceLimit + 1);
+        QVERIFY(dock.model()->relevanceSkipped());
+        QVERIFY2(dock.countLabel()->text().endsWith(QStringLiteral("newest first")),
+                 qPrintable(dock.countLabel()->text()));
+        QCOMPARE(dock.model()->index(0, ExperienceListModel::Title).data().toString(),
+                 QStringLiteral("common word %1").arg(ExperienceListModel::relevanceLimit));
+        dock.view()->sortByColumn(ExperienceListModel::Speedup, Qt::DescendingOrder);
+        QVERIFY(!dock.model()->relevanceSkipped());
+        QCOMPARE(dock.model()->index(0, ExperienceListModel::Speedup).data().toString(), QStringLiteral("10.90×"));
+        // A rarer word: few matches.
+        dock.searchEdit()->setText(QStringLiteral("common rare"));
+        dock.applyFilterNow();
+        QCOMPARE(dock.model()->rowCount(), 1);
+        QCOMPARE(dock.model()->index(0, ExperienceListModel::Title).data().toString(), QStringLiteral("common word 7"));
     }
 
     void unreadableMemoryIsReportedNotCrashed()

@@ -31,7 +31,9 @@ ExperienceListModel::ExperienceListModel(ExperienceStore *store, QObject *parent
     if (!m_store->database().execute(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS %1 (pos INTEGER PRIMARY "
                                                     "KEY, id INTEGER NOT NULL)")
                                          .arg(m_table),
-                                     error))
+                                     error) ||
+        !m_store->database().execute(
+            QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS %1_match (id INTEGER PRIMARY KEY)").arg(m_table), error))
         m_error = error;
 }
 
@@ -39,7 +41,8 @@ ExperienceListModel::~ExperienceListModel()
 {
     QString ignored; // the connection may be closing with its temporary tables already gone
     if (m_store->database().isOpen())
-        m_store->database().execute(QStringLiteral("DROP TABLE IF EXISTS temp.%1").arg(m_table), ignored);
+        for (const QString &table : {m_table, m_table + QStringLiteral("_match")})
+            m_store->database().execute(QStringLiteral("DROP TABLE IF EXISTS temp.%1").arg(table), ignored);
 }
 
 bool ExperienceListModel::setFilter(const MemoryFilter &filter)
@@ -75,6 +78,7 @@ bool ExperienceListModel::run()
     beginResetModel();
     m_pages.clear();
     m_count = 0;
+    m_relevanceSkipped = false;
     m_error.clear();
     Database &db = m_store->database();
     QString error;
@@ -107,20 +111,43 @@ bool ExperienceListModel::run()
 
     QString order = orderBy();
     QString from = QStringLiteral("experiences e");
-    if (!match.isEmpty()) {
-        from = QStringLiteral("(SELECT rowid AS id, %1 AS score FROM experiences_fts WHERE experiences_fts "
-                              "MATCH :match) m JOIN experiences e ON e.id = m.id")
-                   .arg(MemorySchema::bm25());
-        binds.append({QStringLiteral(":match"), match});
-        if (order.isEmpty())
-            order = QStringLiteral("m.score, e.id");
-    }
-    if (order.isEmpty())
-        order = QStringLiteral("e.pinned DESC, e.updated_at DESC, e.id DESC"); // experiences_by_date
     const bool ok = db.transact(
         [&](QString &e) {
             if (!db.execute(QStringLiteral("DELETE FROM temp.%1").arg(m_table), e))
                 return false;
+            if (!match.isEmpty()) {
+                // The matches first, without ranking: that is cheap at any count, and the count decides how
+                // to order them.
+                if (!db.execute(QStringLiteral("DELETE FROM temp.%1_match").arg(m_table), e))
+                    return false;
+                Statement matches(db.connection(), QStringLiteral("INSERT INTO temp.%1_match (id) SELECT rowid "
+                                                                  "FROM experiences_fts WHERE experiences_fts "
+                                                                  "MATCH :match")
+                                                       .arg(m_table));
+                matches.bind(QStringLiteral(":match"), match);
+                if (!matches.exec()) {
+                    e = matches.error();
+                    return false;
+                }
+                const int found = matches.rowsAffected();
+                if (order.isEmpty() && found <= relevanceLimit) {
+                    from = QStringLiteral("(SELECT rowid AS id, %1 AS score FROM experiences_fts WHERE "
+                                          "experiences_fts MATCH :match) m JOIN experiences e ON e.id = m.id")
+                               .arg(MemorySchema::bm25());
+                    binds.append({QStringLiteral(":match"), match});
+                    order = QStringLiteral("m.score, e.id");
+                } else {
+                    m_relevanceSkipped = order.isEmpty();
+                    // Most of the memory matches: walk the order's index and test each row, rather than look
+                    // each match up and sort them all (SQLite cannot know the temporary table's size; the unary
+                    // + keeps it from choosing the lookups).
+                    const bool most = qint64(found) * 8 > m_store->count();
+                    where.append((most ? QStringLiteral("+e.id") : QStringLiteral("e.id")) +
+                                 QStringLiteral(" IN temp.%1_match").arg(m_table));
+                }
+            }
+            if (order.isEmpty())
+                order = QStringLiteral("e.pinned DESC, e.updated_at DESC, e.id DESC"); // experiences_by_date
             Statement q(db.connection(),
                         QStringLiteral("INSERT INTO temp.%1 (id) SELECT e.id FROM %2 %3 ORDER BY %4")
                             .arg(m_table, from,

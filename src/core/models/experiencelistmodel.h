@@ -31,6 +31,9 @@ public:
     };
     // The order when no column is chosen: the best text match first, or with no text pinned then newest.
     static constexpr int defaultOrder = -1;
+    // Ranking by text match costs time with every match (bm25 is computed for each); beyond this many the
+    // default order lists them pinned then newest, and relevanceSkipped() says so.
+    static constexpr int relevanceLimit = 20000;
 
     explicit ExperienceListModel(ExperienceStore *store, QObject *parent = nullptr);
     ~ExperienceListModel() override;
@@ -41,6 +44,8 @@ public:
     // Runs the same query again, after the memory changed.
     bool refresh();
     QString lastError() const { return m_error; }
+    // The last query had text, no chosen column and more than relevanceLimit matches.
+    bool relevanceSkipped() const { return m_relevanceSkipped; }
 
     qint64 idAt(int row) const;
     // The row of an experience, or -1; searches the ids in order, inside SQLite.
@@ -78,6 +83,7 @@ private:
     int m_sortColumn = defaultOrder;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
     int m_count = 0;
+    bool m_relevanceSkipped = false;
     mutable QHash<int, QVector<Row>> m_pages;
     QString m_error;
 };
