@@ -123,7 +123,12 @@ ExperienceStore::~ExperienceStore() = default;
 bool ExperienceStore::open()
 {
     QString error;
-    return m_db.open(m_path, error) || fail(error);
+    // In memory: the statement journal every insert opens inside a transaction (a row, its indexes and the
+    // full-text index written by a trigger) and the browser's lists of ids. On disk the statement journals
+    // cost an import of 100,000 experiences a third of its time. Set before any temporary table exists, as
+    // changing it later drops them.
+    return (m_db.open(m_path, error) && m_db.execute(QStringLiteral("PRAGMA temp_store = MEMORY"), error)) ||
+           fail(error);
 }
 
 bool ExperienceStore::fail(const QString &error) const
@@ -549,7 +554,7 @@ ExperienceStore::ImportResult ExperienceStore::importJson(const QByteArray &docu
     const QString before = cache.exec(QStringLiteral("PRAGMA cache_size")) && cache.next()
                                ? cache.value(0).toString()
                                : QString();
-    cache.exec(QStringLiteral("PRAGMA cache_size = -65536"));
+    cache.exec(QStringLiteral("PRAGMA cache_size = -262144"));
     const auto restoreCache = qScopeGuard([&] {
         if (!before.isEmpty())
             cache.exec(QStringLiteral("PRAGMA cache_size = ") + before);
