@@ -324,6 +324,14 @@ QList<ExperienceRecord> ExperienceStore::retrieve(const QString &task, const QSt
     return chosen;
 }
 
+void ExperienceStore::prepareRetrieval(const QString &queryText) const
+{
+    QStringList ignored;
+    QString error;
+    if (!m_rarity->distinctive(m_db.connection(), FtsQuery::distinctWords(queryText), ignored, error))
+        fail(error);
+}
+
 bool ExperienceStore::recordRetrieval(const QString &sessionId, int iteration, const QString &planId,
                                       const QList<qint64> &experienceIds)
 {

@@ -59,6 +59,9 @@ public:
     // the policy can choose are read (RetrievalCandidates), so the time does not grow with the memory.
     QList<ExperienceRecord> retrieve(const QString &task, const QString &target, const QString &queryText,
                                      int limit = 16) const;
+    // Reads the word counts retrieve() needs for this text (a search's starting kernel) ahead of time, off the
+    // planner's path: the first sight of a kernel's common words costs a few milliseconds each.
+    void prepareRetrieval(const QString &queryText) const;
 
     // Usage evidence. recordRetrieval: these experiences (in rank order) were shown to the planner for
     // `planId`; recording the same plan again changes nothing. recordOutcome: that plan's kernels were

@@ -93,5 +93,9 @@ QStringList MemorySchema::orderingIndexes()
         QStringLiteral("CREATE INDEX experiences_by_effect_in_task ON experiences(task, target, kind, "
                        "max(speedup, 1.0 / speedup) DESC, updated_at DESC)"),
         QStringLiteral("CREATE INDEX experiences_by_effect ON experiences(target, kind, "
-                       "max(speedup, 1.0 / speedup) DESC, updated_at DESC, task)")};
+                       "max(speedup, 1.0 / speedup) DESC, updated_at DESC, task)"),
+        // What retrieve() ranks text matches by, looked up by id without reading the rows' lessons and code:
+        // a quarter of the time of reading the table for a few thousand matches.
+        QStringLiteral("CREATE INDEX experiences_for_ranking ON experiences(id, task, kind, target, speedup, "
+                       "updated_at, pinned)")};
 }

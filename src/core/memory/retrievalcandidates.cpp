@@ -17,9 +17,10 @@ bool textMatches(const QSqlDatabase &db, const QString &task, const QString &tar
                 QStringLiteral(
                     "SELECT id, score FROM (SELECT e.id AS id, m.score AS score, e.pinned AS pinned, "
                     "row_number() OVER (PARTITION BY e.task = :task, e.kind ORDER BY m.score, "
-                    "(:target <> '' AND e.target = :target) DESC, max(e.speedup, 1.0 / e.speedup) DESC, e.updated_at DESC, e.id) "
-                    "AS position FROM (SELECT rowid AS id, %1 AS score FROM experiences_fts WHERE "
-                    "experiences_fts MATCH :match) m JOIN experiences e ON e.id = m.id) "
+                    "(:target <> '' AND e.target = :target) DESC, max(e.speedup, 1.0 / e.speedup) DESC, "
+                    "e.updated_at DESC, e.id) AS position FROM (SELECT rowid AS id, %1 AS score FROM "
+                    "experiences_fts WHERE experiences_fts MATCH :match) m "
+                    "JOIN experiences e INDEXED BY experiences_for_ranking ON e.id = m.id) "
                     "WHERE position <= :limit OR pinned <> 0")
                     .arg(bm25));
     q.bind(QStringLiteral(":task"), task)

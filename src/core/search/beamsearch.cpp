@@ -296,7 +296,15 @@ bool BeamSearch::start(const Task &task, const SearchConfig &config)
     qCInfo(lcSearch).noquote() << "session" << m_sessionId << "task" << task.name
                                << "evaluating the baseline";
     submitCandidate(baseline, QString(), Plan{});
+    prepareMemory();
     return true;
+}
+
+void BeamSearch::prepareMemory()
+{
+    // While the host measures the baseline: the planner's retrievals then find the kernel's word counts read.
+    if (m_memory && m_config.expN > 0)
+        m_memory->prepareRetrieval(m_task.kernel);
 }
 
 bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConfig> &config)
@@ -336,6 +344,7 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
     }
     qCInfo(lcSearch).noquote() << "session" << m_sessionId << "resumes at iteration" << point->iteration;
     tell(SearchEvents::SessionStarted{true, point->iteration, m_task, m_config});
+    prepareMemory();
     if (point->iteration == 0) {
         m_state = State::Baseline;
         submitCandidate(m_candidates.value(m_baselineId), QString(), Plan{});

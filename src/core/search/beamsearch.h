@@ -135,6 +135,7 @@ private:
     void workDone();
     void selectAndSummarize();
     void recordOutcomes();
+    void prepareMemory();
     void finishIteration();
     void finish(StopReason reason);
     bool checkBudgets();
