@@ -542,6 +542,28 @@ class Tile:
         comps = _norm_user_key(raw, self.shape)
         return self._view(comps)
 
+    def as_partition_vector(self):
+        """This 1-D HBM view as an (n, 1) view of the same elements, or None when it is not one.
+
+        `nl.load(a[0:128, j])` drops the integer-indexed axis and leaves a 1-D access of 128 elements; the Neuron
+        compiler loads it as a (128, 1) partition vector (the fused-mamba tutorial and the original NKIBench mamba
+        both load their per-channel A this way and use it as activation's scale), so nkisim keeps the last
+        integer-indexed axis next to the sliced one as an axis of size 1. A 1-D *on-chip* tile stays an error (the
+        compiler's "Insufficient rank"), and so does a whole 1-D HBM tensor, which has no integer index to keep."""
+        if self.alloc.memory != "hbm" or len(self.shape) != 1 or self.key is None or self.inner is not None:
+            return None
+        key = list(self.key)
+        ints = [i for i, c in enumerate(key) if isinstance(c, int)]
+        if not ints or not all(isinstance(c, (int, slice)) for c in key):
+            return None  # advanced keys already carry their own axes
+        axis = next(i for i, c in enumerate(key) if isinstance(c, slice))
+        after = [i for i in ints if i > axis]
+        # Keep the integer axis next to the sliced one: after it (a column, (n, 1)), else before it (a row,
+        # (1, n) as `a[j:j+1, 0:n]` would give; our inference, the compiler's documents show only the column).
+        keep = after[0] if after else ints[-1]
+        key[keep] = slice(key[keep], key[keep] + 1, 1)
+        return Tile(self.alloc, key, _key_shape(key))
+
     def _view(self, comps):
         key = _compose(self, comps)
         if any(isinstance(c, np.ndarray) for c in key):

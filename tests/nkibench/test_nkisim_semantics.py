@@ -387,3 +387,49 @@ def test_rebinding_a_top_level_tile_frees_the_old_one():
             "    return o\n")
     r = ok(body, np.zeros((4, 4), np.float32))
     assert r.peak_psum_bytes == 2 * 2048  # the new tile exists before the old one is dropped
+
+
+# --- 1-D partition vectors ----------------------------------------------------------------------------------------
+# `nl.load(a[0:128, j])` leaves a 1-D access; the compiler loads it as a (128, 1) partition vector (the fused-mamba
+# tutorial and the original NKIBench mamba use it as activation's scale). A 1-D on-chip tile stays an error
+# (test_nkisim_rules: insufficient_rank), as in the compiler.
+
+
+@pytest.mark.parametrize("numeric", [True, False])
+def test_column_load_with_an_integer_index_is_a_partition_vector(numeric):
+    a, s = rnd(256, 64), rnd(256, 4, seed=1)
+    r = run("""
+    @nki.jit
+    def kernel(a, s):
+        o = nl.ndarray((256, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+        col = nl.ndarray((256, 4), dtype=a.dtype, buffer=nl.shared_hbm)
+        for t in nl.affine_range(2):
+            for j in nl.affine_range(4):
+                v = nl.load(s[t * 128:(t + 1) * 128, j])
+                assert v.shape == (128, 1)
+                x = nl.load(a[t * 128:(t + 1) * 128, 0:64])
+                y = nisa.activation(op=nl.exp, data=x, scale=v)
+                nl.store(o[t * 128:(t + 1) * 128, 0:64], value=y)
+                nl.store(col[t * 128:(t + 1) * 128, j], value=nl.multiply(v, 2.0))
+        return o, col
+    """, a, s, numeric=numeric)
+    assert r.error is None, r.error
+    if numeric:
+        np.testing.assert_allclose(r.outputs[0], np.exp(a * s[:, 3:4]), rtol=1e-5)
+        np.testing.assert_allclose(r.outputs[1], 2 * s, rtol=1e-6)
+    loads = [i for i in r.trace if i.attrs.get("api") == "nl.load" and i.partitions == 128 and i.free_elems == 1]
+    assert len(loads) == 8
+
+
+def test_row_load_with_an_integer_index_keeps_the_row_axis():
+    b = rnd(4, 64)
+    got = out("""
+    @nki.jit
+    def kernel(b):
+        o = nl.ndarray((128, 64), dtype=b.dtype, buffer=nl.shared_hbm)
+        r = nl.load(b[2, 0:64])
+        assert r.shape == (1, 64)
+        nl.store(o, value=r.broadcast_to((128, 64)))
+        return o
+    """, b)
+    np.testing.assert_allclose(got, np.broadcast_to(b[2], (128, 64)))
