@@ -227,6 +227,7 @@ def _attempt(fn, args, kwargs, res, target, numeric, use_replay, used):
                 except Exception as e:  # noqa: BLE001 - any exception in kernel code is the kernel's error
                     raise errors.KernelException(f"{type(e).__name__}: {e}", _line_of(e, filename), e,
                                                  filename) from None
+            ctx.check_capacity()
             _collect(ret, wrapped, res, ctx, fn)
     finally:
         context._current = prev

@@ -32,7 +32,7 @@ def _cerr(msg, code=""):
 class Alloc:
     __slots__ = ("tid", "memory", "hbm_kind", "dtype", "shape", "pdim", "data", "name", "block_bytes", "nblocks",
                  "footprint", "live", "epoch", "blocks", "pending", "raw", "fstrides", "ctx", "written", "reduce_op",
-                 "lazy", "fill", "groups", "psum_reads", "__weakref__")
+                 "lazy", "fill", "groups", "psum_reads", "use", "__weakref__")
 
     def label(self):
         return self.name or f"tensor#{self.tid}"
@@ -152,6 +152,7 @@ def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_ki
     a.name = name
     a.ctx = ctx
     a.live = False
+    a.use = None  # on-chip: [first use, last use, footprint, label] (context.py, capacity rule)
     a.pending = None
     a.raw = None
     a.epoch = -1
@@ -190,6 +191,8 @@ def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_ki
         a.data = np.full(shape, dt.cast(np.asarray(init, dtype=np.float32 if dt.is_float else None)), dt.dtype)
     if memory != "hbm" and track:
         ctx.track(a)
+        if not (init is None or (isinstance(init, str) and init == "garbage")):
+            ctx.note_use(a, filled=True)  # nl.zeros / nl.full: filled here, so in use from here on
     return a
 
 
@@ -712,6 +715,8 @@ class Tile:
         if pdim is None:
             return _tuple_new(Access, (a.tid, "hbm", 0, 1, f_lo * isz, f_hi * isz))
         p_lo, p_hi = box[pdim]
+        if touch and a.use is not None and not empty:
+            a.ctx.note_use(a)
         if touch and pdim and a.live and not empty:
             a.ctx.touch_blocks(a, _block_ids(box[:pdim], a.shape[:pdim]))
         return _tuple_new(Access, (a.tid, a.memory, p_lo, p_hi, f_lo * isz, f_hi * isz))
