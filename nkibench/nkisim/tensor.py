@@ -539,13 +539,21 @@ class Tile:
         if self.key is None and self.inner is None:
             key = _fast_key(raw, self.shape)
             if key is not None:
-                return Tile(self.alloc, key, tuple(_slice_len(c) for c in key if type(c) is slice))
+                view = Tile(self.alloc, key, tuple(_slice_len(c) for c in key if type(c) is slice))
+                return view if len(view.shape) != 1 or self.alloc.memory == "hbm" else view._on_chip_vector()
         if self.inner is not None:
             return self._index_broadcast(raw)
         comps = _norm_user_key(raw, self.shape)
-        return self._view(comps)
+        view = self._view(comps)
+        return view if len(view.shape) != 1 or self.alloc.memory == "hbm" else view._on_chip_vector()
 
-    def as_partition_vector(self):
+    def _on_chip_vector(self):
+        """`t[0:n, j]` of an on-chip tile is the (n, 1) column the docs recommend for (n, 1) buffers (and the
+        fused-mamba tutorial's v3 reads a scan's last column that way); only `t[0:n]` on its own is refused."""
+        vec = self.as_partition_vector(any_memory=True)
+        return self if vec is None else vec
+
+    def as_partition_vector(self, any_memory=False):
         """This 1-D HBM view as an (n, 1) view of the same elements, or None when it is not one.
 
         `nl.load(a[0:128, j])` drops the integer-indexed axis and leaves a 1-D access of 128 elements; the Neuron
@@ -553,7 +561,8 @@ class Tile:
         both load their per-channel A this way and use it as activation's scale), so nkisim keeps the last
         integer-indexed axis next to the sliced one as an axis of size 1. A 1-D *on-chip* tile stays an error (the
         compiler's "Insufficient rank"), and so does a whole 1-D HBM tensor, which has no integer index to keep."""
-        if self.alloc.memory != "hbm" or len(self.shape) != 1 or self.key is None or self.inner is not None:
+        if (self.alloc.memory != "hbm" and not any_memory) or len(self.shape) != 1 or self.key is None or \
+                self.inner is not None:
             return None
         key = list(self.key)
         ints = [i for i, c in enumerate(key) if isinstance(c, int)]
@@ -663,6 +672,10 @@ class Tile:
                 a._first_write(hit[0], submask is None and not any(isinstance(c, np.ndarray) for c in k) and
                                math.prod(self.shape) == math.prod(bshape) and
                                all(lo == 0 and hi == n for (lo, hi), n in zip(self.box()[a.pdim:], bshape)))
+        if not a.data.flags.writeable:
+            # An op result materialized as a broadcast view (materialize) is shared until written: copy it now,
+            # for `out_tile[...] = nl.multiply(out_tile, g, mask=...)` (the rmsnorm tutorial) writes into it.
+            a.data = a.data.copy()
         if self.key is None:
             _write(a.data, (), values, submask)
         else:

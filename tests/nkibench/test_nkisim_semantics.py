@@ -433,3 +433,63 @@ def test_row_load_with_an_integer_index_keeps_the_row_axis():
         return o
     """, b)
     np.testing.assert_allclose(got, np.broadcast_to(b[2], (128, 64)))
+
+
+def test_on_chip_column_with_an_integer_index_is_an_n_by_1_tile():
+    # the fused-mamba tutorial (v3) carries a scan's last column into the next chunk as `scan[0:128, n - 1]`
+    a = rnd(128, 64)
+    got = out("""
+    @nki.jit
+    def kernel(a):
+        o = nl.ndarray((128, 1), dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        last = nl.ndarray((128, 1), dtype=nl.float32)
+        last[...] = t[0:128, 63]
+        assert t[0:128, 63].shape == (128, 1)
+        nl.store(o, value=nl.add(last, t[0:128, 0]))
+        return o
+    """, a)
+    np.testing.assert_allclose(got, a[:, 63:64] + a[:, 0:1], rtol=1e-6)
+
+
+def test_reduction_over_inner_free_axes_of_a_strided_view():
+    # max/avg pooling reduce axes [2, 4] of a 5-D view (C, H/p, p, W/p, p): free axes that are not trailing
+    x = rnd(16, 8, 8)
+    got = out("""
+    @nki.jit
+    def kernel(x):
+        c, h, w = x.shape
+        o = nl.ndarray((c, h // 2, w // 2), dtype=x.dtype, buffer=nl.shared_hbm)
+        i0, i1, i2, i3, i4 = nl.mgrid[0:c, 0:h // 2, 0:2, 0:w // 2, 0:2]
+        t = nl.load(x)
+        nl.store(o, value=nl.max(t[i0, 2 * i1 + i2, 2 * i3 + i4], axis=[2, 4]))
+        return o
+    """, x)
+    np.testing.assert_allclose(got, x.reshape(16, 4, 2, 4, 2).max(axis=(2, 4)))
+    r = run("""
+    @nki.jit
+    def kernel(x):
+        t = nl.load(x)
+        s = nl.sum(t, axis=[0])  # BAD
+        return x
+    """, x)
+    assert r.status == "compile_error" and "free axes" in str(r.error)
+
+
+def test_writing_into_an_op_result_under_a_mask():
+    # rmsnorm tutorial: `out_tile[...] = nl.multiply(out_tile, g, mask=...)` writes into an op's result tile
+    a, g = rnd(128, 32), rnd(1, 32, seed=2)
+    got = out("""
+    @nki.jit
+    def kernel(a, g):
+        o = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        i_p = nl.arange(128)[:, None]
+        i_f = nl.arange(32)[None, :]
+        t = nl.multiply(nl.load(a), 2.0)
+        t[...] = nl.multiply(t, nl.load(g).broadcast_to((128, 32)), mask=(i_p < 100))
+        nl.store(o[i_p, i_f], value=t)
+        return o
+    """, a, g)
+    want = 2 * a
+    want[:100] *= g
+    np.testing.assert_allclose(got, want, rtol=1e-6)
