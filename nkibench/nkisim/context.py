@@ -1,15 +1,22 @@
 """The state of one kernel run: the trace being recorded, the loop nest, SPMD coordinates, and the SBUF/PSUM
 liveness accounting behind the capacity rule.
 
-Liveness rule (a lower bound of what the compiler must keep on chip; beyond it the compiler spills, but never below):
-  * An allocation is live from its creation until the end of the loop iteration it was created in (a tile allocated
-    in a loop body dies when the iteration ends), or until Python drops the last reference to it (temporaries such as
-    the result of `buf[...] = nl.exp(x)`), or until the kernel ends (allocations outside any loop).
-  * A tensor without block dimensions occupies its full per-partition size while live.
-  * A tensor with leading block dimensions is backed by one physical (P, F) tile per block index touched in the
-    current iteration of the innermost enclosing loop (at least one). Blocks touched in earlier iterations are assumed
-    recycled or spilled, which is what the compiler does; so a kernel may declare far more than fits.
-Capacity: SBUF 192 KiB (trn1) / 224 KiB (trn2) per partition, PSUM 16 KiB per partition.
+Capacity rule: the on-chip bytes live at one instruction must fit (SBUF 192 KiB (trn1) / 224 KiB (trn2) per
+partition, PSUM 16 KiB per partition). An allocation is live from the first instruction that accesses it to the last
+one (the compiler's liveness: it reuses a tile's space after its last use, and it drops a tensor nothing accesses).
+
+Checked in two steps, because the last use is known only afterwards:
+  * While the kernel runs, a cheap upper bound: an allocation counts from its creation until the end of the loop
+    iteration it was created in, until Python drops the last reference to it (temporaries such as the result of
+    `buf[...] = nl.exp(x)`), or until the kernel ends (allocations outside any loop). A tensor with leading block
+    dimensions counts one physical (P, F) tile per block index touched in the current iteration of the innermost
+    enclosing loop (at least one): blocks touched in earlier iterations are recycled or spilled, as the compiler
+    does, so a kernel may declare far more than fits.
+  * Where that bound exceeds the capacity, the run keeps a window of the allocations involved, and at the end
+    (check_capacity) the bytes live by first and last use are summed at every instruction of the window. Only that
+    is an error. The bound alone rejected kernels the compiler accepts: the original NKIBench mamba keeps a dozen
+    28 KiB tiles bound to names in one loop body, but no more than six of them are in use at once.
+A timing-only run under loop replay (replay.py) does not record windows: it hands an over-bound run to a plain run.
 """
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ SBUF_BYTES = {"trn1": 192 * 1024, "trn2": 224 * 1024}
 PSUM_BYTES = 16 * 1024
 PSUM_BANK_BYTES = 2 * 1024
 PMAX = 128
+MAX_WINDOWS = 4096  # capacity windows kept before the earlier ones are settled
 
 _current = None
 
@@ -77,6 +85,11 @@ class Context:
         self.replay = replay.ENABLED and not numeric  # timing-only loop replay (replay.py)
         self.replay_active = []  # replay.Driver of the loops whose iteration is running under observation
         self.used_taint = False  # a loop yielded tainted indices: errors are re-checked by a run without replay
+        # Capacity windows (module docstring): [memory, first instruction, last instruction or None, use cells].
+        # A use cell is [first instruction, last instruction, footprint, label], kept by the allocation (alloc.use).
+        self.windows = []
+        self._open = {"sbuf": None, "psum": None}
+        self._fills = (-1, 0)  # (instruction count, fills since it): see note_use
 
     # --- ids -------------------------------------------------------------------------------------------------
     def new_tid(self) -> int:
@@ -134,9 +147,13 @@ class Context:
         """Start counting an SBUF/PSUM allocation against capacity."""
         alloc.footprint = alloc.block_bytes
         alloc.live = True
+        alloc.use = [None, -1, alloc.footprint, None]
         self.live[alloc.tid] = weakref.ref(alloc)
         if self.loops:
             self.loops[-1][3].append(alloc)
+        w = self._open[alloc.memory]
+        if w is not None:
+            w[3].append(alloc.use)
         self._grow(alloc.memory, alloc.footprint, alloc)
 
     def touch_blocks(self, alloc, blocks):
@@ -151,25 +168,91 @@ class Context:
         delta = new - alloc.footprint
         if delta:
             alloc.footprint = new
+            if new > alloc.use[2]:
+                alloc.use[2] = new
             self._grow(alloc.memory, delta, alloc)
 
     def release(self, alloc):
         if alloc.live:
             alloc.live = False
-            self.live_bytes[alloc.memory] -= alloc.footprint
+            mem = alloc.memory
+            self.live_bytes[mem] -= alloc.footprint
             self.live.pop(alloc.tid, None)
+            w = self._open[mem]
+            if w is not None and self.live_bytes[mem] <= self.capacity[mem]:
+                w[2] = len(self.trace.instrs)  # back under the bound: the window closes
+                self._open[mem] = None
 
     def _grow(self, mem, delta, alloc):
         total = self.live_bytes[mem] + delta
         self.live_bytes[mem] = total
         if total > self.peak_bytes[mem]:
             self.peak_bytes[mem] = total
-            if total > self.capacity[mem]:
-                self.live_bytes[mem] -= delta
-                alive = (r() for r in self.live.values())
-                big = sorted((a for a in alive if a is not None and a.memory == mem), key=lambda a: -a.footprint)[:4]
-                names = ", ".join(f"{a.label()} {a.footprint // 1024} KiB" for a in big)
+        if total > self.capacity[mem] and self._open[mem] is None:
+            if self.replay:
+                # Replayed iterations keep no use cells; a plain run decides (run._attempts).
+                raise replay.ReplayMismatch(f"{mem} over the liveness bound: checked by a plain run")
+            if len(self.windows) >= MAX_WINDOWS:
+                self.check_capacity()  # settle the windows so far (their allocations' later uses are not seen)
+                self.windows = []
+            cells = [a.use for a in (r() for r in self.live.values())
+                     if a is not None and a.memory == mem and a.use is not None]
+            for a in (r() for r in self.live.values()):
+                if a is not None and a.memory == mem and a.use is not None and a.use[3] is None:
+                    a.use[3] = a.label()
+            w = [mem, len(self.trace.instrs) - 0.5, None, cells]
+            self.windows.append(w)
+            self._open[mem] = w
+
+    def note_use(self, alloc, filled=False):
+        """An instruction about to be recorded accesses this on-chip allocation; or, filled, the allocation was
+        created with a value (nl.zeros, nl.full), which is a use between the previous instruction and the next."""
+        u = alloc.use
+        n = len(self.trace.instrs)
+        if filled:
+            # Fills between two instructions get distinct points, in order, so an error names the right line.
+            k = self._fills[1] + 1 if self._fills[0] == n else 0
+            self._fills = (n, k)
+            n = n - 0.5 + min(k, 100000) * 1e-6
+        if u[0] is None:
+            u[0] = n
+            if filled:
+                u.append(kernel_line())  # u[4]: the line that created it, for an error at that point
+        u[1] = n
+        w = self._open[alloc.memory]
+        if w is not None and u[3] is None:
+            u[3] = alloc.label()
+
+    def check_capacity(self):
+        """Raise the capacity error if, in some window, the bytes live by first and last use exceed the capacity."""
+        n = len(self.trace.instrs)
+        for mem, t0, t1, cells in self.windows:
+            t1 = n - 1 if t1 is None else t1
+            events = []
+            for c in cells:
+                if c[0] is None:
+                    continue  # never accessed: the compiler allocates nothing for it
+                lo, hi = max(c[0], t0), min(c[1], t1)
+                if lo <= hi:
+                    events.append((lo, c[2]))
+                    events.append((hi + 0.25, -c[2]))  # free before the next use point (uses are n or n - 0.5)
+            events.sort(key=lambda e: (e[0], e[1]))  # frees before allocations at the same instruction
+            # The first instruction over the capacity is where the compiler runs out; report that one.
+            total = peak = 0
+            at = t0
+            for t, d in events:
+                total += d
+                if total > self.capacity[mem]:
+                    peak, at = total, t
+                    break
+            if peak:
+                live = sorted((c for c in cells if c[0] is not None and c[0] <= at <= c[1]), key=lambda c: -c[2])
+                names = ", ".join(f"{c[3] or 'a tile'} {c[2] // 1024} KiB" for c in live[:4])
+                if at != int(at):  # a fill at creation: its own line
+                    line = next((c[4] for c in cells if c[0] == at and len(c) > 4), 0)
+                else:
+                    line = self.trace.instrs[int(at)].line if at < n else 0
                 raise errors.NkiCompileError(
-                    f"{mem.upper()} capacity exceeded: {total // 1024} KiB per partition live at once, the "
-                    f"{self.target} limit is {self.capacity[mem] // 1024} KiB (largest live: {names})",
-                    kernel_line(), "err_out_of_memory")
+                    f"{mem.upper()} capacity exceeded: {peak // 1024} KiB per partition in use at once (from first to "
+                    f"last use), the {self.target} limit is {self.capacity[mem] // 1024} KiB (largest: {names})",
+                    line, "err_out_of_memory")

@@ -1,10 +1,22 @@
-"""Make `neuronxcc.nki` (and its submodules) resolve to nkisim, so Neuron SDK kernels run unchanged."""
+"""Make `neuronxcc.nki` (and its submodules) resolve to nkisim, so Neuron SDK kernels run unchanged.
+
+Two ways, for two kinds of caller:
+- kernel_builtins(): the builtins a kernel module runs with. Its `__import__` resolves neuronxcc.nki* to nkisim at
+  any time: at the module's top level, inside the kernel's body, in nested helpers, at call time. Generated kernels
+  (the original NKIBench's among them) import neuronxcc.nki again inside the function, which the compiler accepts;
+  a redirection that lives only while the module loads made them fail with ModuleNotFoundError. It touches no
+  global state, so a kernel on a Neuron host's interpreter still sees the real SDK everywhere else.
+- activate()/deactivate(): the redirection in sys.modules, for host code (tests, scripts) that imports
+  neuronxcc.nki itself.
+"""
 from __future__ import annotations
 
+import builtins
 import sys
 import types
 
 _saved = None
+_package = None
 
 
 def _names():
@@ -14,19 +26,50 @@ def _names():
             "neuronxcc.nki.typing": typing, "neuronxcc.nki.compiler": compiler}
 
 
+def _neuronxcc():
+    """The stand-in `neuronxcc` package: a package (so `import neuronxcc.nki.x` looks up submodules in
+    sys.modules while activate() is in force) whose `nki` is nkisim."""
+    global _package
+    if _package is None:
+        pkg = types.ModuleType("neuronxcc")
+        pkg.__path__ = []
+        pkg.__nkisim__ = True
+        pkg.nki = _names()["neuronxcc.nki"]
+        _package = pkg
+    return _package
+
+
+def _kernel_import(name, globals=None, locals=None, fromlist=(), level=0):
+    if level != 0 or not (name == "neuronxcc" or name.startswith("neuronxcc.")):
+        return builtins.__import__(name, globals, locals, fromlist, level)
+    mods = _names()
+    if name != "neuronxcc" and name not in mods:
+        # Deeper SDK internals (neuronxcc.starfish..., private kernels) are not part of the NKI API nkisim offers.
+        raise ModuleNotFoundError(f"No module named {name!r}: nkisim provides the classic NKI API "
+                                  f"({', '.join(sorted(mods))}), not other parts of the Neuron compiler",
+                                  name=name)
+    if fromlist:
+        return _neuronxcc() if name == "neuronxcc" else mods[name]
+    # `import neuronxcc.nki.language as nl` gets the top package and walks the attributes (nki, language).
+    return _neuronxcc()
+
+
+def kernel_builtins() -> dict:
+    """A fresh builtins dict for one kernel module: the real builtins with the redirecting __import__."""
+    b = dict(builtins.__dict__)
+    b["__import__"] = _kernel_import
+    return b
+
+
 def activate() -> None:
-    """Install the redirection (idempotent)."""
+    """Install the redirection in sys.modules (idempotent)."""
     global _saved
     if _saved is not None:
         return
     mods = _names()
     keys = ["neuronxcc"] + list(mods)
     _saved = {k: sys.modules.get(k) for k in keys}
-    pkg = types.ModuleType("neuronxcc")
-    pkg.__path__ = []  # a package, so `import neuronxcc.nki.x` looks up submodules in sys.modules
-    pkg.__nkisim__ = True
-    pkg.nki = mods["neuronxcc.nki"]
-    sys.modules["neuronxcc"] = pkg
+    sys.modules["neuronxcc"] = _neuronxcc()
     sys.modules.update(mods)
 
 

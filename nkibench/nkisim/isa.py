@@ -422,8 +422,10 @@ def _reduce_axes(api, data, axis):
         axes = (int(axis),)
     nd = len(data.shape)
     axes = tuple(sorted(a + nd if a < 0 else a for a in axes))
-    if not axes or 0 in axes or axes != tuple(range(nd - len(axes), nd)):
-        raise cerr(f"{api}: reduction axes must be trailing free axes such as [1] or [1, 2], got {list(axes)} "
+    # Any free axes, not only trailing ones: the documented max/avg-pool examples reduce axes [2, 4] of a 5-D view
+    # (nki-facts §1.4). The partition axis (0) cannot be reduced by these instructions.
+    if not axes or 0 in axes or len(set(axes)) != len(axes) or axes[-1] >= nd:
+        raise cerr(f"{api}: reduction axes must be free axes of the tile (1 to {nd - 1}), got {list(axes)} "
                    f"for shape {data.shape}", "err_unsupported_reduction_axis")
     return axes
 

@@ -357,6 +357,9 @@ def load(src, mask=None, dtype=None, **kwargs):
         mem = src.alloc.memory if isinstance(src, Tile) else type(src).__name__
         raise cerr(f"Expected operand 'src' of 'load' to be in address space 'hbm', but got a tile in {mem}",
                    "err_unsupported_memory")
+    vec = src.as_partition_vector()  # a[0:128, j] loads as a (128, 1) partition vector, as compiled
+    if vec is not None:
+        src = vec
     return core.dma("nl.load", src, None, mask=mask, dtype=dtype)
 
 

@@ -55,7 +55,7 @@ class RunResult:
 def load_kernel(source: str, filename: str = "<kernel>", name: str = "kernel"):
     """Execute kernel source text and return its kernel function (named `kernel`, else `optimized_kernel`).
 
-    The source runs with the neuronxcc redirection active, so it may import neuronxcc.nki as on a Neuron host."""
+    The module's imports of neuronxcc.nki resolve to nkisim, at load time and whenever its functions run later."""
     if not isinstance(source, str):
         raise errors.KernelLoadError("kernel source must be text")
     if filename == "<kernel>":
@@ -67,10 +67,9 @@ def load_kernel(source: str, filename: str = "<kernel>", name: str = "kernel"):
                                      e.lineno or 0, filename=filename) from None
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     from . import language
-    ns = {"__name__": "nki_kernel", "__file__": filename, "__builtins__": __builtins__,
+    # The kernel's own builtins resolve neuronxcc.nki* imports to nkisim wherever they run (importer.py).
+    ns = {"__name__": "nki_kernel", "__file__": filename, "__builtins__": importer.kernel_builtins(),
           "range": language.python_range}
-    was_active = importer.is_active()
-    importer.activate()
     try:
         exec(code, ns)
     except errors.NkiError:
@@ -80,9 +79,6 @@ def load_kernel(source: str, filename: str = "<kernel>", name: str = "kernel"):
             raise
         raise errors.KernelLoadError(f"the kernel module raised {type(e).__name__}: {e}",
                                      _line_of(e, filename), filename=filename) from None
-    finally:
-        if not was_active:
-            importer.deactivate()
     fn = ns.get(name)
     if fn is None and name == "kernel":
         fn = ns.get("optimized_kernel")
@@ -231,6 +227,7 @@ def _attempt(fn, args, kwargs, res, target, numeric, use_replay, used):
                 except Exception as e:  # noqa: BLE001 - any exception in kernel code is the kernel's error
                     raise errors.KernelException(f"{type(e).__name__}: {e}", _line_of(e, filename), e,
                                                  filename) from None
+            ctx.check_capacity()
             _collect(ret, wrapped, res, ctx, fn)
     finally:
         context._current = prev

@@ -32,7 +32,7 @@ def _cerr(msg, code=""):
 class Alloc:
     __slots__ = ("tid", "memory", "hbm_kind", "dtype", "shape", "pdim", "data", "name", "block_bytes", "nblocks",
                  "footprint", "live", "epoch", "blocks", "pending", "raw", "fstrides", "ctx", "written", "reduce_op",
-                 "lazy", "fill", "groups", "psum_reads", "__weakref__")
+                 "lazy", "fill", "groups", "psum_reads", "use", "__weakref__")
 
     def label(self):
         return self.name or f"tensor#{self.tid}"
@@ -152,6 +152,7 @@ def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_ki
     a.name = name
     a.ctx = ctx
     a.live = False
+    a.use = None  # on-chip: [first use, last use, footprint, label] (context.py, capacity rule)
     a.pending = None
     a.raw = None
     a.epoch = -1
@@ -190,6 +191,8 @@ def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_ki
         a.data = np.full(shape, dt.cast(np.asarray(init, dtype=np.float32 if dt.is_float else None)), dt.dtype)
     if memory != "hbm" and track:
         ctx.track(a)
+        if not (init is None or (isinstance(init, str) and init == "garbage")):
+            ctx.note_use(a, filled=True)  # nl.zeros / nl.full: filled here, so in use from here on
     return a
 
 
@@ -536,11 +539,42 @@ class Tile:
         if self.key is None and self.inner is None:
             key = _fast_key(raw, self.shape)
             if key is not None:
-                return Tile(self.alloc, key, tuple(_slice_len(c) for c in key if type(c) is slice))
+                view = Tile(self.alloc, key, tuple(_slice_len(c) for c in key if type(c) is slice))
+                return view if len(view.shape) != 1 or self.alloc.memory == "hbm" else view._on_chip_vector()
         if self.inner is not None:
             return self._index_broadcast(raw)
         comps = _norm_user_key(raw, self.shape)
-        return self._view(comps)
+        view = self._view(comps)
+        return view if len(view.shape) != 1 or self.alloc.memory == "hbm" else view._on_chip_vector()
+
+    def _on_chip_vector(self):
+        """`t[0:n, j]` of an on-chip tile is the (n, 1) column the docs recommend for (n, 1) buffers (and the
+        fused-mamba tutorial's v3 reads a scan's last column that way); only `t[0:n]` on its own is refused."""
+        vec = self.as_partition_vector(any_memory=True)
+        return self if vec is None else vec
+
+    def as_partition_vector(self, any_memory=False):
+        """This 1-D HBM view as an (n, 1) view of the same elements, or None when it is not one.
+
+        `nl.load(a[0:128, j])` drops the integer-indexed axis and leaves a 1-D access of 128 elements; the Neuron
+        compiler loads it as a (128, 1) partition vector (the fused-mamba tutorial and the original NKIBench mamba
+        both load their per-channel A this way and use it as activation's scale), so nkisim keeps the last
+        integer-indexed axis next to the sliced one as an axis of size 1. A 1-D *on-chip* tile stays an error (the
+        compiler's "Insufficient rank"), and so does a whole 1-D HBM tensor, which has no integer index to keep."""
+        if (self.alloc.memory != "hbm" and not any_memory) or len(self.shape) != 1 or self.key is None or \
+                self.inner is not None:
+            return None
+        key = list(self.key)
+        ints = [i for i, c in enumerate(key) if isinstance(c, int)]
+        if not ints or not all(isinstance(c, (int, slice)) for c in key):
+            return None  # advanced keys already carry their own axes
+        axis = next(i for i, c in enumerate(key) if isinstance(c, slice))
+        after = [i for i in ints if i > axis]
+        # Keep the integer axis next to the sliced one: after it (a column, (n, 1)), else before it (a row,
+        # (1, n) as `a[j:j+1, 0:n]` would give; our inference, the compiler's documents show only the column).
+        keep = after[0] if after else ints[-1]
+        key[keep] = slice(key[keep], key[keep] + 1, 1)
+        return Tile(self.alloc, key, _key_shape(key))
 
     def _view(self, comps):
         key = _compose(self, comps)
@@ -638,6 +672,10 @@ class Tile:
                 a._first_write(hit[0], submask is None and not any(isinstance(c, np.ndarray) for c in k) and
                                math.prod(self.shape) == math.prod(bshape) and
                                all(lo == 0 and hi == n for (lo, hi), n in zip(self.box()[a.pdim:], bshape)))
+        if not a.data.flags.writeable:
+            # An op result materialized as a broadcast view (materialize) is shared until written: copy it now,
+            # for `out_tile[...] = nl.multiply(out_tile, g, mask=...)` (the rmsnorm tutorial) writes into it.
+            a.data = a.data.copy()
         if self.key is None:
             _write(a.data, (), values, submask)
         else:
@@ -690,6 +728,8 @@ class Tile:
         if pdim is None:
             return _tuple_new(Access, (a.tid, "hbm", 0, 1, f_lo * isz, f_hi * isz))
         p_lo, p_hi = box[pdim]
+        if touch and a.use is not None and not empty:
+            a.ctx.note_use(a)
         if touch and pdim and a.live and not empty:
             a.ctx.touch_blocks(a, _block_ids(box[:pdim], a.shape[:pdim]))
         return _tuple_new(Access, (a.tid, a.memory, p_lo, p_hi, f_lo * isz, f_hi * isz))

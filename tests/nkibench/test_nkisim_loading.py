@@ -155,6 +155,65 @@ def test_import_redirection_all_styles():
         import neuronxcc.nki  # noqa: F401
 
 
+# Generated kernels (the original NKIBench's among them) import neuronxcc.nki again inside the kernel's body, and
+# helpers may import at call time. The compiler accepts that, so every such import must reach nkisim, and none may
+# leave neuronxcc behind in sys.modules.
+IMPORTS_IN_BODY = """\
+import numpy as np
+
+
+def _helper(t):
+    from neuronxcc.nki.language import multiply
+    return multiply(t, 2.0)
+
+
+def kernel(a):
+    import neuronxcc.nki as nki
+    import neuronxcc.nki.language as nl
+    import neuronxcc.nki.isa as nisa
+    import neuronxcc.nki.typing as nt
+    from neuronxcc import nki as nki2
+    from neuronxcc.nki import isa
+    from neuronxcc.nki.language import par_dim
+
+    def inner(t):
+        import neuronxcc.nki.language as nl3
+        return nl3.add(t, 1.0)
+
+    assert nki2 is nki and isa is nisa and nt.tensor is not None
+    o = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    buf = nl.ndarray((1, par_dim(128), 64), dtype=nl.float32, buffer=nl.sbuf)
+    buf[0] = nl.load(a)
+    nl.store(o, value=inner(_helper(buf[0])))
+    return o
+"""
+
+
+def test_imports_inside_the_kernel_body_resolve_at_call_time():
+    _clean_neuronxcc()
+    fn = nkisim.load_kernel(IMPORTS_IN_BODY)
+    assert "neuronxcc" not in sys.modules  # loading left nothing behind ...
+    a = rnd(128, 64)
+    r = nkisim.run_kernel(fn, [a])  # ... and the imports run only now, long after the module loaded
+    assert r.error is None, r.error
+    np.testing.assert_allclose(r.outputs[0], a * 2 + 1, rtol=1e-6)
+    assert "neuronxcc" not in sys.modules and "neuronxcc.nki" not in sys.modules
+
+
+def test_unknown_neuronxcc_module_is_a_clear_error_with_its_line():
+    body = "def kernel(a):\n    from neuronxcc.starfish.penguin import targets\n    return a\n"
+    r = nkisim.run_kernel(body, [rnd(2, 2)])
+    assert r.status == "compile_error" and r.error.line == 2
+    assert "neuronxcc.starfish.penguin" in str(r.error) and "classic NKI API" in str(r.error)
+
+
+def test_kernel_imports_of_other_modules_still_work():
+    body = "def kernel(a):\n    import math\n    from functools import reduce\n    return a\n"
+    assert nkisim.run_kernel(body, [rnd(2, 2)]).error is None
+    r = nkisim.run_kernel("def kernel(a):\n    import no_such_module_xyz\n    return a\n", [rnd(2, 2)])
+    assert r.status == "compile_error" and "no_such_module_xyz" in str(r.error) and r.error.line == 2
+
+
 def test_jit_call_with_numpy_and_grid_and_modes():
     @nkisim.jit
     def add_kernel(a, b):

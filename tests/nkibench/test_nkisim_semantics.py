@@ -387,3 +387,109 @@ def test_rebinding_a_top_level_tile_frees_the_old_one():
             "    return o\n")
     r = ok(body, np.zeros((4, 4), np.float32))
     assert r.peak_psum_bytes == 2 * 2048  # the new tile exists before the old one is dropped
+
+
+# --- 1-D partition vectors ----------------------------------------------------------------------------------------
+# `nl.load(a[0:128, j])` leaves a 1-D access; the compiler loads it as a (128, 1) partition vector (the fused-mamba
+# tutorial and the original NKIBench mamba use it as activation's scale). A 1-D on-chip tile stays an error
+# (test_nkisim_rules: insufficient_rank), as in the compiler.
+
+
+@pytest.mark.parametrize("numeric", [True, False])
+def test_column_load_with_an_integer_index_is_a_partition_vector(numeric):
+    a, s = rnd(256, 64), rnd(256, 4, seed=1)
+    r = run("""
+    @nki.jit
+    def kernel(a, s):
+        o = nl.ndarray((256, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+        col = nl.ndarray((256, 4), dtype=a.dtype, buffer=nl.shared_hbm)
+        for t in nl.affine_range(2):
+            for j in nl.affine_range(4):
+                v = nl.load(s[t * 128:(t + 1) * 128, j])
+                assert v.shape == (128, 1)
+                x = nl.load(a[t * 128:(t + 1) * 128, 0:64])
+                y = nisa.activation(op=nl.exp, data=x, scale=v)
+                nl.store(o[t * 128:(t + 1) * 128, 0:64], value=y)
+                nl.store(col[t * 128:(t + 1) * 128, j], value=nl.multiply(v, 2.0))
+        return o, col
+    """, a, s, numeric=numeric)
+    assert r.error is None, r.error
+    if numeric:
+        np.testing.assert_allclose(r.outputs[0], np.exp(a * s[:, 3:4]), rtol=1e-5)
+        np.testing.assert_allclose(r.outputs[1], 2 * s, rtol=1e-6)
+    loads = [i for i in r.trace if i.attrs.get("api") == "nl.load" and i.partitions == 128 and i.free_elems == 1]
+    assert len(loads) == 8
+
+
+def test_row_load_with_an_integer_index_keeps_the_row_axis():
+    b = rnd(4, 64)
+    got = out("""
+    @nki.jit
+    def kernel(b):
+        o = nl.ndarray((128, 64), dtype=b.dtype, buffer=nl.shared_hbm)
+        r = nl.load(b[2, 0:64])
+        assert r.shape == (1, 64)
+        nl.store(o, value=r.broadcast_to((128, 64)))
+        return o
+    """, b)
+    np.testing.assert_allclose(got, np.broadcast_to(b[2], (128, 64)))
+
+
+def test_on_chip_column_with_an_integer_index_is_an_n_by_1_tile():
+    # the fused-mamba tutorial (v3) carries a scan's last column into the next chunk as `scan[0:128, n - 1]`
+    a = rnd(128, 64)
+    got = out("""
+    @nki.jit
+    def kernel(a):
+        o = nl.ndarray((128, 1), dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        last = nl.ndarray((128, 1), dtype=nl.float32)
+        last[...] = t[0:128, 63]
+        assert t[0:128, 63].shape == (128, 1)
+        nl.store(o, value=nl.add(last, t[0:128, 0]))
+        return o
+    """, a)
+    np.testing.assert_allclose(got, a[:, 63:64] + a[:, 0:1], rtol=1e-6)
+
+
+def test_reduction_over_inner_free_axes_of_a_strided_view():
+    # max/avg pooling reduce axes [2, 4] of a 5-D view (C, H/p, p, W/p, p): free axes that are not trailing
+    x = rnd(16, 8, 8)
+    got = out("""
+    @nki.jit
+    def kernel(x):
+        c, h, w = x.shape
+        o = nl.ndarray((c, h // 2, w // 2), dtype=x.dtype, buffer=nl.shared_hbm)
+        i0, i1, i2, i3, i4 = nl.mgrid[0:c, 0:h // 2, 0:2, 0:w // 2, 0:2]
+        t = nl.load(x)
+        nl.store(o, value=nl.max(t[i0, 2 * i1 + i2, 2 * i3 + i4], axis=[2, 4]))
+        return o
+    """, x)
+    np.testing.assert_allclose(got, x.reshape(16, 4, 2, 4, 2).max(axis=(2, 4)))
+    r = run("""
+    @nki.jit
+    def kernel(x):
+        t = nl.load(x)
+        s = nl.sum(t, axis=[0])  # BAD
+        return x
+    """, x)
+    assert r.status == "compile_error" and "free axes" in str(r.error)
+
+
+def test_writing_into_an_op_result_under_a_mask():
+    # rmsnorm tutorial: `out_tile[...] = nl.multiply(out_tile, g, mask=...)` writes into an op's result tile
+    a, g = rnd(128, 32), rnd(1, 32, seed=2)
+    got = out("""
+    @nki.jit
+    def kernel(a, g):
+        o = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        i_p = nl.arange(128)[:, None]
+        i_f = nl.arange(32)[None, :]
+        t = nl.multiply(nl.load(a), 2.0)
+        t[...] = nl.multiply(t, nl.load(g).broadcast_to((128, 32)), mask=(i_p < 100))
+        nl.store(o[i_p, i_f], value=t)
+        return o
+    """, a, g)
+    want = 2 * a
+    want[:100] *= g
+    np.testing.assert_allclose(got, want, rtol=1e-6)

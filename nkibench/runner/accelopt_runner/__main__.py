@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 
-from . import DEFAULT_TASKS_DIR, NKIBENCH_DIR, limits
+from . import DEFAULT_TASKS_DIR, NKIBENCH_DIR, limits, roofline
 
 
 def _config(a) -> dict:
@@ -20,11 +20,12 @@ def _config(a) -> dict:
             os.pathsep) if p])
     tasks = a.tasks or (os.path.join(nkb, "tasks") if a.nkibench else DEFAULT_TASKS_DIR)
     mem = limits.resolve(a.memory_limit_mb, a.slots)  # ValueError for a bad environment value
+    compat = roofline.host_compat(a.roofline_compat)  # ValueError for a bad environment value
     return {"tasks_dir": os.path.abspath(tasks), "max_message_bytes": int(a.max_message_mib * 1024 * 1024),
             "memory_limit_mb": mem["memory_limit_mb"], "memory_limit_source": mem["source"], "memory": mem,
             "neuron_memory_limit_mb": a.neuron_memory_limit_mb,
             "timeout_s": a.timeout_s, "no_sandbox": a.no_sandbox, "keep_workdirs": a.keep_workdirs,
-            "output_cap_chars": a.output_cap_kib * 1024}
+            "output_cap_chars": a.output_cap_kib * 1024, "roofline_compat": compat}
 
 
 def main(argv=None) -> int:
@@ -53,6 +54,9 @@ def main(argv=None) -> int:
     common.add_argument("--output-cap-kib", type=int, default=16, help="kernel output kept per eval")
     common.add_argument("--no-sandbox", action="store_true", help="do not use bubblewrap even when installed")
     common.add_argument("--keep-workdirs", action="store_true", help="keep each eval's temporary folder")
+    common.add_argument("--roofline-compat", choices=["accelopt", "none"], default=None,
+                        help="peak constants of %% of peak: 'accelopt' = the original's (for comparison with the "
+                             "paper), 'none' = ours (default: $ACCELOPT_ROOFLINE_COMPAT, else ours)")
     common.add_argument("-v", "--verbose", action="store_true")
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("serve", parents=[common], help="JSON lines on stdin/stdout")

@@ -12,8 +12,11 @@ to its parent (an "NKIBench/" prefix), or bare file names under reference/ and k
 summary.json the files are found by name: reference/<problem>_*.py and kernels/<problem>_*_0.py, with the
 parameters parsed from the file name (silu_numpy_M4096_N7168.py -> {"M": 4096, "N": 7168}).
 
-The original harness has no task metadata beyond this, so dtype is float32, rel_tol 2e-5 (3e-5 for mamba) and the
-roofline formulas are the original's table (accelopt-method §5.4), keyed by problem name.
+The original harness has no task metadata beyond this, so dtype is float32 and rel_tol 2e-5 (3e-5 for mamba). The
+roofline (for % of peak and bound) is evaluated over the case's parameters (its shapes) with the formulas of our own
+task of the same name (tasks/<problem>/task.json), so a dataset task and ours are measured by the same roofline;
+problems we do not ship fall back to the original's table (accelopt-method §5.4), which ours copies. The peak
+constants are a separate setting (roofline.py: roofline_compat "accelopt" for the original's).
 """
 from __future__ import annotations
 
@@ -136,7 +139,31 @@ def list_problems(root: str) -> list:
     return sorted(set(names))
 
 
-def resolve(root: str, problem: str, case=None, impl: int = 0) -> dict:
+def _our_roofline(tasks_dir, problem: str):
+    """Our task's roofline formulas for this problem, or None."""
+    if not tasks_dir or not re.fullmatch(r"[A-Za-z0-9_]+", problem):
+        return None
+    try:
+        with open(os.path.join(tasks_dir, problem, "task.json"), encoding="utf-8") as f:
+            rf = json.load(f).get("roofline")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return rf if isinstance(rf, dict) else None
+
+
+def roofline_for(problem: str, tasks_dir=None):
+    """(formulas, where they came from) for a dataset problem; (None, why) when there are none."""
+    ours = _our_roofline(tasks_dir, problem)
+    if ours is not None:
+        return ours, f"our task {problem} (task.json)"
+    rf = ORIGINAL_ROOFLINE.get(problem)
+    if rf is not None:
+        return {"vector_flops": rf[0], "matmul_flops": rf[1], "min_bytes": rf[2]}, "the original's table"
+    return None, (f"no roofline formulas for problem {problem!r}: neither a task of that name under "
+                  f"{tasks_dir or 'the tasks folder'} nor the original's table has one; pass 'roofline' in the task")
+
+
+def resolve(root: str, problem: str, case=None, impl: int = 0, tasks_dir=None) -> dict:
     """A task spec for one problem (and case) of an original NKIBench dataset. Raises DatasetError."""
     root = os.path.abspath(root)
     if not os.path.isdir(root):
@@ -192,10 +219,10 @@ def resolve(root: str, problem: str, case=None, impl: int = 0) -> dict:
         kern = cands[0] if cands else None
     if not params:
         params = params_from_name(ref) or (params_from_name(kern) if kern else {})
-    rf = ORIGINAL_ROOFLINE.get(problem)
+    rf, rf_source = roofline_for(problem, tasks_dir)
     return {
         "kind": "dataset", "name": problem, "dir": root, "case": case_id,
         "reference_path": ref, "baseline_path": kern,
         "params": params, "dtype": "float32", "rel_tol": 3e-5 if problem == "mamba" else 2e-5,
-        "roofline": ({"vector_flops": rf[0], "matmul_flops": rf[1], "min_bytes": rf[2]} if rf else None),
+        "roofline": rf, "roofline_source": rf_source,
     }

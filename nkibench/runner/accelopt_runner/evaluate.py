@@ -220,6 +220,14 @@ def run(job: dict, workdir: str, backend) -> dict:
     except roofline.ExprError as e:
         res["roofline"] = None
         res.setdefault("warnings", []).append(f"roofline: {e}")
+    if res["roofline"] is not None:
+        # Which peak constants (ours or the original's) and, for dataset tasks, whose formulas: so a figure can be
+        # compared with the paper's knowingly.
+        res["roofline"]["constants"] = job.get("roofline_compat") or "ours"
+        if spec.get("roofline_source"):
+            res["roofline"]["formulas"] = spec["roofline_source"]
+    if res["roofline"] is None and not spec.get("roofline") and spec.get("kind") == "dataset":
+        res.setdefault("warnings", []).append(f"roofline: {spec.get('roofline_source')}")
     res["status"] = "ok"
     res["error"] = None
     return res

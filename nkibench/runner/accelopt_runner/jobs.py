@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import os
 
-from . import checks, limits, neuron_sdk, taskspec
+from . import checks, limits, neuron_sdk, roofline, taskspec
 from .evaluate import empty_result, seeds_default
 
 BACKENDS = ("sim", "neuron")
@@ -94,7 +94,7 @@ def normalize(req: dict, cfg: dict) -> dict:
         "max_attempts": _int(req, "max_attempts", 3, 1, 100),
         "timing_only": bool(req.get("timing_only", False)), "timeout_s": timeout,
         "timeline_cap": _int(req, "timeline_cap", 0, 0, 1000000),
-        "roofline_compat": req.get("roofline_compat") or "",
+        "roofline_compat": _compat(req, cfg),
         "task_spec": spec,
         "limits": {"memory_limit_mb": mem, "memory_limit_source": mem_source,
                    "blas_threads": limits.blas_threads(host["slots"]),
@@ -102,6 +102,17 @@ def normalize(req: dict, cfg: dict) -> dict:
                    "file_size_mb": cfg.get("file_size_mb", 1024 if backend == "neuron" else 256),
                    "output_cap_chars": cfg.get("output_cap_chars", 16384), "grace_s": 5.0},
     }
+
+
+def _compat(req: dict, cfg: dict) -> str:
+    """The request's roofline_compat, else the host's setting (--roofline-compat, $ACCELOPT_ROOFLINE_COMPAT)."""
+    v = req.get("roofline_compat")
+    if v is None:
+        return cfg.get("roofline_compat") or ""
+    if v not in roofline.COMPAT_MODES:
+        raise BadRequest(f"'roofline_compat' must be one of {', '.join(repr(m) for m in roofline.COMPAT_MODES)} "
+                         f"(\"accelopt\": the original's peak constants), got {v!r}")
+    return "" if v == "none" else v
 
 
 def prechecks(job: dict):

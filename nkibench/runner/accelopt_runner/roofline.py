@@ -38,6 +38,20 @@ CONSTANTS = {
              "bytes_per_s": 368 * GB},
 }
 ACCELOPT_TRN1_BYTES_PER_S = 410 * GIB  # the original script's figure (see the module docstring)
+# roofline_compat: "" (or "none") ours; "accelopt" the original's peak constants, for comparing with the paper.
+COMPAT_MODES = ("", "none", "accelopt")
+COMPAT_ENV = "ACCELOPT_ROOFLINE_COMPAT"
+
+
+def host_compat(option=None) -> str:
+    """The host's roofline_compat: the --roofline-compat option, else $ACCELOPT_ROOFLINE_COMPAT, else ours ("").
+    A workbench host sets it like the memory limit: `accelopt hosts add NAME --local --env
+    ACCELOPT_ROOFLINE_COMPAT=accelopt`. Raises ValueError naming the variable for a bad value."""
+    import os
+    v = option if option is not None else os.environ.get(COMPAT_ENV, "")
+    if v not in COMPAT_MODES:
+        raise ValueError(f"{COMPAT_ENV}={v!r} is not a roofline_compat mode (expected \"accelopt\" or \"none\")")
+    return "" if v == "none" else v
 
 _FUNCS = {"min": min, "max": max, "ceil": math.ceil, "floor": math.floor, "sqrt": math.sqrt, "log2": math.log2,
           "abs": abs, "int": int, "float": float}

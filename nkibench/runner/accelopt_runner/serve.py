@@ -44,7 +44,8 @@ def hello(cfg: dict) -> dict:
                        "memory_limit_mb": mem["memory_limit_mb"], "memory_limit_source": mem["source"],
                        "physical_memory_mb": mem["physical_memory_mb"], "slots": mem["slots"],
                        "neuron_memory_limit_mb": cfg.get("neuron_memory_limit_mb", 0),
-                       "timeout_s": cfg.get("timeout_s")},  # null: jobs.default_timeout_s per eval
+                       "timeout_s": cfg.get("timeout_s"),  # null: jobs.default_timeout_s per eval
+                       "roofline_compat": cfg.get("roofline_compat") or "none"},
             "blas": {**limits.blas_library(), "threads_per_eval": limits.blas_threads(mem["slots"])},
             "tasks_dir": cfg.get("tasks_dir"), "tasks": taskspec.list_tasks(cfg.get("tasks_dir"))}
 

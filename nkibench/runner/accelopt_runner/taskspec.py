@@ -80,7 +80,8 @@ def resolve(task, size: str = "full", tasks_dir: str | None = None) -> dict:
         if task.get("dataset"):
             if not name:
                 raise TaskError("a dataset task needs 'name' (the problem)")
-            spec = dataset.resolve(str(task["dataset"]), str(name), task.get("case"), int(task.get("impl", 0)))
+            spec = dataset.resolve(str(task["dataset"]), str(name), task.get("case"), int(task.get("impl", 0)),
+                                   tasks_dir)
         elif isinstance(task.get("reference"), str) and ("\n" in task["reference"] or "def " in task["reference"]):
             params = task.get("parameters") or {}
             if size == "small" and isinstance(task.get("small_parameters"), dict):
@@ -98,7 +99,7 @@ def resolve(task, size: str = "full", tasks_dir: str | None = None) -> dict:
             elif os.path.isfile(os.path.join(d, "summary.json")) or os.path.isdir(os.path.join(d, "reference")):
                 if not name:
                     raise TaskError(f"{d} is an NKIBench dataset; give the problem as 'name'")
-                spec = dataset.resolve(d, str(name), task.get("case"), int(task.get("impl", 0)))
+                spec = dataset.resolve(d, str(name), task.get("case"), int(task.get("impl", 0)), tasks_dir)
             else:
                 raise TaskError(f"{d} is neither a task folder (task.json) nor an NKIBench dataset (summary.json)")
         elif name:

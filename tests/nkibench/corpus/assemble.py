@@ -1,0 +1,104 @@
+"""Assemble the public classic-API NKI kernel corpus into a folder outside the repository (issue 18).
+
+    /usr/bin/python3 tests/nkibench/corpus/assemble.py --mirrors /work/.mirror --out /work/corpus/classic
+
+--mirrors holds bare git mirrors named owner+repo/repo (as the workbench's fetch tool makes them; a plain
+`git clone --mirror https://github.com/OWNER/REPO OWNER+REPO/repo` gives the same). Every file is read at the
+pinned commit below, so the corpus is the same wherever it is assembled. The kernels are third-party code: they go
+only into --out, never into this repository. Into --out go also our manifest.json (from entries.py) and our numpy
+references (references.py), which test_kernel_corpus.py reads; and sources.json, which says where each file came
+from and how many files were skipped as current-API (`import nki`, issue 17) or as harness code without a kernel.
+"""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# (corpus folder, mirror owner+repo, commit, path patterns)
+SOURCES = [
+    # Neuron SDK 2.26 docs: the classic-API tutorials and examples (before the move to the current nki namespace)
+    ("sdk226", "aws-neuron+aws-neuron-sdk", "8a38e733", ["general/nki/examples/*.py", "general/nki/examples/*/*.py"]),
+    # nki-samples at its newest snapshot: tutorials and contributed kernels
+    ("samples", "aws-neuron+nki-samples", "6905a68a", ["src/nki_samples/tutorials/*/*.py", "contributed/*.py"]),
+    # nki-samples before its reference kernels were removed (c4b806e removed them)
+    ("samples_ref", "aws-neuron+nki-samples", "c4b806e^", ["src/nki_samples/reference/*.py",
+                                                           "src/nki_samples/reference/*/*.py"]),
+    # the original AccelOpt repository: its NKIBench baselines and the sample kernels it optimized
+    ("accelopt", "zhang677+AccelOpt", "47e29a7c", ["NKIBench/kernels/*.py", "samples/nki/*.py"]),
+]
+
+CLASSIC = re.compile(r"^\s*(import neuronxcc|from neuronxcc)", re.M)
+CURRENT = re.compile(r"^\s*(import nki\b|from nki\b|from nki\.)", re.M)
+KERNEL = re.compile(r"(@nki\.jit|@nki\.baremetal|@nki\.compiler|@jit\b|nki\.jit\(|^def kernel\()", re.M)
+
+
+def git(mirror, *args):
+    return subprocess.run(["git", "--git-dir", mirror, *args], check=True, capture_output=True).stdout
+
+
+def classify(text: str) -> str:
+    if not KERNEL.search(text):
+        return "harness"  # tests, launchers, torch/jax wrappers: no kernel of their own
+    if CLASSIC.search(text):
+        return "classic"
+    if CURRENT.search(text):
+        return "current"
+    return "harness"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mirrors", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    out = os.path.abspath(a.out)
+    if os.path.commonpath([out, os.path.abspath(os.path.join(HERE, "..", "..", ".."))]) == \
+            os.path.abspath(os.path.join(HERE, "..", "..", "..")):
+        ap.error("--out must be outside the repository: the corpus is third-party code")
+    os.makedirs(out, exist_ok=True)
+    record = {"files": {}, "skipped": {"current": [], "harness": []}}
+    for folder, mirror, commit, patterns in SOURCES:
+        gd = os.path.join(a.mirrors, mirror, "repo")
+        if not os.path.isdir(gd):
+            print(f"assemble: no mirror {gd}; fetch github:{mirror.replace('+', '/')} first", file=sys.stderr)
+            return 1
+        full = git(gd, "rev-parse", commit).decode().strip()
+        paths = git(gd, "ls-tree", "-r", "--name-only", full).decode().splitlines()
+        for p in paths:
+            if not any(fnmatch.fnmatch(p, pat) and p.count("/") == pat.count("/") for pat in patterns):
+                continue
+            text = git(gd, "show", f"{full}:{p}").decode("utf-8", "replace")
+            kind = classify(text)
+            src = f"github.com/{mirror.replace('+', '/')}@{full[:12]}:{p}"
+            if kind != "classic":
+                record["skipped"][kind].append(src)
+                continue
+            dest = os.path.join(folder, p.replace("/", "__"))
+            os.makedirs(os.path.join(out, folder), exist_ok=True)
+            with open(os.path.join(out, dest), "w", encoding="utf-8") as f:
+                f.write(text)
+            record["files"][dest] = src
+    sys.path.insert(0, HERE)
+    import entries  # our manifest entries
+    manifest = [e for e in entries.ENTRIES if e["file"] in record["files"]]
+    with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as f:
+        json.dump({"version": 1, "entries": manifest}, f, indent=1)
+    shutil.copyfile(os.path.join(HERE, "references.py"), os.path.join(out, "references.py"))
+    with open(os.path.join(out, "sources.json"), "w", encoding="utf-8") as f:
+        json.dump(record, f, indent=1)
+    print(f"{len(record['files'])} classic-API kernel files, {len(manifest)} manifest entries; skipped "
+          f"{len(record['skipped']['current'])} current-API and {len(record['skipped']['harness'])} harness files "
+          f"-> {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""The public classic-API kernel corpus runs unchanged and numerically correct on nkisim (issue 18).
+
+The corpus is third-party code and lives outside the repository, in the folder named by ACCELOPT_KERNEL_CORPUS
+(assembled by tests/nkibench/corpus/assemble.py; see corpus/README.md). Without it these tests are skipped. Each
+manifest entry names a kernel file and function, its inputs and our numpy reference; every kernel file the folder
+holds must be covered by an entry, so a kernel nobody wrote an entry for is a failure, not a silent gap."""
+import importlib.util
+import json
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import nkisim
+
+CORPUS = os.environ.get("ACCELOPT_KERNEL_CORPUS", "")
+ROOT = pathlib.Path(CORPUS) if CORPUS else None
+SKIP = "ACCELOPT_KERNEL_CORPUS is not set (assemble the corpus: tests/nkibench/corpus/README.md)"
+
+
+def _manifest():
+    if ROOT is None:
+        return []
+    path = ROOT / "manifest.json"
+    if not path.is_file():
+        raise pytest.UsageError(f"ACCELOPT_KERNEL_CORPUS={CORPUS} has no manifest.json; assemble it first")
+    return json.loads(path.read_text())["entries"]
+
+
+ENTRIES = _manifest()
+
+
+def _references():
+    spec = importlib.util.spec_from_file_location("corpus_references", ROOT / "references.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _inputs(entry, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    for i, d in enumerate(entry["inputs"]):
+        if "value" in d:
+            v = d["value"]
+            out.append(tuple(v) if isinstance(v, list) else v)
+        elif d.get("dist") == "uniform":
+            out.append(rng.uniform(d["low"], d["high"], d["shape"]).astype(d["dtype"]))
+        else:
+            out.append(rng.standard_normal(d["shape"]).astype(d["dtype"]))
+    return out
+
+
+def _l2(got, want):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return float(np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30))
+
+
+@pytest.mark.skipif(ROOT is None, reason=SKIP)
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
+def test_corpus_kernel_runs_unchanged_and_correct(entry):
+    source = (ROOT / entry["file"]).read_text(encoding="utf-8")
+    fn = nkisim.load_kernel(source, filename=str(ROOT / entry["file"]), name=entry["function"])
+    args = _inputs(entry, 7)
+    r = nkisim.run_kernel(fn, args, grid=entry.get("grid"))
+    if entry.get("expect_error"):
+        # a documented rule violation: the compiler rejects it, and nkisim must too, saying why
+        assert r.error is not None and entry["expect_error"] in str(r.error).lower(), r.error
+        return
+    assert r.error is None, f"{entry['id']}: {r.error}"
+    want = getattr(_references(), entry["reference"])(*args)
+    want = list(want) if isinstance(want, tuple) else [want]
+    assert len(r.outputs) == len(want), f"{len(r.outputs)} outputs, the reference has {len(want)}"
+    for got, w in zip(r.outputs, want):
+        assert got.shape == w.shape, (got.shape, w.shape)
+        assert _l2(got, w) <= entry["rtol"], f"L2 relative error {_l2(got, w):.3g} over {entry['rtol']}"
+    t = nkisim.run_kernel(fn, args, grid=entry.get("grid"), numeric=False)  # the timing-only path agrees
+    assert t.error is None, t.error
+
+
+@pytest.mark.skipif(ROOT is None, reason=SKIP)
+def test_every_gathered_kernel_file_has_an_entry():
+    covered = {e["file"] for e in ENTRIES}
+    files = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("*/*.py"))
+    missing = [f for f in files if f not in covered]
+    assert not missing, f"{len(missing)} of {len(files)} gathered kernel files have no manifest entry:\n" + \
+        "\n".join(missing)

@@ -1,0 +1,76 @@
+"""An original-layout NKIBench dataset (tests/fixtures/nkibench_original: our own small copy in that layout) runs
+through the runner as the original's baselines must: kernels that import neuronxcc.nki inside their bodies, mamba's
+1-D partition-vector load, and % of peak and bound by the same roofline as our own tasks, with the original's peak
+constants on request (roofline_compat)."""
+import json
+import shutil
+
+import pytest
+
+from runner_helpers import REPO, Serve, run_cli
+
+DATASET = REPO / "tests" / "fixtures" / "nkibench_original"
+BOUNDS = {"silu": "memory", "mamba": "vector", "matmul": "matmul"}
+
+
+@pytest.fixture(scope="module")
+def serve():
+    s = Serve()
+    yield s
+    s.close()
+
+
+def baseline(problem):
+    summary = json.loads((DATASET / "summary.json").read_text())
+    case = next(iter(summary[problem]["cases"].values()))
+    return (DATASET / case["impls"][0]["kernel"]).read_text()
+
+
+@pytest.mark.parametrize("problem", sorted(BOUNDS))
+def test_every_baseline_runs_correct_with_its_roofline(serve, problem):
+    kernel = baseline(problem)
+    assert "    import neuronxcc" in kernel or "    from neuronxcc" in kernel  # the fixture's point
+    r = serve.eval(problem, {"dataset": str(DATASET), "name": problem}, kernel, seeds=[3, 4])
+    assert r["status"] == "ok", r["error"]
+    assert r["correct"] is True
+    rf = r["roofline"]
+    assert rf["bound"] == BOUNDS[problem] and 0 < rf["percent_of_peak"] <= 100
+    assert rf["formulas"] == f"our task {problem} (task.json)" and rf["constants"] == "ours"
+    t = serve.eval(problem + "-t", {"dataset": str(DATASET), "name": problem}, kernel, timing_only=True)
+    assert t["status"] == "ok" and t["correct"] is None
+    assert t["roofline"]["percent_of_peak"] == pytest.approx(rf["percent_of_peak"])
+
+
+def test_original_peak_constants_on_request(serve):
+    task = {"dataset": str(DATASET), "name": "silu"}
+    ours = serve.eval("o", task, baseline("silu"), timing_only=True)["roofline"]
+    orig = serve.eval("a", task, baseline("silu"), timing_only=True, roofline_compat="accelopt")["roofline"]
+    # silu is memory-bound: the original's 410 GiB/s against our 410 GB/s
+    assert orig["constants"] == "accelopt" and orig["bytes_per_s"] == 410 * 1024 ** 3
+    assert orig["percent_of_peak"] == pytest.approx(ours["percent_of_peak"] * 410e9 / (410 * 1024 ** 3))
+    bad = serve.eval("b", task, baseline("silu"), timing_only=True, roofline_compat="paper")
+    assert bad["status"] == "infra_error" and "roofline_compat" in bad["error"]
+
+
+def test_host_setting_for_the_original_constants(tmp_path):
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"id": "h", "task": {"dataset": str(DATASET), "name": "silu"},
+                               "kernel": baseline("silu"), "timing_only": True}))
+    r = json.loads(run_cli(["eval", "--roofline-compat", "accelopt", "--job", str(job)]).stdout)
+    assert r["status"] == "ok" and r["roofline"]["constants"] == "accelopt"
+    probe = json.loads(run_cli(["probe", "--roofline-compat", "accelopt"]).stdout)
+    assert probe["limits"]["roofline_compat"] == "accelopt"
+
+
+def test_problem_we_do_not_ship_falls_back_or_says_why(tmp_path):
+    root = tmp_path / "NKIBench"
+    shutil.copytree(DATASET, root)
+    summary = json.loads((root / "summary.json").read_text())
+    summary["silu_copy"] = summary.pop("silu")  # a problem neither our tasks nor the original's table know
+    (root / "summary.json").write_text(json.dumps(summary))
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"id": "u", "task": {"dataset": str(root), "name": "silu_copy"},
+                               "kernel": baseline("silu"), "timing_only": True}))
+    r = json.loads(run_cli(["eval", "--job", str(job)]).stdout)
+    assert r["status"] == "ok" and r["roofline"] is None
+    assert any("no roofline formulas for problem 'silu_copy'" in w for w in r["warnings"])
