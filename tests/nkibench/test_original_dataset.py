@@ -74,3 +74,17 @@ def test_problem_we_do_not_ship_falls_back_or_says_why(tmp_path):
     r = json.loads(run_cli(["eval", "--job", str(job)]).stdout)
     assert r["status"] == "ok" and r["roofline"] is None
     assert any("no roofline formulas for problem 'silu_copy'" in w for w in r["warnings"])
+
+
+@pytest.mark.parametrize("problem", sorted(BOUNDS))
+def test_a_case_named_as_its_files_takes_its_problems_roofline(serve, problem):
+    # `accelopt suite --dataset` names each problem after its kernel file (silu_M256_N1024); that name must reach
+    # the problem's roofline, not fall through to "no roofline formulas".
+    summary = json.loads((DATASET / "summary.json").read_text())
+    case = next(iter(summary[problem]["cases"].values()))
+    file_name = case["impls"][0]["kernel"].rsplit("/", 1)[-1].rsplit("_", 1)[0]
+    r = serve.eval(file_name, {"dataset": str(DATASET), "name": file_name}, baseline(problem), timing_only=True)
+    assert r["status"] == "ok", r["error"]
+    assert r["roofline"] is not None, r.get("warnings")
+    assert r["roofline"]["bound"] == BOUNDS[problem]
+    assert r["roofline"]["formulas"] == f"our task {problem} (task.json)"
