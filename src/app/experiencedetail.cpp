@@ -29,6 +29,9 @@ KernelEditor *snippetView(QWidget *parent)
     auto *editor = new KernelEditor(parent);
     editor->setReadOnly(true);
     editor->setFolding(QsciScintilla::NoFoldStyle); // nothing to fold in a few lines of code
+    // A horizontal scroll bar only when a line is wider than the pane, not Scintilla's fixed 2000 pixels.
+    editor->SendScintilla(QsciScintillaBase::SCI_SETSCROLLWIDTH, 1);
+    editor->SendScintilla(QsciScintillaBase::SCI_SETSCROLLWIDTHTRACKING, 1);
     return editor;
 }
 

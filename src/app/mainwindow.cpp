@@ -236,6 +236,9 @@ void MainWindow::createActions()
     connect(memory, &QAction::triggered, this, [this] {
         m_memoryDock->show();
         m_memoryDock->raise();
+        // Docked below the editor it shares the Results dock's few lines; a list and its detail need more.
+        if (!m_memoryDock->isFloating() && m_memoryDock->height() < height() * 2 / 5)
+            resizeDocks({m_memoryDock}, {height() * 9 / 20}, Qt::Vertical);
         m_memoryDock->ensureOpen();
         m_memoryDock->searchEdit()->setFocus();
     });
