@@ -32,6 +32,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QUndoStack>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QScreen>
@@ -198,8 +199,18 @@ void MainWindow::createActions()
                 (editor->*slot)();
         };
     };
-    edit->addAction(tr("&Undo"), this, forward(&QsciScintilla::undo))->setShortcut(QKeySequence::Undo);
-    edit->addAction(tr("&Redo"), this, forward(&QsciScintilla::redo))->setShortcut(QKeySequence::Redo);
+    // Undo and Redo act where the focus is: the Memory dock's curating, else the editor.
+    m_memoryDock->leaveUndoKeysToWindow();
+    auto undoOrRedo = [this, forward](bool undo) {
+        return [this, undo, editor = forward(undo ? &QsciScintilla::undo : &QsciScintilla::redo)] {
+            if (m_memoryDock->isAncestorOf(QApplication::focusWidget()))
+                undo ? m_memoryDock->undoStack()->undo() : m_memoryDock->undoStack()->redo();
+            else
+                editor();
+        };
+    };
+    edit->addAction(tr("&Undo"), this, undoOrRedo(true))->setShortcut(QKeySequence::Undo);
+    edit->addAction(tr("&Redo"), this, undoOrRedo(false))->setShortcuts(MemoryDock::redoKeys());
     edit->addSeparator();
     edit->addAction(tr("Cu&t"), this, forward(&QsciScintilla::cut))->setShortcut(QKeySequence::Cut);
     edit->addAction(tr("&Copy"), this, forward(&QsciScintilla::copy))->setShortcut(QKeySequence::Copy);

@@ -186,23 +186,37 @@ void MemoryDock::createActions()
     m_edit = action(tr("&Edit Title and Lesson…"), QKeySequence(Qt::Key_F2), &MemoryDock::editSelected);
     m_pin = action(tr("&Pin"), QKeySequence(Qt::CTRL | Qt::Key_M), &MemoryDock::togglePinSelected);
     m_delete = action(tr("&Delete"), QKeySequence::Delete, &MemoryDock::deleteSelected);
-    QAction *undo = m_undo->createUndoAction(this, tr("&Undo"));
-    undo->setShortcut(QKeySequence::Undo);
-    undo->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    addAction(undo);
-    QAction *redo = m_undo->createRedoAction(this, tr("&Redo"));
+    m_undoAction = m_undo->createUndoAction(this, tr("&Undo"));
+    m_undoAction->setShortcut(QKeySequence::Undo);
+    m_undoAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(m_undoAction);
+    m_redoAction = m_undo->createRedoAction(this, tr("&Redo"));
     // Both conventions: Ctrl+Shift+Z (KDE, GNOME, Qt Creator) and Ctrl+Y, whatever the platform theme says.
-    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
-    redo->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    addAction(redo);
+    m_redoAction->setShortcuts(redoKeys());
+    m_redoAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(m_redoAction);
     m_import = action(tr("&Import JSON…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I), &MemoryDock::importFile);
-    m_export = action(tr("E&xport JSON…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), &MemoryDock::exportFile);
+    // Not Ctrl+Shift+S: that is Save As in the window.
+    m_export = action(tr("E&xport JSON…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X), &MemoryDock::exportFile);
     auto *separator = new QAction(this);
     separator->setSeparator(true);
     auto *separator2 = new QAction(this);
     separator2->setSeparator(true);
-    m_view->addActions({m_compare, m_edit, m_pin, m_delete, separator, undo, redo, separator2, m_import,
-                        m_export});
+    m_view->addActions({m_compare, m_edit, m_pin, m_delete, separator, m_undoAction, m_redoAction, separator2,
+                        m_import, m_export});
+}
+
+QList<QKeySequence> MemoryDock::redoKeys()
+{
+    return {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)};
+}
+
+void MemoryDock::leaveUndoKeysToWindow()
+{
+    // Two actions with the same key active at once would both be ambiguous and neither would fire; the
+    // window's Edit > Undo and Redo ask undoStack() when the focus is in this dock.
+    m_undoAction->setShortcuts({});
+    m_redoAction->setShortcuts({});
 }
 
 bool MemoryDock::ensureOpen()

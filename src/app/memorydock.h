@@ -14,6 +14,7 @@ class QAction;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QKeySequence;
 class QLabel;
 class QLineEdit;
 class QTableView;
@@ -48,6 +49,9 @@ public:
     QComboBox *kindFilter() const { return m_kind; }
     QCheckBox *pinnedFilter() const { return m_pinnedOnly; }
     QUndoStack *undoStack() const { return m_undo; }
+    // In a window whose Edit menu has Undo and Redo on the same keys: those route here by focus instead.
+    void leaveUndoKeysToWindow();
+    static QList<QKeySequence> redoKeys();
     QLabel *countLabel() const { return m_count; }
     QAction *editAction() const { return m_edit; }
     QAction *pinAction() const { return m_pin; }
@@ -108,4 +112,6 @@ private:
     QAction *m_delete = nullptr;
     QAction *m_import = nullptr;
     QAction *m_export = nullptr;
+    QAction *m_undoAction = nullptr;
+    QAction *m_redoAction = nullptr;
 };

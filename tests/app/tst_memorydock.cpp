@@ -2,6 +2,7 @@
 #include "experienceeditdialog.h"
 #include "isolatedsettings.h"
 #include "kerneleditor.h"
+#include "mainwindow.h"
 #include "memory/experiencejson.h"
 #include "memory/experiencestore.h"
 #include "memorydock.h"
@@ -287,7 +288,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowActive(&dock));
         const QString exported = m_dir.filePath(QStringLiteral("export.json"));
         prompts.exportAnswers << exported;
-        QTest::keyClick(dock.view(), Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+        QTest::keyClick(dock.view(), Qt::Key_X, Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(prompts.information.size(), 1);
         QVERIFY2(prompts.information.constLast().contains(QStringLiteral("Exported 4 experience")),
                  qPrintable(prompts.information.constLast()));
@@ -413,6 +414,43 @@ private Q_SLOTS:
         dock.applyFilterNow();
         QCOMPARE(dock.model()->rowCount(), 1);
         QCOMPARE(dock.model()->index(0, ExperienceListModel::Title).data().toString(), QStringLiteral("common word 7"));
+    }
+
+    // In the window, Ctrl+Z and Ctrl+Shift+Z are also the Edit menu's: they must reach the dock's curating when
+    // the focus is there (two active actions on one key would both be ambiguous, and neither would fire), and
+    // the dock's keys must not take the window's (Ctrl+Shift+S stays Save As).
+    void keysWorkInsideTheWindow()
+    {
+        qint64 shownId = 0;
+        const QString memory = seededMemory(&shownId);
+        qputenv("ACCELOPT_MEMORY_DB", memory.toUtf8());
+        qputenv("ACCELOPT_WORKSPACE_DB", m_dir.filePath(QStringLiteral("workspace.sqlite")).toUtf8());
+        qputenv("ACCELOPT_HOSTS_FILE", m_dir.filePath(QStringLiteral("hosts.json")).toUtf8());
+        qputenv("ACCELOPT_NO_KEYCHAIN", "1");
+        auto prompts = std::make_shared<ScriptedPrompts>();
+        MainWindow window(prompts);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_M, Qt::ControlModifier | Qt::ShiftModifier);
+        MemoryDock &dock = *window.memoryDock();
+        QTRY_VERIFY(dock.searchEdit()->hasFocus());
+        QCOMPARE(dock.model()->rowCount(), 4);
+        QTRY_VERIFY2(dock.height() >= window.height() * 2 / 5, qPrintable(QString::number(dock.height())));
+        select(dock, QStringLiteral("Keep the stationary tile in SBUF"));
+        QTest::keyClick(dock.view(), Qt::Key_M, Qt::ControlModifier);
+        QVERIFY(dock.store()->get(shownId)->pinned);
+        QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier);
+        QVERIFY(!dock.store()->get(shownId)->pinned);
+        QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(dock.store()->get(shownId)->pinned);
+        QTest::keyClick(dock.view(), Qt::Key_Y, Qt::ControlModifier); // nothing left to redo: no change
+        QVERIFY(dock.store()->get(shownId)->pinned);
+        prompts->exportAnswers << m_dir.filePath(QStringLiteral("from-window.json"));
+        QTest::keyClick(dock.view(), Qt::Key_X, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(QFile::exists(m_dir.filePath(QStringLiteral("from-window.json"))));
+        QVERIFY(prompts->saveAsAnswers.isEmpty() && prompts->saveQuestions.isEmpty());
+        shoot(window, artifact(QStringLiteral("memory-window.png")));
     }
 
     void unreadableMemoryIsReportedNotCrashed()
