@@ -19,14 +19,15 @@ bool textMatches(const QSqlDatabase &db, const QString &task, const QString &tar
                     "row_number() OVER (PARTITION BY e.task = :task, e.kind ORDER BY m.score, "
                     "(:target <> '' AND e.target = :target) DESC, max(e.speedup, 1.0 / e.speedup) DESC, "
                     "e.updated_at DESC, e.id) AS position FROM (SELECT rowid AS id, %1 AS score FROM "
-                    "experiences_fts WHERE experiences_fts MATCH :match) m "
+                    "experiences_fts WHERE experiences_fts MATCH :match ORDER BY rowid DESC LIMIT :scored) m "
                     "JOIN experiences e INDEXED BY experiences_for_ranking ON e.id = m.id) "
                     "WHERE position <= :limit OR pinned <> 0")
                     .arg(bm25));
     q.bind(QStringLiteral(":task"), task)
         .bind(QStringLiteral(":target"), target)
         .bind(QStringLiteral(":match"), match)
-        .bind(QStringLiteral(":limit"), limit);
+        .bind(QStringLiteral(":limit"), limit)
+        .bind(QStringLiteral(":scored"), RetrievalCandidates::scoredMatches);
     if (!q.exec()) {
         error = q.error();
         return false;

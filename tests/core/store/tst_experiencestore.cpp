@@ -1,6 +1,7 @@
 #include "memory/experiencejson.h"
 #include "memory/experiencestore.h"
 #include "memory/ftsquery.h"
+#include "memory/retrievalcandidates.h"
 #include "memory/retrievalpolicy.h"
 
 #include <QJsonArray>
@@ -56,36 +57,53 @@ class TestExperienceStore : public QObject
 private Q_SLOTS:
     // retrieve() reads only candidates (RetrievalCandidates); it must choose exactly what RetrievalPolicy
     // chooses from every experience, here on a memory small enough that every query word is used.
-    void retrieveChoosesAsThePolicyDoesOverTheWholeMemory()
+    // A memory of `count` experiences over three tasks; every one mentions some of the query's words.
+    static void fillForRetrieval(ExperienceStore &store, int count)
     {
-        QTemporaryDir dir;
-        ExperienceStore store(dir.filePath(QStringLiteral("m.sqlite")));
-        QVERIFY(store.open());
         const QStringList tasks{QStringLiteral("silu"), QStringLiteral("matmul"), QStringLiteral("lora")};
         const QStringList words{QStringLiteral("psum"), QStringLiteral("transpose"), QStringLiteral("tile"),
                                 QStringLiteral("dma"), QStringLiteral("affine")};
-        for (int i = 0; i < 180; ++i) {
+        QList<ExperienceRecord> records;
+        for (int i = 0; i < count; ++i) {
             ExperienceRecord r;
             r.task = tasks.at(i % 3);
             r.target = i % 4 == 0 ? QStringLiteral("trn1") : QStringLiteral("trn2");
             r.experience.title = QStringLiteral("change %1 %2").arg(i).arg(words.at(i % 5));
-            r.experience.lesson = QStringLiteral("lesson about %1 and %2").arg(words.at((i / 5) % 5), words.at(i % 2));
+            r.experience.lesson =
+                QStringLiteral("lesson about %1 and %2").arg(words.at((i / 5) % 5), words.at(i % 2));
             r.experience.speedup = i % 6 == 0 ? 0.5 + (i % 7) / 20.0 : 1.1 + (i % 11) / 4.0;
             r.pinned = i % 37 == 0;
             r.created = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC).addSecs(i * (i % 3 == 0 ? 1 : 7));
-            QVERIFY(store.add(r));
+            records.append(r);
         }
+        const auto result =
+            store.importJson(QJsonDocument(ExperienceJson::document(records)).toJson(QJsonDocument::Compact));
+        QVERIFY2(result.ok && result.added == count, qPrintable(result.error));
+    }
+
+    // Retrieval must choose what RetrievalPolicy chooses from every experience, where the text matches are
+    // the newest RetrievalCandidates::scoredMatches of those the query's words match.
+    // `changed` counts the calls whose choice the bound changed.
+    static void checkRetrievalAgainstThePolicy(ExperienceStore &store, int expectedMatches, int &changed)
+    {
+        changed = 0;
         const QString query = QStringLiteral("for t in nl.affine_range(4): psum = transpose(tile)");
+        QHash<qint64, double> scores;
+        QSqlQuery q(store.database().connection());
+        QVERIFY(q.prepare(QStringLiteral("SELECT rowid, bm25(experiences_fts, 4.0, 2.0, 1.0, 1.0, 1.0) "
+                                         "FROM experiences_fts WHERE experiences_fts MATCH :m")));
+        q.bindValue(QStringLiteral(":m"), FtsQuery::anyWord(query));
+        QVERIFY(q.exec());
+        while (q.next())
+            scores.insert(q.value(0).toLongLong(), q.value(1).toDouble());
+        QCOMPARE(scores.size(), expectedMatches);
+        const QHash<qint64, double> unbounded = scores;
+        QList<qint64> matched = scores.keys();
+        std::sort(matched.begin(), matched.end(), std::greater<>());
+        for (qint64 older : matched.mid(RetrievalCandidates::scoredMatches))
+            scores.remove(older);
         for (const QString &task : {QStringLiteral("silu"), QStringLiteral("unseen")})
             for (int limit : {1, 4, 16, 200}) {
-                QHash<qint64, double> scores;
-                QSqlQuery q(store.database().connection());
-                QVERIFY(q.prepare(QStringLiteral("SELECT rowid, bm25(experiences_fts, 4.0, 2.0, 1.0, 1.0, 1.0) "
-                                                 "FROM experiences_fts WHERE experiences_fts MATCH :m")));
-                q.bindValue(QStringLiteral(":m"), FtsQuery::anyWord(query));
-                QVERIFY(q.exec());
-                while (q.next())
-                    scores.insert(q.value(0).toLongLong(), q.value(1).toDouble());
                 QList<RetrievalPolicy::Entry> all;
                 for (const ExperienceRecord &r : store.list()) {
                     RetrievalPolicy::Entry e;
@@ -104,7 +122,38 @@ private Q_SLOTS:
                 for (const ExperienceRecord &r : store.retrieve(task, QStringLiteral("trn2"), query, limit))
                     got.append(r.id);
                 QCOMPARE(got, RetrievalPolicy::choose(all, limit));
+                for (RetrievalPolicy::Entry &e : all) {
+                    e.textMatch = unbounded.contains(e.id);
+                    e.bm25 = unbounded.value(e.id);
+                }
+                changed += RetrievalPolicy::choose(all, limit) != got;
             }
+    }
+
+    void retrieveChoosesAsThePolicyDoesOverTheWholeMemory()
+    {
+        QTemporaryDir dir;
+        ExperienceStore store(dir.filePath(QStringLiteral("m.sqlite")));
+        QVERIFY(store.open());
+        fillForRetrieval(store, 180);
+        int changed = 0;
+        checkRetrievalAgainstThePolicy(store, 180, changed);
+        QCOMPARE(changed, 0);
+    }
+
+    void retrieveRanksOnlyTheNewestMatchesByText()
+    {
+        // More matches than retrieval ranks by text: the older ones compete as if their words did not match.
+        QTemporaryDir dir;
+        ExperienceStore store(dir.filePath(QStringLiteral("m.sqlite")));
+        QVERIFY(store.open());
+        const int count = RetrievalCandidates::scoredMatches + 300;
+        fillForRetrieval(store, count);
+        int changed = 0;
+        checkRetrievalAgainstThePolicy(store, count, changed);
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY2(changed > 0, "the memory is too small to show the bound");
     }
 
     void init()
