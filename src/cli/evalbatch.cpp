@@ -77,11 +77,9 @@ bool EvalBatch::applyOptions(const QCommandLineParser &parser, EvalRequest &requ
         }
     }
     if (parser.isSet(QStringLiteral("timeout"))) {
-        request.timeoutSeconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
-        if (!ok || request.timeoutSeconds <= 0) {
-            error = QStringLiteral("--timeout must be a positive number of seconds");
+        if (!EvalRequest::parseTimeout(parser.value(QStringLiteral("timeout")), QStringLiteral("--timeout"),
+                                       request.timeoutSeconds, error))
             return false;
-        }
     } else {
         request.timeoutSeconds = request.defaultTimeoutSeconds();
     }

@@ -79,10 +79,9 @@ int OptimizeCommand::run(const QStringList &arguments)
     task.size = parser.value(QStringLiteral("size"));
     if (task.size != QStringLiteral("full") && task.size != QStringLiteral("small"))
         return usage(QStringLiteral("--size must be full or small, not '%1'").arg(task.size));
-    bool ok = false;
-    task.evalTimeoutSeconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
-    if (!ok || task.evalTimeoutSeconds <= 0)
-        return usage(QStringLiteral("--timeout must be a positive number of seconds"));
+    if (!EvalRequest::parseTimeout(parser.value(QStringLiteral("timeout")), QStringLiteral("--timeout"),
+                                   task.evalTimeoutSeconds, error))
+        return usage(error);
 
     SearchConfig config;
     bool changed = false;

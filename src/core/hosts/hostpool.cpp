@@ -6,6 +6,9 @@
 #include <QIODevice>
 #include <QTimer>
 
+#include <algorithm>
+#include <cmath>
+
 HostPool::HostPool(QObject *parent) : QObject(parent) {}
 
 HostPool::~HostPool()
@@ -189,12 +192,21 @@ void HostPool::dispatch()
         slot->job = job;
         slot->requestId = QStringLiteral("j%1.a%2").arg(job).arg(entry.attempts);
         slot->state = SlotState::Busy;
-        slot->watchdog->start(int((entry.request.timeoutSeconds + 120.0) * 1000.0));
+        slot->watchdog->start(watchdogMs(entry.request.timeoutSeconds));
         slot->client->sendEval(entry.request.toJson(slot->requestId));
         refreshHostState(slot->host);
     }
     if (m_queue.isEmpty() && runningCount() == 0)
         Q_EMIT idle();
+}
+
+int HostPool::watchdogMs(double timeoutSeconds)
+{
+    // NaN, infinity or a huge value would overflow the timer's int and switch the watchdog off; the runner
+    // refuses such a request anyway, so the watchdog need only outlast the runner's own range.
+    double seconds = std::isfinite(timeoutSeconds) ? timeoutSeconds : EvalRequest::maxTimeoutSeconds;
+    seconds = std::clamp(seconds, EvalRequest::minTimeoutSeconds, EvalRequest::maxTimeoutSeconds);
+    return int((seconds + 120.0) * 1000.0);
 }
 
 void HostPool::onResult(Slot *slot, const Evaluation &evaluation)

@@ -36,6 +36,8 @@ public:
     int queuedCount() const { return int(m_queue.size()); }
     int runningCount() const;
     int liveSlotCount() const;
+    // How long a busy slot may stay silent before its runner counts as stuck.
+    static int watchdogMs(double timeoutSeconds);
 
 Q_SIGNALS:
     void evaluationFinished(quint64 job, const Evaluation &evaluation);

@@ -2,6 +2,8 @@
 
 #include <QJsonArray>
 
+#include <cmath>
+
 QJsonObject EvalRequest::toJson(const QString &id) const
 {
     QJsonObject o{{QStringLiteral("op"), QStringLiteral("eval")},
@@ -36,4 +38,20 @@ double EvalRequest::defaultTimeoutSeconds() const
         return 600.0;
     const qsizetype n = seeds.isEmpty() ? 3 : seeds.size();
     return 300.0 + 600.0 * double(n);
+}
+
+bool EvalRequest::parseTimeout(const QString &text, const QString &option, double &seconds, QString &error)
+{
+    bool ok = false;
+    const double value = text.trimmed().toDouble(&ok);
+    if (!ok || !std::isfinite(value) || value < minTimeoutSeconds || value > maxTimeoutSeconds) {
+        error = QStringLiteral("%1 must be a number of seconds from %2 to %3 (7 days), not '%4'")
+                    .arg(option)
+                    .arg(minTimeoutSeconds)
+                    .arg(maxTimeoutSeconds, 0, 'f', 0)
+                    .arg(text);
+        return false;
+    }
+    seconds = value;
+    return true;
 }

@@ -28,4 +28,11 @@ struct EvalRequest
     // correctness seed (each seed runs the float64 reference and the kernel at full size; the runner's own
     // default follows the same rule and draws 3 seeds when none are given).
     double defaultTimeoutSeconds() const;
+
+    // The range the runner accepts for timeout_s (nkibench/runner: 0.5 s to 7 days). A value outside it, or
+    // NaN or infinity, is refused here: the pool's watchdog is derived from it and cannot wait forever.
+    static constexpr double minTimeoutSeconds = 0.5;
+    static constexpr double maxTimeoutSeconds = 7 * 86400.0;
+    // Parses a --timeout style value; false with `error` naming `option` and the accepted range.
+    static bool parseTimeout(const QString &text, const QString &option, double &seconds, QString &error);
 };
