@@ -1,6 +1,7 @@
 #include "hosts/localhost.h"
 
 #include "common/logcategories.h"
+#include "hosts/runnerenvironment.h"
 
 #include <QDir>
 
@@ -27,7 +28,7 @@ void LocalHost::openSlot(int slot)
     closeSlot(slot);
     auto *process = new QProcess(this);
     m_processes.insert(slot, process);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    QProcessEnvironment env = RunnerEnvironment::fromSystem(QProcessEnvironment::systemEnvironment());
     const QString pythonPath = QDir(m_nkibenchDir).filePath(QStringLiteral("runner")) + u':' + m_nkibenchDir;
     env.insert(QStringLiteral("PYTHONPATH"), pythonPath);
     env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));

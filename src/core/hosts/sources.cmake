@@ -6,7 +6,8 @@ target_sources(accelopt_core PRIVATE
   hosts/hostprobe.cpp hosts/hostprobe.h
   hosts/hostregistry.cpp hosts/hostregistry.h
   hosts/localhost.cpp hosts/localhost.h
-  hosts/runnerclient.cpp hosts/runnerclient.h)
+  hosts/runnerclient.cpp hosts/runnerclient.h
+  hosts/runnerenvironment.cpp hosts/runnerenvironment.h)
 target_sources(accelopt_core PRIVATE
   hosts/runnerbundle.cpp hosts/runnerbundle.h
   hosts/sshchanneldevice.cpp hosts/sshchanneldevice.h

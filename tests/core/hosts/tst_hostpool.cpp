@@ -208,6 +208,53 @@ private Q_SLOTS:
         delete p;
     }
 
+    void runnerGetsNoSecretsFromTheEnvironment()
+    {
+        // The runner and the kernel's process under it once saw the whole environment, LLM key included.
+        qputenv("OPENAI_API_KEY", "sk-test-never-passed-on");
+        qputenv("NEURON_API_TOKEN", "neuron-secret");
+        qputenv("NEURON_RT_LOG_LEVEL", "ERROR");
+        const QString seen = m_dir.filePath(QStringLiteral("runner-environment.txt"));
+        const QString python = script(QStringLiteral("env-python"),
+                                      QStringLiteral("#!/bin/sh\nenv > '%1'\nexec /usr/bin/python3 \"$@\"\n")
+                                          .arg(seen)
+                                          .toUtf8());
+        QList<Evaluation> results;
+        HostConfig config = local(1, python);
+        config.environment.insert(QStringLiteral("MY_CHOSEN_VAR"), QStringLiteral("yes"));
+        HostPool *p = pool(config, results, this);
+        p->submit(baseline(QStringLiteral("silu"), true));
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 60000);
+        QVERIFY2(results.first().ok(), qPrintable(results.first().error));
+        delete p;
+        qunsetenv("OPENAI_API_KEY");
+        qunsetenv("NEURON_API_TOKEN");
+        qunsetenv("NEURON_RT_LOG_LEVEL");
+        QFile f(seen);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString env = QString::fromUtf8(f.readAll());
+        QVERIFY2(!env.contains(QStringLiteral("sk-test-never-passed-on")), qPrintable(env));
+        QVERIFY2(!env.contains(QStringLiteral("neuron-secret")), qPrintable(env));
+        QVERIFY2(env.contains(QStringLiteral("\nPATH=")) || env.startsWith(QStringLiteral("PATH=")),
+                 qPrintable(env));
+        QVERIFY2(env.contains(QStringLiteral("NEURON_RT_LOG_LEVEL=ERROR")), qPrintable(env));
+        QVERIFY2(env.contains(QStringLiteral("MY_CHOSEN_VAR=yes")), qPrintable(env));
+        QVERIFY2(env.contains(QStringLiteral("PYTHONPATH=")), qPrintable(env));
+    }
+
+    void watchdogOutlastsEveryTimeoutTheRunnerAccepts()
+    {
+        // NaN or infinity once made the timer's interval negative, which switched the watchdog off.
+        const int longest = HostPool::watchdogMs(EvalRequest::maxTimeoutSeconds);
+        QVERIFY(longest > 0);
+        QCOMPARE(HostPool::watchdogMs(qQNaN()), longest);
+        QCOMPARE(HostPool::watchdogMs(qInf()), longest);
+        QCOMPARE(HostPool::watchdogMs(1e99), longest);
+        QCOMPARE(HostPool::watchdogMs(-qInf()), longest);
+        QCOMPARE(HostPool::watchdogMs(-5), HostPool::watchdogMs(EvalRequest::minTimeoutSeconds));
+        QCOMPARE(HostPool::watchdogMs(60), 180000);
+    }
+
     void cancelledJobsAreNeverReported()
     {
         QList<Evaluation> results;
