@@ -100,6 +100,12 @@ bool SshConnection::connectSession(QString &error, QString &fingerprint)
     }
     const QByteArray host = m_config.sshHost.toUtf8();
     ssh_options_set(s, SSH_OPTIONS_HOST, host.constData());
+    // libssh finds ~/.ssh through the password database, not $HOME; every other file of ours follows $HOME,
+    // so a key accepted under HOME=/elsewhere went to the real home and was not found where it was looked for.
+    const QByteArray sshDir = QDir::home().filePath(QStringLiteral(".ssh")).toUtf8();
+    ssh_options_set(s, SSH_OPTIONS_SSH_DIR, sshDir.constData());
+    const QByteArray homeKnownHosts = QDir::home().filePath(QStringLiteral(".ssh/known_hosts")).toUtf8();
+    ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, homeKnownHosts.constData());
     const QString configFile = settingOrEnv(m_config.sshConfigFile, "ACCELOPT_SSH_CONFIG");
     // ~/.ssh/config supplies HostName, User, Port, IdentityFile and ProxyJump for an alias.
     if (configFile.isEmpty())
@@ -115,6 +121,12 @@ bool SshConnection::connectSession(QString &error, QString &fingerprint)
     const QString knownHosts = settingOrEnv(m_config.knownHostsFile, "ACCELOPT_KNOWN_HOSTS");
     if (!knownHosts.isEmpty())
         ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, knownHosts.toUtf8().constData());
+    m_knownHostsPath = QString::fromUtf8(homeKnownHosts);
+    char *effective = nullptr; // a UserKnownHostsFile in the ssh config may have moved it
+    if (ssh_options_get(s, SSH_OPTIONS_KNOWNHOSTS, &effective) == SSH_OK && effective) {
+        m_knownHostsPath = QString::fromUtf8(effective);
+        ssh_string_free_char(effective);
+    }
     const long timeoutSeconds = 10;
     ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeoutSeconds);
     // Requests and results are single short lines: Nagle's algorithm would hold each one back for an ACK.
@@ -156,28 +168,31 @@ bool SshConnection::verifyHostKey(QString &error, QString &fingerprint)
         error = QStringLiteral(
                     "REFUSED: the host key of %1 has CHANGED (now %2). Someone may be intercepting the "
                     "connection, or the host was reinstalled. If you are sure it is legitimate, remove "
-                    "the old entry from your known_hosts file and connect again.")
-                    .arg(endpoint(), fingerprint);
+                    "the host's old entry from %3 (ssh-keygen -R HOST -f %3) and connect again.")
+                    .arg(endpoint(), fingerprint, m_knownHostsPath);
         return false;
     case SSH_KNOWN_HOSTS_UNKNOWN:
     case SSH_KNOWN_HOSTS_NOT_FOUND: {
         if (!m_prompter || !m_prompter->acceptUnknownHostKey(endpoint(), fingerprint)) {
-            error = QStringLiteral("the host key of %1 is not known (fingerprint %2). Confirm it to connect "
-                                   "(accelopt: --accept-fingerprint %2).")
-                        .arg(endpoint(), fingerprint);
+            const QStringList given = m_prompter ? m_prompter->acceptedFingerprints() : QStringList();
+            if (!given.isEmpty())
+                error = QStringLiteral("the host key of %1 has fingerprint %2, which does not match the one "
+                                       "given (%3). Check the fingerprint on the host (ssh-keygen -lf "
+                                       "/etc/ssh/ssh_host_ed25519_key.pub) before you accept it.")
+                            .arg(endpoint(), fingerprint, given.join(QStringLiteral(", ")));
+            else
+                error = QStringLiteral("the host key of %1 is not known (fingerprint %2; not in %3). "
+                                       "Confirm it to connect (accelopt: --accept-fingerprint %2).")
+                            .arg(endpoint(), fingerprint, m_knownHostsPath);
             return false;
         }
-        const QString knownHosts = settingOrEnv(m_config.knownHostsFile, "ACCELOPT_KNOWN_HOSTS");
-        if (!knownHosts.isEmpty())
-            QDir().mkpath(QFileInfo(knownHosts).absolutePath());
-        else
-            QDir().mkpath(QDir::home().filePath(QStringLiteral(".ssh")));
+        QDir().mkpath(QFileInfo(m_knownHostsPath).absolutePath());
         if (ssh_session_update_known_hosts(s) != SSH_OK) {
-            error = QStringLiteral("accepted %1 but could not record it in known_hosts: %2")
-                        .arg(fingerprint, sshError(s));
+            error = QStringLiteral("accepted %1 but could not record it in %2: %3")
+                        .arg(fingerprint, m_knownHostsPath, sshError(s));
             return false;
         }
-        qCInfo(lcHosts).noquote() << "added" << endpoint() << fingerprint << "to known_hosts";
+        qCInfo(lcHosts).noquote() << "added" << endpoint() << fingerprint << "to" << m_knownHostsPath;
         return true;
     }
     case SSH_KNOWN_HOSTS_ERROR:

@@ -53,6 +53,7 @@ private:
     SshSessionPtr m_session;
     std::map<int, SshChannelPtr> m_channels;
     QString m_remoteDir;
+    QString m_knownHostsPath; // where this session reads and records host keys
     QSocketNotifier *m_notifier = nullptr;
     QTimer *m_poll = nullptr;
     QTimer *m_keepalive = nullptr;

@@ -19,6 +19,12 @@ void SshPrompter::setAcceptedFingerprints(const QStringList &fingerprints)
     m_accepted = fingerprints;
 }
 
+QStringList SshPrompter::acceptedFingerprints() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_accepted;
+}
+
 void SshPrompter::setPassphrase(const QString &passphrase)
 {
     QMutexLocker lock(&m_mutex);

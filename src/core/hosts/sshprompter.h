@@ -16,6 +16,7 @@ public:
     virtual QString keyPassphrase(const QString &keyFile);
 
     void setAcceptedFingerprints(const QStringList &fingerprints);
+    QStringList acceptedFingerprints() const;
     void setPassphrase(const QString &passphrase);
     QStringList askedFingerprints() const;
 

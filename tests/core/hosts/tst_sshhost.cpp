@@ -9,6 +9,7 @@
 #include <QSet>
 #include <QSignalSpy>
 #include <QTcpServer>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
@@ -271,6 +272,43 @@ private Q_SLOTS:
         QVERIFY2(results.first().ok(), qPrintable(results.first().error));
     }
 
+    void wrongFingerprintSaysItDoesNotMatch()
+    {
+        auto wrong = std::make_shared<SshPrompter>();
+        wrong->setAcceptedFingerprints({QStringLiteral("SHA256:notTheServersKeyAtAll")});
+        QTemporaryDir fresh; // where the server's key is not known yet
+        HostConfig c = config();
+        c.knownHostsFile = fresh.filePath(QStringLiteral("known_hosts"));
+        const Attempt a = attempt(c, wrong);
+        QVERIFY(!a.ok);
+        QVERIFY2(a.error.contains(QStringLiteral("does not match")), qPrintable(a.error));
+        QVERIFY2(a.error.contains(m_sshd.hostKeyFingerprint()), qPrintable(a.error));
+    }
+
+    void acceptedKeyIsRecordedUnderHome()
+    {
+        // With no known_hosts setting, the file is $HOME/.ssh/known_hosts, as for every other file of ours;
+        // libssh alone would have used the password database's home.
+        QTemporaryDir home;
+        const QByteArray savedHome = qgetenv("HOME");
+        const QByteArray savedKnown = qgetenv("ACCELOPT_KNOWN_HOSTS");
+        qputenv("HOME", home.path().toUtf8());
+        qunsetenv("ACCELOPT_KNOWN_HOSTS");
+        HostConfig c = config();
+        c.knownHostsFile.clear();
+        const Attempt first = attempt(c, accepting());
+        auto refusing = std::make_shared<SshPrompter>();
+        const Attempt second = attempt(c, refusing);
+        qputenv("HOME", savedHome);
+        if (!savedKnown.isEmpty())
+            qputenv("ACCELOPT_KNOWN_HOSTS", savedKnown);
+        QVERIFY2(first.ok, qPrintable(first.error));
+        QVERIFY(readFile(home.filePath(QStringLiteral(".ssh/known_hosts")))
+                    .contains(QStringLiteral("[127.0.0.1]:%1").arg(m_sshd.port())));
+        QVERIFY2(second.ok, qPrintable(second.error));
+        QVERIFY(refusing->askedFingerprints().isEmpty());
+    }
+
     void changedHostKeyIsRefused()
     {
         QString error;
@@ -279,6 +317,7 @@ private Q_SLOTS:
         const Attempt a = attempt(config(), accepting());
         QVERIFY(!a.ok);
         QVERIFY2(a.error.contains(QStringLiteral("CHANGED")), qPrintable(a.error));
+        QVERIFY2(a.error.contains(m_sshd.knownHosts()), qPrintable(a.error)); // the file to mend
     }
 };
 
