@@ -1,4 +1,5 @@
-"""nkisim: an NKI simulator. This package doubles as the classic `neuronxcc.nki` module (see importer.activate).
+"""nkisim: an NKI simulator. This package doubles as the classic `neuronxcc.nki` module, and nkisim.current as the
+current `nki` module (see importer.py); both run on the same engine and performance model.
 
 Runner-facing entry points: run_kernel, load_kernel, RunResult, activate/deactivate, errors, Trace."""
 from . import errors, trace  # noqa: F401

@@ -59,7 +59,7 @@ class Kernel:
         numeric = not any(isinstance(a, TensorSpec) for a in args) and self.mode not in ("benchmark", "profile")
         target = self.target or DEFAULT_TARGET
         res = run_kernel(self.func, list(args), target=target, numeric=numeric, grid=self.grid, kwargs=kwargs,
-                         raise_errors=True)
+                         raise_errors=True, generation=getattr(self, "generation", None))
         self.last_result = res
         if self.mode == "benchmark":
             est = _estimate(res)

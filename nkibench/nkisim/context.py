@@ -1,7 +1,7 @@
 """The state of one kernel run: the trace being recorded, the loop nest, SPMD coordinates, and the SBUF/PSUM
 liveness accounting behind the capacity rule.
 
-Capacity rule: the on-chip bytes live at one instruction must fit (SBUF 192 KiB (trn1) / 224 KiB (trn2) per
+Capacity rule: the on-chip bytes live at one instruction must fit (SBUF 192 KiB (trn1) / 224 KiB (trn2) / 256 KiB (trn3) per
 partition, PSUM 16 KiB per partition). An allocation is live from the first instruction that accesses it to the last
 one (the compiler's liveness: it reuses a tile's space after its last use, and it drops a tensor nothing accesses).
 
@@ -27,7 +27,7 @@ from . import errors, replay
 from .taint import file_kind
 from .trace import Instr, Loop, Trace
 
-SBUF_BYTES = {"trn1": 192 * 1024, "trn2": 224 * 1024}
+SBUF_BYTES = {"trn1": 192 * 1024, "trn2": 224 * 1024, "trn3": 256 * 1024}  # trn3: 32 MiB / 128 partitions
 PSUM_BYTES = 16 * 1024
 PSUM_BANK_BYTES = 2 * 1024
 PMAX = 128
@@ -59,9 +59,10 @@ def kernel_line() -> int:
 class Context:
     def __init__(self, target="trn1", numeric=True):
         if target not in SBUF_BYTES:
-            raise errors.ArgumentError(f"unknown target {target!r} (expected 'trn1' or 'trn2')")
+            raise errors.ArgumentError(f"unknown target {target!r} (expected one of {', '.join(SBUF_BYTES)})")
         self.target = target
         self.numeric = numeric
+        self.generation = "classic"  # or "current": the NKI API of the kernel (current/generation.py)
         self.trace = Trace()
         self.capacity = {"sbuf": SBUF_BYTES[target], "psum": PSUM_BYTES}
         self.live_bytes = {"sbuf": 0, "psum": 0}

@@ -1,4 +1,5 @@
-"""Make `neuronxcc.nki` (and its submodules) resolve to nkisim, so Neuron SDK kernels run unchanged.
+"""Make `neuronxcc.nki` (and its submodules) resolve to nkisim, and `nki` (and its submodules) to nkisim's current-API
+front end (nkisim.current), so Neuron SDK kernels of either generation run unchanged.
 
 Two ways, for two kinds of caller:
 - kernel_builtins(): the builtins a kernel module runs with. Its `__import__` resolves neuronxcc.nki* to nkisim at
@@ -7,7 +8,9 @@ Two ways, for two kinds of caller:
   a redirection that lives only while the module loads made them fail with ModuleNotFoundError. It touches no
   global state, so a kernel on a Neuron host's interpreter still sees the real SDK everywhere else.
 - activate()/deactivate(): the redirection in sys.modules, for host code (tests, scripts) that imports
-  neuronxcc.nki itself.
+  neuronxcc.nki or nki itself. Outside activate() a real `nki` package in host code is left alone.
+A kernel module's NKI imports are recorded in its globals (current/generation.py): importing both generations in one
+kernel module is refused at the second import, naming the rule.
 """
 from __future__ import annotations
 
@@ -26,6 +29,11 @@ def _names():
             "neuronxcc.nki.typing": typing, "neuronxcc.nki.compiler": compiler}
 
 
+def _current_names():
+    from nkisim import current
+    return {"nki": current, "nki.language": current.language, "nki.isa": current.isa, "nki.typing": current.typing}
+
+
 def _neuronxcc():
     """The stand-in `neuronxcc` package: a package (so `import neuronxcc.nki.x` looks up submodules in
     sys.modules while activate() is in force) whose `nki` is nkisim."""
@@ -40,8 +48,12 @@ def _neuronxcc():
 
 
 def _kernel_import(name, globals=None, locals=None, fromlist=(), level=0):
+    if level == 0 and (name == "nki" or name.startswith("nki.")):
+        return _current_import(name, globals, fromlist)
     if level != 0 or not (name == "neuronxcc" or name.startswith("neuronxcc.")):
         return builtins.__import__(name, globals, locals, fromlist, level)
+    from nkisim.current import generation
+    generation.note_import(globals, name)
     mods = _names()
     if name != "neuronxcc" and name not in mods:
         # Deeper SDK internals (neuronxcc.starfish..., private kernels) are not part of the NKI API nkisim offers.
@@ -52,6 +64,18 @@ def _kernel_import(name, globals=None, locals=None, fromlist=(), level=0):
         return _neuronxcc() if name == "neuronxcc" else mods[name]
     # `import neuronxcc.nki.language as nl` gets the top package and walks the attributes (nki, language).
     return _neuronxcc()
+
+
+def _current_import(name, globals, fromlist):
+    from nkisim.current import generation
+    mods = _current_names()
+    if name not in mods:
+        raise ModuleNotFoundError(f"No module named {name!r}: nkisim provides the current NKI API as "
+                                  f"{', '.join(sorted(mods))} (nki.collectives and the NKI library are not simulated)",
+                                  name=name)
+    generation.note_import(globals, name)
+    # `import nki.language as nl` gets the top package and walks its attributes; `from nki import isa` the module.
+    return mods[name] if fromlist else mods["nki"]
 
 
 def kernel_builtins() -> dict:
@@ -67,6 +91,7 @@ def activate() -> None:
     if _saved is not None:
         return
     mods = _names()
+    mods.update(_current_names())
     keys = ["neuronxcc"] + list(mods)
     _saved = {k: sys.modules.get(k) for k in keys}
     sys.modules["neuronxcc"] = _neuronxcc()

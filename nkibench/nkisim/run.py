@@ -19,6 +19,8 @@ from .dtypes import normalize
 from .taint import file_kind
 from .tensor import Tile, new_alloc
 from .trace import Trace
+from .current import generation as _generation
+from .current.tensor import adopt
 from .typing import TensorSpec
 
 DEFAULT_TARGET = os.environ.get("NKISIM_TARGET", "trn1")
@@ -46,6 +48,7 @@ class RunResult:
     peak_sbuf_bytes: int = 0  # per partition, under the liveness rule in context.py
     peak_psum_bytes: int = 0
     output_arg_indices: list = field(default_factory=list)  # by_reference: which arguments were written
+    generation: str = "classic"  # the NKI API the kernel is written against (current/generation.py)
 
     @property
     def ok(self) -> bool:
@@ -126,12 +129,14 @@ def _grid_tuple(grid):
 
 
 def run_kernel(fn_or_source, args, target: str = DEFAULT_TARGET, numeric: bool = True, grid=None, kwargs=None,
-               raise_errors: bool = False, name: str = "kernel") -> RunResult:
+               raise_errors: bool = False, name: str = "kernel", generation: str | None = None) -> RunResult:
     """Run a kernel once (each SPMD instance in turn) and return its outputs and instruction trace.
 
     fn_or_source: a function, an nki.jit Kernel, or source text defining `kernel`.
     args: numpy arrays (HBM tensors), nt.tensor placeholders (timing-only), or plain Python scalars.
     numeric=False skips all computation; the trace is the same.
+    generation: "classic" or "current" (the NKI API the kernel is written against); None decides by its imports
+    (current/generation.py), classic when it has none.
     """
     t0 = time.perf_counter()
     trace = Trace()
@@ -145,6 +150,7 @@ def run_kernel(fn_or_source, args, target: str = DEFAULT_TARGET, numeric: bool =
             if not callable(fn):
                 raise errors.ArgumentError(f"not a kernel: {fn_or_source!r}")
         filename = fn.__code__.co_filename
+        res.generation = generation or _generation.detect(fn) or _generation.CLASSIC
         _run(fn, list(args), dict(kwargs or {}), res, target, numeric)
     except errors.NkiError as e:
         if not e.line and filename:
@@ -199,6 +205,7 @@ def _attempts(fn, args, kwargs, res, target, numeric):
 
 def _attempt(fn, args, kwargs, res, target, numeric, use_replay, used):
     ctx = context.Context(target, numeric)
+    ctx.generation = res.generation
     ctx.replay = use_replay
     used[0] = ctx
     ctx.trace = res.trace
@@ -213,6 +220,10 @@ def _attempt(fn, args, kwargs, res, target, numeric, use_replay, used):
         with np.errstate(all="ignore"):
             wrapped = [_wrap_arg(a, names[i] if i < len(names) else f"arg{i}", ctx) for i, a in enumerate(args)]
             kw = {k: _wrap_arg(v, k, ctx) for k, v in kwargs.items()}
+            if ctx.generation == _generation.CURRENT:
+                # A current kernel indexes its arguments by the nki.* rules (current/tensor.py).
+                wrapped = [_adopt_arg(a) for a in wrapped]
+                kw = {k: _adopt_arg(v) for k, v in kw.items()}
             call = _rebind(fn)
             ret = None
             for pid in (itertools.product(*[range(g) for g in res.grid]) if res.grid else [()]):
@@ -258,6 +269,14 @@ def _wrap_arg(a, name, ctx):
     return a
 
 
+def _adopt_arg(a):
+    if isinstance(a, Tile):
+        return adopt(a)
+    if isinstance(a, (list, tuple)) and a and all(isinstance(x, Tile) for x in a):
+        return type(a)(adopt(x) for x in a)
+    return a
+
+
 def _return_line(fn):
     import dis
     lines = [i.positions.lineno for i in dis.get_instructions(fn.__code__)
@@ -281,6 +300,10 @@ def _collect(ret, wrapped, res, ctx, fn):
                 what = r.alloc.memory.upper() if isinstance(r, Tile) else type(r).__name__
                 raise errors.NkiCompileError(f"kernel outputs must be HBM tensors (nl.shared_hbm), got {what}",
                                              _return_line(fn), "err_unsupported_memory")
+            if ctx.generation == _generation.CURRENT and r.alloc.hbm_kind != "shared_hbm":
+                raise _generation.cerr("kernel outputs must be allocated with buffer=nl.shared_hbm (nl.hbm / "
+                                       "nl.private_hbm outputs fail to compile since NKI 0.3.0)",
+                                       "err_unsupported_memory", _return_line(fn))
         res.outputs = [_output(r, ctx) for r in rets]
         return
     written = [i for i, w in enumerate(wrapped) if isinstance(w, Tile) and w.alloc.written]

@@ -79,6 +79,12 @@ def test_roofline_constants_and_expressions():
     mm = roofline.peak({"vector_flops": "0", "matmul_flops": "2*M*N*K", "min_bytes": "4*(M*N+N*K+M*K)"},
                        {"M": 4096, "N": 12288, "K": 5120}, "trn2")
     assert mm["bound"] == "matmul" and abs(mm["peak_ms"] - 2 * 4096 * 12288 * 5120 / 20e12 * 1e3) < 1e-6
+    mem3 = roofline.peak({"min_bytes": "4*2*M*N"}, {"M": 4096, "N": 7168}, "trn3")
+    assert mem3["bound"] == "memory" and abs(mem3["peak_ms"] - 4 * 2 * 4096 * 7168 / 528e9 * 1e3) < 1e-9
+    vec3 = roofline.peak({"vector_flops": "N", "min_bytes": "0"}, {"N": 307200}, "trn3")
+    assert vec3["bound"] == "vector" and abs(vec3["peak_ms"] - 1e-3) < 1e-12
+    with pytest.raises(roofline.ExprError):
+        roofline.peak({"min_bytes": "1"}, {}, "trn4")
     res = roofline.roofline_result({"vector_flops": "N"}, {"N": 286720}, "trn1", latency_ms=0.002)
     assert res["bound"] == "vector" and abs(res["percent_of_peak"] - 50.0) < 1e-6
     with pytest.raises(roofline.ExprError):

@@ -34,7 +34,7 @@ def test_hello(srv):
     h = srv.recv()
     assert h["op"] == "hello" and h["protocol_version"] == 1 and h["runner_version"]
     assert h["python"] and h["numpy"]
-    assert sorted(h["backends"]["sim"]["targets"]) == ["trn1", "trn2"]
+    assert sorted(h["backends"]["sim"]["targets"]) == ["trn1", "trn2", "trn3"]
     assert "neuron" not in h["backends"] and "Neuron SDK not found" in h["unavailable"]["neuron"]
     assert isinstance(h["sandbox"]["active"], bool)
     assert h["tasks"] == ["add"]
@@ -52,6 +52,16 @@ def test_eval_ok(srv):
     assert prof["source"] == "nkisim" and prof["instruction_count"] > 0 and prof["line_costs"]
     assert "timeline" not in prof  # only when the request asks for one (timeline_cap)
     assert r["seeds"] == [1, 2, 3] and r["target"] == "trn2"
+
+
+def test_eval_on_trn3(srv):
+    r = ev(srv, "trn3", ADD_KERNEL, seeds=[1], target="trn3", warmup=1, iters=2)
+    assert r["status"] == "ok" and r["correct"] is True and r["target"] == "trn3"
+    assert r["roofline"]["bound"] in ("vector", "memory") and 0 < r["roofline"]["percent_of_peak"] <= 100
+    r2 = ev(srv, "trn2", ADD_KERNEL, seeds=[1], target="trn2", warmup=1, iters=2)
+    assert r["latency_ms"]["mean"] < r2["latency_ms"]["mean"]  # faster DMA and clocks than NC-v3
+    bad = ev(srv, "trn4", ADD_KERNEL, seeds=[1], target="trn4")
+    assert bad["status"] != "ok" and "trn3" in bad["error"]
 
 
 def test_timing_only(srv):

@@ -1,4 +1,4 @@
-"""nkisim's performance model: schedules a Trace on one NeuronCore of a target (trn1, trn2)."""
+"""nkisim's performance model: schedules a Trace on one NeuronCore of a target (trn1, trn2, trn3)."""
 from .constants import TARGETS, HwTarget, get_target
 from .estimate import Estimate, estimate
 

@@ -88,6 +88,24 @@ TARGETS = {
                      vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
                      dma_engine_bytes_per_ns=23.0, hbm_bytes_per_ns=725.0,
                      sbuf_bytes_per_partition=224 * 1024),
+    # trn3 / NeuronCore-v4, from AWS's Trainium3 pages (Neuron docs, aws-neuron-sdk @81ce03ae, Aug 2026):
+    # - "Trainium3 Architecture Guide for NKI" (nki/guides/architecture/trainium3_arch.rst): TensorE 2.4 GHz,
+    #   VectorE, ScalarE and GpSimdE 1.2 GHz; SBUF 32 MiB per core (= 128 x 256 KiB), PSUM 2 MiB (= 128 x 16 KiB,
+    #   8 banks of 2 KiB, as NC-v2/v3); TensorE 79 BF16/FP16/TF32 and 20 FP32 TFLOPS per core (2 x 128 x 128 x
+    #   2.4 GHz = 78.6, as trn2); VectorE 512 BF16/FP16/FP8 elements per cycle, 256 for other types (the same
+    #   widths as NC-v3, so its perf mode carries over; NC-v3's fp32 transpose mode is assumed to carry over too);
+    #   8 cores and 4.7 TB/s of HBM per device.
+    # - "NKI DMA bandwidth guide" (nki/deep-dives/nki-dma-bandwidth-guide.rst): 33 B/ns per DMA engine, 16 engines
+    #   per core, 528 GB/s aggregate (trn1 272, trn2 368 by the same table).
+    # - HBM share per physical core: 4.7 TB/s / 8 cores = 587.5 GB/s (the device page about-neuron/.../trainium3.rst
+    #   says 4.9 TB/s, i.e. 612 GB/s; either is above the 528 GB/s DMA aggregate, which is therefore the cap).
+    # - The profiler clock is not published for trn3: the 1.2 GHz engine clock, as trn2's (an assumption).
+    # The DMA efficiency curve and fixed costs are trn1's (nothing for trn3 is published). Background transpose,
+    # MX matmul, the Vector engine's exponential and DMA read-add-write are not modelled separately.
+    "trn3": HwTarget(name="trn3", tensor_ghz=2.4, vector_ghz=1.2, scalar_ghz=1.2, gpsimd_ghz=1.2, base_ghz=1.2,
+                     vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
+                     dma_engine_bytes_per_ns=33.0, hbm_bytes_per_ns=587.5,
+                     sbuf_bytes_per_partition=256 * 1024),
 }
 
 

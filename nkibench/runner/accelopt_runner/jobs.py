@@ -9,7 +9,7 @@ from . import checks, limits, neuron_sdk, roofline, taskspec
 from .evaluate import empty_result, seeds_default
 
 BACKENDS = ("sim", "neuron")
-TARGETS = ("trn1", "trn2")
+TARGETS = ("trn1", "trn2", "trn3")
 
 
 class BadRequest(ValueError):

@@ -22,6 +22,14 @@ trn2 (NeuronCore-v3, one physical core; the original has no trn2 constants), cho
   PEAK_BW  = 368 GB/s: the per-core DMA aggregate (16 engines x 23 B/ns, DMA bandwidth guide), which is what one
              core can pull alone from its HBM stack (725-750 GB/s per stack shared by two cores) and the cap nkisim
              applies; 2.9 TB/s / 8 cores = 362.5 GB/s is within 2 %.
+
+trn3 (NeuronCore-v4, one physical core), from AWS's Trainium3 pages (Trainium3 Architecture Guide for NKI; NKI DMA
+bandwidth guide), as nkisim's perf/constants.py:
+  PEAK_VEC = 2 x 128 x 1.2 GHz = 307.2 GFLOP/s  (the same formula with the NC-v4 VectorE/ScalarE clock, 1.2 GHz)
+  PEAK_MM  = 20 TFLOP/s fp32 and 79 TFLOP/s for bf16/fp16/tf32 (the guide's per-core TensorE figures, unchanged
+             from NC-v3; MXFP8/MXFP4 reach 315 TFLOP/s, which no NKIBench task uses)
+  PEAK_BW  = 528 GB/s: the per-core DMA aggregate (16 engines x 33 B/ns), below the core's HBM share (4.7 TB/s / 8 =
+             587.5 GB/s; the device page says 4.9 TB/s)
 """
 from __future__ import annotations
 
@@ -36,6 +44,8 @@ CONSTANTS = {
              "bytes_per_s": 410 * GB},
     "trn2": {"vector_flops_per_s": 2 * 128 * 0.96e9, "matmul_flops_per_s": {"fp32": 20e12, "bf16": 79e12},
              "bytes_per_s": 368 * GB},
+    "trn3": {"vector_flops_per_s": 2 * 128 * 1.2e9, "matmul_flops_per_s": {"fp32": 20e12, "bf16": 79e12},
+             "bytes_per_s": 528 * GB},
 }
 ACCELOPT_TRN1_BYTES_PER_S = 410 * GIB  # the original script's figure (see the module docstring)
 # roofline_compat: "" (or "none") ours; "accelopt" the original's peak constants, for comparing with the paper.

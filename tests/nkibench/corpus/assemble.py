@@ -1,13 +1,16 @@
-"""Assemble the public classic-API NKI kernel corpus into a folder outside the repository (issue 18).
+"""Assemble a public NKI kernel corpus into a folder outside the repository: the classic-API one (issue 18) or,
+with --generation current, the current-API (`import nki`) one (issue 17).
 
     /usr/bin/python3 tests/nkibench/corpus/assemble.py --mirrors /work/.mirror --out /work/corpus/classic
+    /usr/bin/python3 tests/nkibench/corpus/assemble.py --mirrors /work/.mirror --out /work/corpus/current \
+        --generation current
 
 --mirrors holds bare git mirrors named owner+repo/repo (as the workbench's fetch tool makes them; a plain
 `git clone --mirror https://github.com/OWNER/REPO OWNER+REPO/repo` gives the same). Every file is read at the
 pinned commit below, so the corpus is the same wherever it is assembled. The kernels are third-party code: they go
 only into --out, never into this repository. Into --out go also our manifest.json (from entries.py) and our numpy
 references (references.py), which test_kernel_corpus.py reads; and sources.json, which says where each file came
-from and how many files were skipped as current-API (`import nki`, issue 17) or as harness code without a kernel.
+from and how many files were skipped as the other generation or as harness code without a kernel.
 """
 from __future__ import annotations
 
@@ -35,6 +38,14 @@ SOURCES = [
     ("accelopt", "zhang677+AccelOpt", "47e29a7c", ["NKIBench/kernels/*.py", "samples/nki/*.py"]),
 ]
 
+# The current-API corpus: the Neuron SDK docs' examples after the move to the nki.* namespace (the newest snapshot,
+# docs for NKI 0.6.0 / SDK 2.32), and nki-samples' tutorials at its newest snapshot (most are still classic there).
+SOURCES_CURRENT = [
+    ("sdk", "aws-neuron+aws-neuron-sdk", "81ce03ae", ["nki/examples/*.py", "nki/examples/*/*.py",
+                                                      "nki/deep-dives/src/*/*.py"]),
+    ("samples", "aws-neuron+nki-samples", "6905a68a", ["src/nki_samples/tutorials/*/*.py", "contributed/*.py"]),
+]
+
 CLASSIC = re.compile(r"^\s*(import neuronxcc|from neuronxcc)", re.M)
 CURRENT = re.compile(r"^\s*(import nki\b|from nki\b|from nki\.)", re.M)
 KERNEL = re.compile(r"(@nki\.jit|@nki\.baremetal|@nki\.compiler|@jit\b|nki\.jit\(|^def kernel\()", re.M)
@@ -58,14 +69,17 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mirrors", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--generation", choices=("classic", "current"), default="classic")
     a = ap.parse_args(argv)
+    keep = a.generation
+    other = "current" if keep == "classic" else "classic"
     out = os.path.abspath(a.out)
     if os.path.commonpath([out, os.path.abspath(os.path.join(HERE, "..", "..", ".."))]) == \
             os.path.abspath(os.path.join(HERE, "..", "..", "..")):
         ap.error("--out must be outside the repository: the corpus is third-party code")
     os.makedirs(out, exist_ok=True)
-    record = {"files": {}, "skipped": {"current": [], "harness": []}}
-    for folder, mirror, commit, patterns in SOURCES:
+    record = {"generation": keep, "files": {}, "skipped": {other: [], "harness": []}}
+    for folder, mirror, commit, patterns in (SOURCES if keep == "classic" else SOURCES_CURRENT):
         gd = os.path.join(a.mirrors, mirror, "repo")
         if not os.path.isdir(gd):
             print(f"assemble: no mirror {gd}; fetch github:{mirror.replace('+', '/')} first", file=sys.stderr)
@@ -78,7 +92,7 @@ def main(argv=None) -> int:
             text = git(gd, "show", f"{full}:{p}").decode("utf-8", "replace")
             kind = classify(text)
             src = f"github.com/{mirror.replace('+', '/')}@{full[:12]}:{p}"
-            if kind != "classic":
+            if kind != keep:
                 record["skipped"][kind].append(src)
                 continue
             dest = os.path.join(folder, p.replace("/", "__"))
@@ -88,14 +102,16 @@ def main(argv=None) -> int:
             record["files"][dest] = src
     sys.path.insert(0, HERE)
     import entries  # our manifest entries
-    manifest = [e for e in entries.ENTRIES if e["file"] in record["files"]]
+    import entries_current
+    manifest = [e for e in (entries.ENTRIES if keep == "classic" else entries_current.ENTRIES)
+                if e["file"] in record["files"]]
     with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as f:
         json.dump({"version": 1, "entries": manifest}, f, indent=1)
     shutil.copyfile(os.path.join(HERE, "references.py"), os.path.join(out, "references.py"))
     with open(os.path.join(out, "sources.json"), "w", encoding="utf-8") as f:
         json.dump(record, f, indent=1)
-    print(f"{len(record['files'])} classic-API kernel files, {len(manifest)} manifest entries; skipped "
-          f"{len(record['skipped']['current'])} current-API and {len(record['skipped']['harness'])} harness files "
+    print(f"{len(record['files'])} {keep}-API kernel files, {len(manifest)} manifest entries; skipped "
+          f"{len(record['skipped'][other])} {other}-API and {len(record['skipped']['harness'])} harness files "
           f"-> {out}")
     return 0
 
