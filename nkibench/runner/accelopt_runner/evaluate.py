@@ -74,6 +74,17 @@ def empty_result(job: dict) -> dict:
             "roofline": None, "profile": None, "wall_s": 0.0}
 
 
+def _empty_arrays(xs, what: str, params: dict):
+    """An InfraError when one of xs is an array with a 0 dimension: an eval of empty tensors is meaningless (it ran
+    "ok" in 0 ms when a task's parameters held a 0)."""
+    for i, x in enumerate(xs):
+        shape = tuple(np.shape(x)) if isinstance(x, np.ndarray) else None
+        if shape is not None and 0 in shape:
+            ps = ", ".join(f"{k}={v}" for k, v in list((params or {}).items())[:12]) or "none"
+            raise InfraError(f"the task's {what} #{i} has shape {shape}, with a 0 dimension, at the parameters "
+                             f"{ps}; every dimension must be at least 1: fix the task's parameters")
+
+
 def _copy_inputs(xs):
     return [np.array(x, copy=True) if isinstance(x, np.ndarray) else x for x in xs]
 
@@ -117,10 +128,15 @@ def run(job: dict, workdir: str, backend) -> dict:
         clock.start("inputs")
         shapes = task.nki_input_shapes(seeds[-1]) if backend.times_shapes else None
         if shapes is not None:
+            for i, (shape, _) in enumerate(shapes):
+                if 0 in shape:
+                    raise InfraError(f"the task's kernel input #{i} is declared with shape {shape}, with a 0 "
+                                     f"dimension; every dimension must be at least 1: fix the task's parameters")
             bench_inputs = backend.placeholders(shapes)
             res["timing_inputs"] = "declared shapes"
         else:
             bench_inputs = task.to_nki(task.get_inputs(seeds[-1]))
+            _empty_arrays(bench_inputs, "kernel input", spec.get("params"))
             res["timing_inputs"] = "built"
         res["correct"] = None
     else:
@@ -141,6 +157,8 @@ def run(job: dict, workdir: str, backend) -> dict:
                 raise  # a MemoryError gets the memory limit's advice in child.py
             except BaseException as e:  # noqa: BLE001
                 raise InfraError(f"the task reference failed for seed {seed}: {type(e).__name__}: {e}") from None
+            _empty_arrays(inputs, "input", spec.get("params"))
+            _empty_arrays(ref, "reference output", spec.get("params"))
             saved = _copy_inputs(nki_in)
             phase["now"] = f"checking correctness (seed {seed}): running the kernel"
             clock.start("kernel")
