@@ -148,3 +148,29 @@ def test_zero_dimension_without_declarations_is_refused_at_run_time(srv, timing_
     assert r["status"] == "infra_error" and r["latency_ms"] is None, r
     assert "has shape (0, 512), with a 0 dimension, at the parameters N=0, D=512; every dimension must be at " \
            "least 1" in r["error"], r["error"]
+
+
+# ------------------------------------------------------------------ the roofline warning (result field `warnings`)
+
+@pytest.mark.parametrize("roof,roofline_null,says", [
+    (None, True, "roofline: task 'noroof' has no roofline formulas, so % of peak and bound cannot be computed; add "
+                 "\"roofline\""),
+    ({"min_bytes": "N/0"}, True, "roofline: the formulas of task 'noroof' cannot be evaluated at its parameters for "
+                                 "trn1: "),
+    ({"min_bytes": "X*N"}, True, "unknown name 'X'"),
+    ({"vector_flops": "0", "matmul_flops": "0", "min_bytes": "0"}, False, "give a peak time of 0"),
+])
+def test_roofline_problems_reach_the_result_as_warnings(srv, tmp_path, roof, roofline_null, says):
+    d = task_with(tmp_path, "noroof", lambda tj: tj.pop("roofline"))
+    task = {"dir": str(d), **({"roofline": roof} if roof else {})}
+    r = srv.eval("roof", task, ADD_KERNEL, size="small", timing_only=True)
+    assert r["status"] == "ok" and r["latency_ms"]["mean"] > 0, r
+    assert (r["roofline"] is None) == roofline_null
+    assert len(r["warnings"]) == 1 and says in r["warnings"][0], r["warnings"]
+
+
+def test_every_result_carries_warnings(srv):
+    r = srv.eval("w0", {"name": "add"}, ADD_KERNEL, size="small", timing_only=True)
+    assert r["status"] == "ok" and r["warnings"] == [] and r["roofline"]["percent_of_peak"] > 0
+    r = srv.eval("w1", {"name": "add"}, "", size="small")
+    assert r["status"] == "infra_error" and r["warnings"] == []
