@@ -249,3 +249,67 @@ def test_job_file_with_nan_is_refused(tmp_path, tasks):
     job.write_text('{"id": "j", "task": "add", "size": "small", "timeout_s": NaN}')
     p = run_cli(["eval", "--tasks", str(tasks), "--job", str(job)])
     assert p.returncode == 2 and "NaN is not a JSON number" in p.stderr, p.stderr
+
+
+# --------------------------------------------------------------------------------------- the child's environment
+
+ENV_REFERENCE = '''\
+import numpy as np
+
+def _report():
+    with open("/proc/self/environ", "rb") as f:
+        names = sorted(e.split(b"=", 1)[0].decode() for e in f.read().split(b"\\0") if e)
+    print("ENVIRON " + " ".join(names))
+
+def get_inputs(seed, params):
+    _report()
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=(128, 256)).astype(np.float32), rng.normal(size=(128, 256)).astype(np.float32)]
+
+def forward(a, b):
+    return a + b
+'''
+
+
+def test_eval_child_gets_an_allow_listed_environment(tmp_path):
+    """The runner's environment may hold the LLM API key (the local host passed its whole environment on); the
+    child, which runs the untrusted kernel, must not see it. The task reference runs in the same child process as
+    the kernel, so what it reads from /proc/self/environ is what the kernel could read."""
+    env = runner_env()
+    env.update(OPENAI_API_KEY="sk-secret-1", ACCELOPT_API_KEY="secret-2", ANTHROPIC_API_KEY="secret-3",
+               AWS_SECRET_ACCESS_KEY="secret-4", NEURON_CC_FLAGS="--verbose", NKISIM_REPLAY="1",
+               LC_ALL="C.UTF-8", SITE_SDK_HOME="/opt/site", ACCELOPT_RUNNER_CHILD_ENV="SITE_SDK_HOME, OTHER")
+    s = Serve(["--tasks", str(tmp_path)], env=env)
+    try:
+        task = {"name": "envtask", "reference": ENV_REFERENCE, "parameters": {}}
+        r = s.eval("env1", task, ADD_KERNEL, seeds=[1], timeout_s=60)
+    finally:
+        s.close()
+    assert r["status"] == "ok", r
+    line = [ln for ln in r["output"].splitlines() if ln.startswith("ENVIRON ")]
+    assert len(line) == 1, r["output"]
+    names = set(line[0].split()[1:])
+    for secret in ("OPENAI_API_KEY", "ACCELOPT_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY",
+                   "ACCELOPT_RUNNER_CHILD_ENV"):
+        assert secret not in names, names
+    for needed in ("PATH", "HOME", "TMPDIR", "PYTHONPATH", "NEURON_CC_FLAGS", "NKISIM_REPLAY", "LC_ALL",
+                   "OPENBLAS_NUM_THREADS", "SITE_SDK_HOME"):
+        assert needed in names, (needed, names)
+    allowed = {"PATH", "HOME", "TMPDIR", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
+               "PYTHONIOENCODING", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "LD_LIBRARY_PATH", "VIRTUAL_ENV",
+               "SITE_SDK_HOME", *limits.BLAS_THREAD_VARS,
+               "PWD"}  # bwrap --chdir sets PWD (the workdir)
+    prefixes = ("LC_", "NEURON_", "NKISIM_", "MALLOC_", "OPENBLAS_", "OMP_", "MKL_", "GOTO_")
+    unexpected = {n for n in names if n not in allowed and not n.startswith(prefixes)}
+    assert not unexpected, unexpected
+
+
+def test_child_env_keeps_neuron_settings_and_sets_the_core():
+    from accelopt_runner import sandbox
+    job = {"backend": "neuron", "core": 3, "target": "trn2", "limits": {"blas_threads": 2}}
+    env = sandbox.child_env(job, "/w", {"PATH": "/bin", "NEURON_RT_VISIBLE_CORES": "0-7", "NEURON_CC_FLAGS": "-O2",
+                                        "OPENAI_API_KEY": "x", "HOME": "/root", "TMPDIR": "/var/tmp"})
+    assert env["NEURON_RT_VISIBLE_CORES"] == "3" and env["NEURON_CC_FLAGS"] == "-O2 --auto-cast=none"
+    assert env["NEURON_PLATFORM_TARGET_OVERRIDE"] == "trn2" and env["HOME"] == env["TMPDIR"] == "/w"
+    assert "OPENAI_API_KEY" not in env and env["OPENBLAS_NUM_THREADS"] == "2"
+    assert sandbox.child_env({**job, "backend": "sim"}, "/w", {})["PATH"]  # a PATH even when the runner had none
