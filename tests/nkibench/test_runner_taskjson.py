@@ -101,6 +101,15 @@ def test_declared_dimensions_must_be_whole_and_positive(tmp_path, dims, says):
     assert taskspec.resolve({"name": "t"}, "full", str(tmp_path))["params"] == {"N": 256, "D": 512}
 
 
+def test_power_in_a_shape_cannot_stall_the_server(tmp_path):
+    """Shapes are checked in the serving process, with no time limit: 9**9**9 must be refused, not computed."""
+    def change(tj):
+        tj.update(DECLARED)
+        tj["inputs"][0]["shape_expr"] = ["9**9**9", "D"]
+    msg = refused(tmp_path, "t", change=change)
+    assert "inputs[0].shape_expr[0] = '9**9**9' is not a dimension expression the runner evaluates" in msg, msg
+
+
 def test_the_shipped_tasks_validate():
     tasks = RUNNER_DIR.parent / "tasks"
     names = taskspec.list_tasks(str(tasks))

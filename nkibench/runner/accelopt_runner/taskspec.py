@@ -134,6 +134,10 @@ def check_shapes(tj: dict, params: dict, which: str, where: str) -> None:
             for sk in SHAPE_FIELDS:
                 for j, e in enumerate(d.get(sk) or []):
                     at = f"{k}[{i}].{sk}[{j}]"
+                    if isinstance(e, str) and ("**" in e or len(e) > 200):
+                        # evaluated here, in the serving process without a time limit: 9**9**9 would stall it
+                        raise TaskError(f"{where}: {at} = {e[:60]!r} is not a dimension expression the runner "
+                                        f"evaluates (no '**', at most 200 characters); write the product out")
                     try:
                         v = roofline.eval_expr(e, params)
                     except (roofline.ExprError, ArithmeticError, ValueError, TypeError) as ex:
