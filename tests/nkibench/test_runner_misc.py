@@ -176,6 +176,7 @@ def test_neuron_backend_against_stand_in(tmp_path):
     log = tmp_path / "calls.jsonl"
     env = runner_env(extra_pythonpath=[FAKE_NEURON], path_prefix=[FAKE_NEURON / "bin"])
     env["FAKE_NEURON_LOG"] = str(log)
+    env["ACCELOPT_RUNNER_CHILD_ENV"] = "FAKE_NEURON_LOG"  # the eval child gets allow-listed variables only
     h = json.loads(run_cli(["probe"], env=env).stdout)
     assert h["backends"]["neuron"]["neuronx_cc"] == "0.0.0+standin"
     assert h["backends"]["neuron"]["neuron_cores"] == 2

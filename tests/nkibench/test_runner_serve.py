@@ -79,7 +79,8 @@ def test_protocol_errors_keep_serving(srv):
     big = '{"op":"eval","id":"big","kernel":"' + "#" * 400000 + '"}\n'
     srv.send_raw(big.encode())
     m = srv.recv()
-    assert m["id"] == "big" and m["status"] == "infra_error" and "exceeds the limit" in m["error"]
+    assert m["id"] == "big" and m["status"] == "infra_error" and m["op"] == "result"
+    assert f"message of {len(big)} bytes exceeds the runner's limit of 262144 bytes" in m["error"]
     srv.send({"op": "eval", "id": "nokernel", "task": TASK})
     m = srv.recv()
     assert m["status"] == "infra_error" and "bad eval request" in m["error"]

@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 
-from . import DEFAULT_TASKS_DIR, NKIBENCH_DIR, limits, roofline
+from . import DEFAULT_TASKS_DIR, NKIBENCH_DIR, jobs, limits, roofline
 
 
 def _config(a) -> dict:
@@ -39,7 +39,9 @@ def main(argv=None) -> int:
     common.add_argument("--nkibench", help="the nkibench/ folder holding nkisim/ and tasks/ (default: the one "
                                            "this runner is deployed in)")
     common.add_argument("--tasks", help="the tasks folder (default: <nkibench>/tasks)")
-    common.add_argument("--max-message-mib", type=float, default=4.0, help="largest accepted request line")
+    common.add_argument("--max-message-mib", type=float, default=float(limits.MAX_MESSAGE_MIB),
+                        help=f"largest accepted request line in MiB (default {limits.MAX_MESSAGE_MIB}; a kernel may "
+                             f"be at most {limits.MAX_KERNEL_BYTES} bytes whatever this is)")
     common.add_argument("--memory-limit-mb", type=int, default=None,
                         help=f"RLIMIT_AS per sim eval in MiB (0: none). Default: ${limits.ENV_MEMORY}, else "
                              f"max({limits.FLOOR_MB}, {int(limits.FRACTION * 100)}%% of the host's memory / slots)")
@@ -84,6 +86,12 @@ def main(argv=None) -> int:
         p.error("--memory-limit-mb must be 0 (no limit) or at least 256")
     if a.slots is not None and a.slots < 1:
         p.error("--slots must be at least 1")
+    if not 0.001 <= a.max_message_mib <= 1024:  # also refuses nan
+        p.error(f"--max-message-mib must be a number of MiB in [0.001, 1024], got {a.max_message_mib}")
+    for opt, v in (("--timeout-s", a.timeout_s), ("--timeout", getattr(a, "eval_timeout", None))):
+        if v is not None and not jobs.TIMEOUT_MIN_S <= v <= jobs.TIMEOUT_MAX_S:
+            p.error(f"{opt} must be a number of seconds in [{jobs.TIMEOUT_MIN_S:g}, {jobs.TIMEOUT_MAX_S:g}], "
+                    f"got {v}")
     try:
         cfg = _config(a)
     except ValueError as e:
@@ -102,12 +110,16 @@ def main(argv=None) -> int:
 
 
 def _eval_cmd(a, cfg, serve) -> int:
+    from . import protocol
     if a.job:
         try:
-            text = sys.stdin.read() if a.job == "-" else open(a.job, encoding="utf-8").read()
-            req = json.loads(text)
-        except (OSError, ValueError) as e:
-            print(f"cannot read the job {a.job}: {e}", file=sys.stderr)
+            data = sys.stdin.buffer.read() if a.job == "-" else _read_bytes(a.job)
+            req = protocol.parse(data.strip())
+        except OSError as e:
+            print(f"cannot read the job {a.job}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        except protocol.ProtocolError as e:
+            print(f"the job {a.job} is not an eval request: {e}", file=sys.stderr)
             return 2
     else:
         req = {"id": a.id}
@@ -124,13 +136,27 @@ def _eval_cmd(a, cfg, serve) -> int:
     if a.timing_only:
         req["timing_only"] = True
     if a.seeds:
-        req["seeds"] = [int(s) for s in a.seeds.split(",") if s.strip()]
+        try:
+            req["seeds"] = [int(s) for s in a.seeds.split(",") if s.strip()]
+        except ValueError:
+            print(f"--seeds must be comma-separated whole numbers in [0, 2^32), got {a.seeds!r}", file=sys.stderr)
+            return 2
     req.setdefault("id", a.id)
     if a.kernel:
         try:
-            req["kernel"] = open(a.kernel, encoding="utf-8").read()
+            data = _read_bytes(a.kernel, limits.MAX_KERNEL_BYTES + 1)
+            req["kernel"] = data.decode("utf-8")
         except OSError as e:
-            print(f"cannot read the kernel {a.kernel}: {e}", file=sys.stderr)
+            print(f"cannot read the kernel {a.kernel}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            print(f"the kernel {a.kernel} is not valid UTF-8 text (line {line}, byte 0x{data[e.start]:02x} at "
+                  f"offset {e.start}: {e.reason}); save it as UTF-8", file=sys.stderr)
+            return 2
+        if len(data) > limits.MAX_KERNEL_BYTES:
+            print(f"the kernel {a.kernel} is over the runner's limit of {limits.MAX_KERNEL_BYTES} bytes "
+                  f"({limits.MAX_KERNEL_BYTES // (1024 * 1024)} MiB); use a smaller kernel", file=sys.stderr)
             return 2
     elif "kernel" not in req:
         from . import taskspec
@@ -147,6 +173,11 @@ def _eval_cmd(a, cfg, serve) -> int:
     res["id"] = req.get("id")
     print(json.dumps(serve._clean(res), separators=(",", ":")))
     return 0
+
+
+def _read_bytes(path: str, limit: int = -1) -> bytes:
+    with open(path, "rb") as f:
+        return f.read(limit)
 
 
 if __name__ == "__main__":

@@ -71,7 +71,18 @@ CLOCK = PhaseClock()
 def empty_result(job: dict) -> dict:
     return {"op": "result", "id": job.get("id"), "status": "infra_error", "error": None, "correct": None,
             "l2_rel_err": None, "max_abs_err": None, "latency_ms": None, "rel_spread": None, "metrics": {},
-            "roofline": None, "profile": None, "wall_s": 0.0}
+            "roofline": None, "profile": None, "warnings": [], "wall_s": 0.0}
+
+
+def _empty_arrays(xs, what: str, params: dict):
+    """An InfraError when one of xs is an array with a 0 dimension: an eval of empty tensors is meaningless (it ran
+    "ok" in 0 ms when a task's parameters held a 0)."""
+    for i, x in enumerate(xs):
+        shape = tuple(np.shape(x)) if isinstance(x, np.ndarray) else None
+        if shape is not None and 0 in shape:
+            ps = ", ".join(f"{k}={v}" for k, v in list((params or {}).items())[:12]) or "none"
+            raise InfraError(f"the task's {what} #{i} has shape {shape}, with a 0 dimension, at the parameters "
+                             f"{ps}; every dimension must be at least 1: fix the task's parameters")
 
 
 def _copy_inputs(xs):
@@ -117,10 +128,15 @@ def run(job: dict, workdir: str, backend) -> dict:
         clock.start("inputs")
         shapes = task.nki_input_shapes(seeds[-1]) if backend.times_shapes else None
         if shapes is not None:
+            for i, (shape, _) in enumerate(shapes):
+                if 0 in shape:
+                    raise InfraError(f"the task's kernel input #{i} is declared with shape {shape}, with a 0 "
+                                     f"dimension; every dimension must be at least 1: fix the task's parameters")
             bench_inputs = backend.placeholders(shapes)
             res["timing_inputs"] = "declared shapes"
         else:
             bench_inputs = task.to_nki(task.get_inputs(seeds[-1]))
+            _empty_arrays(bench_inputs, "kernel input", spec.get("params"))
             res["timing_inputs"] = "built"
         res["correct"] = None
     else:
@@ -141,6 +157,8 @@ def run(job: dict, workdir: str, backend) -> dict:
                 raise  # a MemoryError gets the memory limit's advice in child.py
             except BaseException as e:  # noqa: BLE001
                 raise InfraError(f"the task reference failed for seed {seed}: {type(e).__name__}: {e}") from None
+            _empty_arrays(inputs, "input", spec.get("params"))
+            _empty_arrays(ref, "reference output", spec.get("params"))
             saved = _copy_inputs(nki_in)
             phase["now"] = f"checking correctness (seed {seed}): running the kernel"
             clock.start("kernel")
@@ -213,24 +231,47 @@ def run(job: dict, workdir: str, backend) -> dict:
     clock.start("metrics")
     res["metrics"] = backend.metrics()
     res["profile"] = backend.profile(job["timeline_cap"])
-    try:
-        res["roofline"] = roofline.roofline_result(spec.get("roofline"), spec.get("params") or {}, job["target"],
-                                                   lat["mean"], spec.get("dtype") or "float32",
-                                                   job.get("roofline_compat") or "")
-    except roofline.ExprError as e:
-        res["roofline"] = None
-        res.setdefault("warnings", []).append(f"roofline: {e}")
-    if res["roofline"] is not None:
-        # Which peak constants (ours or the original's) and, for dataset tasks, whose formulas: so a figure can be
-        # compared with the paper's knowingly.
-        res["roofline"]["constants"] = job.get("roofline_compat") or "ours"
-        if spec.get("roofline_source"):
-            res["roofline"]["formulas"] = spec["roofline_source"]
-    if res["roofline"] is None and not spec.get("roofline") and spec.get("kind") == "dataset":
-        res.setdefault("warnings", []).append(f"roofline: {spec.get('roofline_source')}")
+    res["roofline"], why = roofline_or_warning(spec, job, lat["mean"])
+    if why:
+        res["warnings"].append(why)
+    res["warnings"] += [str(w) for w in getattr(backend, "warnings", None) or []]
     res["status"] = "ok"
     res["error"] = None
     return res
+
+
+def roofline_or_warning(spec: dict, job: dict, latency_ms) -> tuple:
+    """(the result's roofline object or None, the warning that says why % of peak is missing, or "").
+
+    Every way the roofline can fail ends in a warning on the result (`warnings`, ../README.md), never in a failed
+    eval: no formulas in the task, a formula that names an unknown parameter or divides by zero, a target without
+    peak constants, a peak time of 0 (no work declared) or no latency."""
+    name = spec.get("name") or "the task"
+    rf = spec.get("roofline")
+    if not rf:
+        if spec.get("kind") == "dataset":
+            return None, f"roofline: {spec.get('roofline_source')}"
+        where = spec.get("dir") and os.path.join(spec["dir"], "task.json") or "the eval's task"
+        return None, (f"roofline: task {name!r} has no roofline formulas, so % of peak and bound cannot be "
+                      f"computed; add \"roofline\": {{\"vector_flops\", \"matmul_flops\", \"min_bytes\"}} to "
+                      f"{where} (or pass 'roofline' in the eval's task)")
+    try:
+        r = roofline.roofline_result(rf, spec.get("params") or {}, job["target"], latency_ms,
+                                     spec.get("dtype") or "float32", job.get("roofline_compat") or "")
+    except (ArithmeticError, ValueError, TypeError) as e:  # roofline.ExprError is a ValueError
+        return None, (f"roofline: the formulas of task {name!r} cannot be evaluated at its parameters for "
+                      f"{job['target']}: {e}; % of peak is not reported")
+    # Which peak constants (ours or the original's) and, for dataset tasks, whose formulas: so a figure can be
+    # compared with the paper's knowingly.
+    r["constants"] = job.get("roofline_compat") or "ours"
+    if spec.get("roofline_source"):
+        r["formulas"] = spec["roofline_source"]
+    if r.get("percent_of_peak") is None:
+        if not r.get("peak_ms"):
+            return r, (f"roofline: the formulas of task {name!r} give a peak time of 0 (no flops and no bytes at "
+                       f"its parameters), so % of peak cannot be computed; check its roofline formulas")
+        return r, "roofline: the kernel's latency is 0 or unknown, so % of peak cannot be computed"
+    return r, ""
 
 
 def kernel_line(tb, kernel_filenames) -> int:

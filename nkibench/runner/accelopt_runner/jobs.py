@@ -10,6 +10,9 @@ from .evaluate import empty_result, seeds_default
 
 BACKENDS = ("sim", "neuron")
 TARGETS = ("trn1", "trn2", "trn3")
+TIMEOUT_MIN_S = 0.5  # an eval's wall-clock limit (timeout_s, --timeout-s, eval --timeout) lies in this range
+TIMEOUT_MAX_S = 7 * 86400.0
+MAX_SEEDS = 64
 
 
 class BadRequest(ValueError):
@@ -20,18 +23,59 @@ def _int(req, key, default, lo, hi):
     v = req.get(key, default)
     if v is None:
         v = default
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or int(v) != v or not lo <= v <= hi:
-        raise BadRequest(f"'{key}' must be an integer in [{lo}, {hi}], got {v!r}")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi or int(v) != v:
+        raise BadRequest(f"'{key}' must be an integer in [{lo}, {hi}], got {_show(v)}")
     return int(v)
 
 
-def _num(req, key, default, lo, hi):
+def _num(req, key, default, lo, hi, unit=""):
     v = req.get(key, default)
     if v is None:
         v = default
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
-        raise BadRequest(f"'{key}' must be a number in [{lo}, {hi}], got {v!r}")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:  # nan fails the range
+        raise BadRequest(f"'{key}' must be a number{unit} in [{lo:g}, {hi:g}], got {_show(v)}")
     return float(v)
+
+
+def _bool(req, key, default=False):
+    v = req.get(key, default)
+    if v is None:
+        return default
+    if not isinstance(v, bool):
+        raise BadRequest(f"'{key}' must be true or false, got {_show(v)}")
+    return v
+
+
+def _show(v) -> str:
+    t = repr(v)
+    return t if len(t) <= 60 else t[:60] + f"… ({type(v).__name__} of {len(v) if hasattr(v, '__len__') else '?'})"
+
+
+def check_kernel_text(kernel) -> str:
+    """The kernel's source, or BadRequest saying what is wrong with it (what, where, what to do)."""
+    if not isinstance(kernel, str):
+        raise BadRequest(f"'kernel' must be the kernel's Python source text (a JSON string), got "
+                         f"{'nothing' if kernel is None else type(kernel).__name__}")
+    if not kernel.strip():
+        raise BadRequest("the kernel is empty" + (" (only whitespace)" if kernel else "") +
+                         "; send the NKI source that defines `kernel`")
+    try:
+        size = len(kernel.encode("utf-8"))
+    except UnicodeEncodeError as e:
+        line = kernel.count("\n", 0, e.start) + 1
+        raise BadRequest(f"the kernel is not valid Unicode text: line {line} holds an unpaired surrogate "
+                         f"(\\u{ord(kernel[e.start]):04x}); send the source as UTF-8 text") from None
+    if size > limits.MAX_KERNEL_BYTES:
+        raise BadRequest(f"the kernel is {size} bytes of UTF-8 source, over the runner's limit of "
+                         f"{limits.MAX_KERNEL_BYTES} bytes ({limits.MAX_KERNEL_BYTES // (1024 * 1024)} MiB); "
+                         f"send a smaller kernel")
+    nul = kernel.find("\0")
+    if nul >= 0:
+        line = kernel.count("\n", 0, nul) + 1
+        col = nul - (kernel.rfind("\n", 0, nul) + 1) + 1
+        raise BadRequest(f"the kernel contains a NUL character (line {line}, column {col}); Python source cannot "
+                         f"hold one: send the source text without it")
+    return kernel
 
 
 def default_timeout_s(size: str, timing_only: bool, n_seeds: int) -> float:
@@ -46,26 +90,25 @@ def default_timeout_s(size: str, timing_only: bool, n_seeds: int) -> float:
 
 def normalize(req: dict, cfg: dict) -> dict:
     """The child's job from an eval request. Raises BadRequest or taskspec.TaskError."""
-    kernel = req.get("kernel")
-    if not isinstance(kernel, str) or not kernel.strip():
-        raise BadRequest("'kernel' must be the kernel's Python source text")
+    kernel = check_kernel_text(req.get("kernel"))
     backend = req.get("backend") or "sim"
     if backend not in BACKENDS:
-        raise BadRequest(f"'backend' must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        raise BadRequest(f"'backend' must be one of {', '.join(BACKENDS)}, got {_show(backend)}")
     target = req.get("target") or "trn1"
     if target not in TARGETS:
-        raise BadRequest(f"'target' must be one of {', '.join(TARGETS)}, got {target!r}")
+        raise BadRequest(f"'target' must be one of {', '.join(TARGETS)}, got {_show(target)}")
     seeds = req.get("seeds")
     if seeds is None:
-        seeds = seeds_default(_int(req, "num_seeds", 3, 1, 64))
-    if not isinstance(seeds, list) or not seeds or len(seeds) > 64 or \
+        seeds = seeds_default(_int(req, "num_seeds", 3, 1, MAX_SEEDS))
+    if not isinstance(seeds, list) or not seeds or len(seeds) > MAX_SEEDS or \
             not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2 ** 32 for s in seeds):
-        raise BadRequest("'seeds' must be a list of 1-64 integers in [0, 2^32)")
+        raise BadRequest(f"'seeds' must be a list of 1-{MAX_SEEDS} integers in [0, 2^32), got {_show(seeds)}")
     size = req.get("size") or "full"
+    timing_only = _bool(req, "timing_only")
     default_timeout = cfg.get("timeout_s")
     if default_timeout is None:
-        default_timeout = default_timeout_s(size, bool(req.get("timing_only", False)), len(seeds))
-    timeout = _num(req, "timeout_s", default_timeout, 0.5, 7 * 86400)
+        default_timeout = default_timeout_s(size, timing_only, len(seeds))
+    timeout = _num(req, "timeout_s", default_timeout, TIMEOUT_MIN_S, TIMEOUT_MAX_S, " of seconds")
     host = cfg.get("memory") or limits.resolve()  # the host's memory and slots, resolved once by serve/eval
     if backend == "sim":
         if cfg.get("memory_limit_mb") is None:
@@ -84,7 +127,7 @@ def normalize(req: dict, cfg: dict) -> dict:
     rel_tol = req.get("rel_tol")
     if rel_tol is not None and (isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or
                                 not 0 < rel_tol < 1):
-        raise BadRequest(f"'rel_tol' must be a number in (0, 1), got {rel_tol!r}")
+        raise BadRequest(f"'rel_tol' must be a number in (0, 1), got {_show(rel_tol)}")
     spec = taskspec.resolve(req.get("task"), size, cfg.get("tasks_dir"))
     return {
         "id": req.get("id"), "kernel": kernel, "backend": backend, "target": target,
@@ -92,7 +135,7 @@ def normalize(req: dict, cfg: dict) -> dict:
         "warmup": _int(req, "warmup", 2, 0, 10000), "iters": _int(req, "iters", 10, 1, 100000),
         "spread_tol": _num(req, "spread_tol", 0.01, 0.0, 100.0),
         "max_attempts": _int(req, "max_attempts", 3, 1, 100),
-        "timing_only": bool(req.get("timing_only", False)), "timeout_s": timeout,
+        "timing_only": timing_only, "timeout_s": timeout,
         "timeline_cap": _int(req, "timeline_cap", 0, 0, 1000000),
         "roofline_compat": _compat(req, cfg),
         "task_spec": spec,

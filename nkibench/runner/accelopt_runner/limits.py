@@ -18,6 +18,14 @@ from __future__ import annotations
 
 import os
 
+# The largest kernel an eval accepts: its source's size in bytes as UTF-8 (the app's kernel files and its CLI
+# must refuse larger ones the same way). A request line is JSON, so the kernel arrives escaped: a newline, tab or
+# quote takes 2 bytes, a non-ASCII character up to 3 times its UTF-8 size when the client writes \uXXXX escapes.
+# The default line limit, MAX_MESSAGE_MIB, leaves room for that, so a kernel within this limit reaches the check
+# that names its size rather than the line-size refusal.
+MAX_KERNEL_BYTES = 4 * 1024 * 1024
+MAX_MESSAGE_MIB = 16  # default --max-message-mib
+
 FRACTION = 0.75
 FLOOR_MB = 4096
 ENV_MEMORY = "ACCELOPT_RUNNER_MEMORY_LIMIT_MB"

@@ -77,6 +77,43 @@ class _Drain(threading.Thread):
         return t + (f"\n[... {self.dropped} more bytes dropped]" if self.dropped else "")
 
 
+# The eval child's environment is built from an allow-list, not inherited: the runner's own environment may hold
+# secrets (the workbench's local host used to hand its whole environment on, LLM API keys included), and the child
+# runs untrusted kernel code. Passed on from the runner's environment: these names, and names with these prefixes.
+CHILD_ENV_NAMES = ("PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "LD_LIBRARY_PATH", "VIRTUAL_ENV")
+CHILD_ENV_PREFIXES = ("LC_",  # locale
+                      "NEURON_",  # the Neuron SDK's compiler and runtime settings (NEURON_RT_* are set per eval)
+                      "NKISIM_",  # nkisim's switches (NKISIM_REPLAY, NKISIM_TARGET, NKISIM_NO_MALLOPT)
+                      "MALLOC_",  # glibc malloc tuning, which nkisim's memory setup defers to
+                      "OPENBLAS_", "OMP_", "MKL_", "GOTO_")  # BLAS threads (BLAS_THREAD_VARS) and tuning
+# More names for a host that needs them (comma-separated), e.g. a site's SDK variable or a test stand-in's log.
+CHILD_ENV_EXTRA = "ACCELOPT_RUNNER_CHILD_ENV"
+
+
+def child_env(job: dict, workdir: str, environ=None) -> dict:
+    """The eval child's environment: the allow-listed variables of the runner's environment, then HOME and TMPDIR
+    (the private workdir), PYTHONPATH (the runner and nkisim, then the runner's own PYTHONPATH), Python's I/O
+    settings, BLAS threads per eval unless the host set them, and for the neuron backend its core and target."""
+    environ = os.environ if environ is None else environ
+    extra = {n.strip() for n in environ.get(CHILD_ENV_EXTRA, "").split(",") if n.strip()}
+    env = {k: v for k, v in environ.items()
+           if (k in CHILD_ENV_NAMES or k in extra or k.startswith(CHILD_ENV_PREFIXES))
+           and not k.startswith("NEURON_RT_")}
+    env.setdefault("PATH", os.defpath)
+    pp = [RUNNER_DIR, NKIBENCH_DIR] + [p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env.update(PYTHONPATH=os.pathsep.join(dict.fromkeys(pp)), HOME=workdir, TMPDIR=workdir,
+               PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1", PYTHONIOENCODING="utf-8")
+    for var in BLAS_THREAD_VARS:  # a value the host's owner set wins
+        env.setdefault(var, str(job["limits"].get("blas_threads", 1)))
+    if job["backend"] == "neuron":
+        env["NEURON_RT_VISIBLE_CORES"] = str(job.get("core", 0))
+        flags = env.get("NEURON_CC_FLAGS", "")
+        if "--auto-cast" not in flags:
+            env["NEURON_CC_FLAGS"] = (flags + " --auto-cast=none").strip()
+        env["NEURON_PLATFORM_TARGET_OVERRIDE"] = job["target"]
+    return env
+
+
 def _signame(n: int) -> str:
     try:
         return signal.Signals(n).name
@@ -92,18 +129,7 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
     try:
         with open(os.path.join(workdir, "job.json"), "w", encoding="utf-8") as f:
             json.dump(job, f)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NEURON_RT_")}
-        pp = [RUNNER_DIR, NKIBENCH_DIR] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        env.update(PYTHONPATH=os.pathsep.join(dict.fromkeys(pp)), HOME=workdir, TMPDIR=workdir,
-                   PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1", PYTHONIOENCODING="utf-8")
-        for var in BLAS_THREAD_VARS:  # a value the host's owner set wins
-            env.setdefault(var, str(job["limits"].get("blas_threads", 1)))
-        if job["backend"] == "neuron":
-            env["NEURON_RT_VISIBLE_CORES"] = str(job.get("core", 0))
-            flags = env.get("NEURON_CC_FLAGS", "")
-            if "--auto-cast" not in flags:
-                env["NEURON_CC_FLAGS"] = (flags + " --auto-cast=none").strip()
-            env["NEURON_PLATFORM_TARGET_OVERRIDE"] = job["target"]
+        env = child_env(job, workdir)
         cmd = [python or sys.executable, "-m", "accelopt_runner", "_child", workdir]
         if sandbox.get("active"):
             dev = ["--dev-bind", "/dev", "/dev"] if job["backend"] == "neuron" else ["--dev", "/dev"]

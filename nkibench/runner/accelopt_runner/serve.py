@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 
-from . import PROTOCOL_VERSION, RUNNER_VERSION, jobs, limits, neuron_sdk, sandbox, taskspec
+from . import PROTOCOL_VERSION, RUNNER_VERSION, jobs, limits, neuron_sdk, protocol, sandbox, taskspec
 from .evaluate import empty_result
 
 log = logging.getLogger("accelopt_runner.serve")
@@ -40,7 +40,9 @@ def hello(cfg: dict) -> dict:
             "unavailable": unavailable,
             "sandbox": {"active": sb["active"], "bwrap": sb["bwrap"], "reason": sb["reason"],
                         "memory_limit_mb": mem["memory_limit_mb"], "rlimits": True},
-            "limits": {"max_message_bytes": cfg["max_message_bytes"],
+            "limits": {"max_message_bytes": cfg["max_message_bytes"], "max_kernel_bytes": limits.MAX_KERNEL_BYTES,
+                       "max_json_depth": protocol.MAX_DEPTH, "max_seeds": jobs.MAX_SEEDS,
+                       "timeout_s_range": [jobs.TIMEOUT_MIN_S, jobs.TIMEOUT_MAX_S],
                        "memory_limit_mb": mem["memory_limit_mb"], "memory_limit_source": mem["source"],
                        "physical_memory_mb": mem["physical_memory_mb"], "slots": mem["slots"],
                        "neuron_memory_limit_mb": cfg.get("neuron_memory_limit_mb", 0),
@@ -70,7 +72,8 @@ def evaluate_request(req: dict, cfg: dict, cancel: threading.Event) -> dict:
     return res
 
 
-_ID_RE = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})')
+_ID_RE = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,18})')
+_OP_RE = re.compile(rb'"op"\s*:\s*"([a-z_]{1,20})"')
 
 
 class Server:
@@ -93,6 +96,26 @@ class Server:
     def error(self, message: str, id_=None, **extra):
         self.send({"op": "error", "id": id_, "status": "infra_error", "error": message, **extra})
 
+    def _reject(self, line: bytes, message: str, head_only: bool = False):
+        """Answer a line that cannot be taken as a request. When it is recognisably an eval with an id (found by a
+        pattern, since the line does not parse), that eval gets its `infra_error` result, so a client waiting for
+        it is not left waiting; otherwise an `error` line. head_only: line holds only the first 4 KiB of a line
+        over the size limit, where the op may not be (a client that sorts keys sends "op" after "kernel")."""
+        m_id, m_op = _ID_RE.search(line), _OP_RE.search(line)
+        id_ = None
+        if m_id:
+            try:
+                id_ = json.loads(m_id.group(1).decode("utf-8"))
+            except ValueError:
+                id_ = None
+        op = m_op.group(1).decode() if m_op else None
+        if id_ is not None and (op == "eval" or (op is None and head_only)):
+            r = empty_result({"id": id_})
+            r.update(status="infra_error", error=message)
+            self.send(r)
+        else:
+            self.error(message)
+
     def _worker(self):
         while True:
             with self.cv:
@@ -110,12 +133,12 @@ class Server:
                 res = empty_result(req)
                 res.update(status="infra_error", error=f"runner error: {type(e).__name__}: {e}")
             res["id"] = req.get("id")
+            with self.cv:  # before the result goes out: a client may reuse the id as soon as it has the result
+                self.running = None
             try:
                 self.send(_clean(res))
             except (ValueError, TypeError) as e:
                 self.error(f"result could not be encoded: {e}", req.get("id"))
-            with self.cv:
-                self.running = None
 
     def _read_line(self):
         """(bytes line or None at EOF, total length); lines above the limit are consumed and returned truncated."""
@@ -147,37 +170,40 @@ class Server:
                 self._shutdown(worker, reply=False)
                 return 0
             if total > limit:
-                m = _ID_RE.search(line)
-                msg = f"message of {total} bytes exceeds the limit of {limit} bytes; it was ignored"
-                if m:
-                    id_ = json.loads(m.group(1))
-                    r = empty_result({"id": id_})
-                    r.update(status="infra_error", error=msg)
-                    self.send(r)
-                else:
-                    self.error(msg)
+                self._reject(line, f"message of {total} bytes exceeds the runner's limit of {limit} bytes "
+                                   f"(--max-message-mib); it was ignored. A kernel may be at most "
+                                   f"{limits.MAX_KERNEL_BYTES} bytes of UTF-8 source", head_only=True)
                 continue
             text = line.strip()
             if not text:
                 continue
             try:
-                req = json.loads(text.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as e:
-                self.error(f"malformed JSON message: {e}")
-                continue
-            if not isinstance(req, dict):
-                self.error("a message must be a JSON object")
+                req = protocol.parse(text)
+            except protocol.ProtocolError as e:
+                self._reject(text, str(e))
                 continue
             op = req.get("op")
             if op == "hello":
                 self.send(hello(self.cfg))
             elif op == "eval":
-                if req.get("id") is None or isinstance(req.get("id"), (dict, list, bool)):
-                    self.error("an eval needs an 'id' (string or number)")
+                id_ = req.get("id")
+                if id_ is None or isinstance(id_, (dict, list, bool)):
+                    got = "none" if id_ is None else json.dumps(id_)[:60]
+                    self.error(f"an eval needs an 'id' (a string or number that no queued or running eval has), "
+                               f"got {got}")
                     continue
                 with self.cv:
-                    self.queue.append(req)
-                    self.cv.notify()
+                    busy = (self.running is not None and _same_id(self.running[0], id_)) or \
+                        any(_same_id(q.get("id"), id_) for q in self.queue)
+                    if not busy:
+                        self.queue.append(req)
+                        self.cv.notify()
+                if busy:
+                    # id null: this line must not be taken for the result of the eval that holds the id
+                    self.error(f"an eval with id {json.dumps(id_)[:200]} is already queued or running; this "
+                               f"eval was not started. Give each eval an id of its own", None,
+                               request_id=id_)
+                    continue
             elif op == "cancel":
                 self._cancel(req.get("id"))
             elif op == "shutdown":
@@ -216,6 +242,12 @@ class Server:
         worker.join(30)
         if reply:
             self.send({"op": "bye"})
+
+
+def _same_id(a, b) -> bool:
+    """Ids are the same JSON value: 1 and 1.0 are, "1" and 1 are not."""
+    return type(a) is type(b) and a == b or (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                                              and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
 
 
 def _clean(o):

@@ -32,17 +32,139 @@ class TaskError(ValueError):
     pass
 
 
+# The dtypes a task may declare (its precision: checks.py rejects narrower floats in a kernel; the roofline picks
+# the matmul peak by it).
+TASK_DTYPES = ("float32", "bfloat16", "float16")
+ROOFLINE_FIELDS = ("vector_flops", "matmul_flops", "min_bytes")
+SHAPE_FIELDS = ("shape_expr", "kernel_shape_expr")
+
+
+def _json_type(v) -> str:
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return f"the number {v!r}"
+    if isinstance(v, str):
+        return f"the string {v[:40]!r}"
+    return {list: "an array", dict: "an object", type(None): "null"}.get(type(v), type(v).__name__)
+
+
+def _finite_number(v) -> bool:
+    import math
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def validate_task(tj: dict, where: str, *, fields=None) -> None:
+    """Check the fields of a task description (task.json, an inline task or an eval's task overrides) before anything
+    runs. Raises TaskError naming where, the field, what it holds and what it should hold. fields: only these
+    (overrides); None: all of them."""
+    def bad(field, want, got=None, hint=""):
+        shown = "" if got is _MISSING else f", got {_json_type(got)}"
+        raise TaskError(f"{where}: '{field}' must be {want}{shown}" + (f"; {hint}" if hint else ""))
+
+    def present(k):
+        return k in tj and (fields is None or k in fields)
+
+    if present("name") and (not isinstance(tj["name"], str) or not tj["name"].strip()):
+        bad("name", "a non-empty string", tj["name"])
+    if present("description") and not isinstance(tj["description"], str):
+        bad("description", "a string", tj["description"])
+    for k in ("parameters", "small_parameters"):
+        if not present(k):
+            continue
+        ps = tj[k]
+        if not isinstance(ps, dict):
+            bad(k, "an object mapping parameter names to numbers", ps)
+        for name, v in ps.items():
+            if not _finite_number(v):
+                bad(f"{k}.{name}", "a finite number", v)
+    if present("rel_tol"):
+        v = tj["rel_tol"]
+        if not _finite_number(v) or not 0 < v < 1:
+            bad("rel_tol", "a number in (0, 1): the allowed L2 relative error ||k-r|| / ||r||", v,
+                "the shipped tasks use 2e-05")
+    if present("atol"):
+        bad("atol", "absent", tj["atol"], "the runner checks only the L2 relative error; set 'rel_tol' instead")
+    if present("dtype") and tj["dtype"] not in TASK_DTYPES:
+        bad("dtype", "one of " + ", ".join(f'"{d}"' for d in TASK_DTYPES), tj["dtype"])
+    for k in ("inputs", "outputs"):
+        if not present(k):
+            continue
+        decl = tj[k]
+        if not isinstance(decl, list):
+            bad(k, "an array of objects ({\"name\", \"shape_expr\", \"kernel_shape_expr\", \"dtype\"})", decl)
+        for i, d in enumerate(decl):
+            at = f"{k}[{i}]"
+            if not isinstance(d, dict):
+                bad(at, "an object", d)
+            if "name" in d and not isinstance(d["name"], str):
+                bad(f"{at}.name", "a string", d["name"])
+            for sk in SHAPE_FIELDS:
+                if sk in d and (not isinstance(d[sk], list) or
+                                not all(isinstance(e, str) or (isinstance(e, int) and not isinstance(e, bool))
+                                        for e in d[sk])):
+                    bad(f"{at}.{sk}", "an array of dimensions, each an integer or an expression string over the "
+                                      "parameters", d[sk])
+            if "dtype" in d:
+                try:
+                    if not isinstance(d["dtype"], str):
+                        raise TypeError
+                    np.dtype(d["dtype"])
+                except TypeError:
+                    bad(f"{at}.dtype", "a numpy dtype name (float32, float16, int32, ...)", d["dtype"])
+    if present("roofline") and tj["roofline"] is not None:
+        rf = tj["roofline"]
+        if not isinstance(rf, dict):
+            bad("roofline", "an object with " + ", ".join(ROOFLINE_FIELDS), rf)
+        for k, v in rf.items():
+            if k not in ROOFLINE_FIELDS:
+                bad(f"roofline.{k}", "absent", _MISSING, "the roofline fields are " + ", ".join(ROOFLINE_FIELDS))
+            if not (isinstance(v, str) or _finite_number(v)):
+                bad(f"roofline.{k}", "an expression string over the parameters or a number", v)
+
+
+_MISSING = object()
+
+
+def check_shapes(tj: dict, params: dict, which: str, where: str) -> None:
+    """Every declared dimension of the inputs and outputs, at the parameters an eval uses, is a whole number >= 1
+    (a 0 dimension made an empty eval that ran "ok" in 0 ms). Raises TaskError naming the field and the values."""
+    for k in ("inputs", "outputs"):
+        for i, d in enumerate(tj.get(k) or []):
+            for sk in SHAPE_FIELDS:
+                for j, e in enumerate(d.get(sk) or []):
+                    at = f"{k}[{i}].{sk}[{j}]"
+                    if isinstance(e, str) and ("**" in e or len(e) > 200):
+                        # evaluated here, in the serving process without a time limit: 9**9**9 would stall it
+                        raise TaskError(f"{where}: {at} = {e[:60]!r} is not a dimension expression the runner "
+                                        f"evaluates (no '**', at most 200 characters); write the product out")
+                    try:
+                        v = roofline.eval_expr(e, params)
+                    except (roofline.ExprError, ArithmeticError, ValueError, TypeError) as ex:
+                        raise TaskError(f"{where}: {at} = {e!r} cannot be evaluated at the {which}: {ex}") from None
+                    if v != int(v) or v < 1:
+                        raise TaskError(f"{where}: {at} = {e!r} is {v:g} at the {which} "
+                                        f"({_fmt_params(params)}); every dimension must be a whole number of at "
+                                        f"least 1: fix the parameters or the expression")
+
+
+def _fmt_params(params: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in list(params.items())[:12]) or "none"
+
+
 def _read_task_json(d: str) -> dict:
     p = os.path.join(d, "task.json")
     try:
-        with open(p, encoding="utf-8") as f:
-            tj = json.load(f)
+        with open(p, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise TaskError(f"cannot read {p}: {e.strerror}") from None
-    except ValueError as e:
-        raise TaskError(f"{p} is not valid JSON: {e}") from None
-    if not isinstance(tj, dict):
-        raise TaskError(f"{p} must hold a JSON object")
+    from . import protocol
+    try:
+        tj = protocol.parse(data.strip())  # the same refusals as a request line: depth, NaN, duplicate keys
+    except protocol.ProtocolError as e:
+        raise TaskError(f"{p} is not a valid task description: {str(e).replace('message', 'file')}") from None
+    validate_task(tj, p)
     return tj
 
 
@@ -52,14 +174,22 @@ def _folder_spec(d: str, size: str) -> dict:
     ref = os.path.join(d, "reference.py")
     if not os.path.isfile(ref):
         raise TaskError(f"task folder {d} has no reference.py")
-    params = tj.get("parameters") or {}
-    if size == "small" and isinstance(tj.get("small_parameters"), dict):
+    where = os.path.join(d, "task.json")
+    if "parameters" not in tj:
+        raise TaskError(f"{where}: 'parameters' is missing; it must be an object mapping parameter names to numbers "
+                        f"(the full-size shapes; {{}} for a reference that takes none)")
+    params = tj["parameters"]
+    if size == "small":
+        if "small_parameters" not in tj:
+            raise TaskError(f"{where}: an eval of size \"small\" needs 'small_parameters' (the shapes of a quick "
+                            f"eval), which this task does not have; add them, or evaluate at size \"full\"")
         params = tj["small_parameters"]
     base = os.path.join(d, "baseline.py")
     spec = {"kind": "folder", "name": tj.get("name") or os.path.basename(d), "dir": d, "reference_path": ref,
             "baseline_path": base if os.path.isfile(base) else None, "params": dict(params),
             "dtype": tj.get("dtype") or "float32", "rel_tol": tj.get("rel_tol") or DEFAULT_REL_TOL,
-            "roofline": tj.get("roofline")}
+            "roofline": tj.get("roofline"), "shape_decl": {k: tj[k] for k in ("inputs", "outputs") if k in tj},
+            "where": where}
     # Declared argument shapes let a timing-only eval skip building full-size inputs (LoadedTask.nki_input_shapes).
     if isinstance(tj.get("inputs"), list) and isinstance(tj.get("small_parameters"), dict):
         spec["inputs"] = tj["inputs"]
@@ -76,6 +206,17 @@ def resolve(task, size: str = "full", tasks_dir: str | None = None) -> dict:
     if size not in ("full", "small"):
         raise TaskError(f"'size' must be \"full\" or \"small\", got {size!r}")
     name = task.get("name")
+    validate_task(task, "the eval's 'task'", fields=("parameters", "rel_tol", "atol", "dtype", "roofline"))
+    for k in ("case", "impl"):
+        if k in task and not (isinstance(task[k], (str, int)) and not isinstance(task[k], bool)):
+            raise TaskError(f"the eval's 'task': '{k}' must be a string or an integer, got {_json_type(task[k])}")
+    if "impl" in task and not str(task["impl"]).isdigit():
+        raise TaskError(f"the eval's 'task': 'impl' must be a whole number >= 0 (which implementation of the "
+                        f"case), got {_json_type(task['impl'])}")
+    for k in ("dataset", "dir"):
+        if k in task and not isinstance(task[k], str):
+            raise TaskError(f"the eval's 'task': '{k}' must be an absolute folder path (a string), got "
+                            f"{_json_type(task[k])}")
     try:
         if task.get("dataset"):
             if not name:
@@ -83,12 +224,18 @@ def resolve(task, size: str = "full", tasks_dir: str | None = None) -> dict:
             spec = dataset.resolve(str(task["dataset"]), str(name), task.get("case"), int(task.get("impl", 0)),
                                    tasks_dir)
         elif isinstance(task.get("reference"), str) and ("\n" in task["reference"] or "def " in task["reference"]):
+            validate_task(task, "the eval's inline task")
             params = task.get("parameters") or {}
-            if size == "small" and isinstance(task.get("small_parameters"), dict):
+            if size == "small":
+                if "small_parameters" not in task:
+                    raise TaskError("the eval's inline task: an eval of size \"small\" needs 'small_parameters', "
+                                    "which the task does not have; add them, or evaluate at size \"full\"")
                 params = task["small_parameters"]
             spec = {"kind": "inline", "name": name or "inline", "reference_source": task["reference"],
                     "baseline_path": None, "params": dict(params), "dtype": task.get("dtype") or "float32",
-                    "rel_tol": task.get("rel_tol") or DEFAULT_REL_TOL, "roofline": task.get("roofline")}
+                    "rel_tol": task.get("rel_tol") or DEFAULT_REL_TOL, "roofline": task.get("roofline"),
+                    "shape_decl": {k: task[k] for k in ("inputs", "outputs") if k in task},
+                    "where": "the eval's inline task"}
             task = {k: v for k, v in task.items() if k != "parameters"}
         elif task.get("dir"):
             d = str(task["dir"])
@@ -123,6 +270,10 @@ def resolve(task, size: str = "full", tasks_dir: str | None = None) -> dict:
         if task.get(k) is not None and spec["kind"] != "inline":
             spec[k] = task[k]
     spec["size"] = size
+    decl = spec.pop("shape_decl", None)
+    where = spec.pop("where", "the task")
+    if decl:
+        check_shapes(decl, spec["params"], f"{size} parameters", where)
     return spec
 
 
