@@ -65,6 +65,8 @@ CandidateTab::CandidateTab(const Candidate &candidate, const std::optional<PlanR
                             : QString());
         row(tr("L2 rel. error"), e.l2RelErr ? QString::number(*e.l2RelErr, 'g', 3) : QString());
         row(tr("Host"), e.host);
+        for (const QString &warning : e.warnings)
+            row(tr("Warning"), warning.toHtmlEscaped());
         html += QStringLiteral("<table>%1</table>").arg(rows.join(QString()));
         if (!e.error.isEmpty())
             html += QStringLiteral("<pre style='white-space:pre-wrap'>%1</pre>")

@@ -270,8 +270,10 @@ void ProfileDock::refreshFindings()
 
 void ProfileDock::refreshSummary()
 {
-    for (const char *name : figureNames)
+    for (const char *name : figureNames) {
         figure(QLatin1StringView(name))->setText(QStringLiteral("—"));
+        figure(QLatin1StringView(name))->setToolTip(QString());
+    }
     m_hottest->clear();
     refreshFindings();
     if (!m_current)
@@ -293,6 +295,8 @@ void ProfileDock::refreshSummary()
     if (e.percentOfPeak)
         figure(QStringLiteral("peak"))->setText(withDelta(QStringLiteral("%1 %").arg(*e.percentOfPeak, 0, 'f', 1),
                                                           e.percentOfPeak, b ? b->percentOfPeak : std::nullopt, false));
+    // Why a figure is missing (a task without roofline formulas, say): the runner's words, where one looks.
+    figure(QStringLiteral("peak"))->setToolTip(e.warnings.join(u'\n'));
     figure(QStringLiteral("bound"))->setText(e.bound.isEmpty() ? QStringLiteral("—") : e.bound);
     // MFU: the task's own arithmetic over the latency against the compute roof; HFU/MBU as the profile says.
     const double flops = e.rooflineFigure("flops");

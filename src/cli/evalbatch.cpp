@@ -198,4 +198,8 @@ void EvalBatch::print(const QList<Item> &items, const QList<Evaluation> &results
                    .arg(e.bound.isEmpty() ? QStringLiteral("-") : e.bound, -7)
                    .arg(e.error.section(u'\n', 0, 0).left(100));
     }
+    // Below the table, so its columns stay aligned: what the runner could not work out, and why.
+    for (int i = 0; i < results.size(); ++i)
+        for (const QString &warning : results.at(i).warnings)
+            out << "warning: " << items.at(i).label << ": " << warning << "\n";
 }

@@ -1,5 +1,6 @@
 #include "common/buildinfo.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -93,6 +94,40 @@ private Q_SLOTS:
             QVERIFY(c.value(QStringLiteral("instructions")).toInt() > 0);
             QVERIFY(c.value(QStringLiteral("ns")).toObject().contains(QStringLiteral("dma")));
         }
+    }
+
+    void benchShowsWhyAFigureIsMissing()
+    {
+        // A task folder without roofline formulas: the runner says why % of peak is missing, and the table
+        // and the JSON pass it on (it was never shown).
+        QTemporaryDir dir;
+        const QString task = dir.filePath(QStringLiteral("silu_noroof"));
+        QVERIFY(QDir().mkpath(task));
+        const QString source = QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/");
+        for (const char *name : {"baseline.py", "reference.py"})
+            QVERIFY(QFile::copy(source + QLatin1String(name), task + u'/' + QLatin1String(name)));
+        QFile in(source + QStringLiteral("task.json"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject spec = QJsonDocument::fromJson(in.readAll()).object();
+        QVERIFY(spec.contains(QStringLiteral("roofline")));
+        spec.remove(QStringLiteral("roofline"));
+        QFile out(task + QStringLiteral("/task.json"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(spec).toJson());
+        out.close();
+        const QStringList args{QStringLiteral("bench"), task + QStringLiteral("/baseline.py"), QStringLiteral("--task"),
+                               task, QStringLiteral("--size"), QStringLiteral("small"),
+                               QStringLiteral("--timing-only")};
+        Run r = run(args);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("warning: ")) && r.out.contains(QStringLiteral("roofline")),
+                 qPrintable(r.out));
+        r = run(args + QStringList{QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonArray warnings =
+            QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("warnings")).toArray();
+        QVERIFY2(!warnings.isEmpty() && warnings.first().toString().startsWith(QStringLiteral("roofline: ")),
+                 qPrintable(r.out));
     }
 
     void benchWritesAChromeTrace()

@@ -1,5 +1,7 @@
 #include "model/evaluation.h"
 
+#include <QJsonArray>
+
 #include <cmath>
 
 namespace {
@@ -77,6 +79,9 @@ Evaluation Evaluation::fromJson(const QJsonObject &o)
     e.peakMs = number(roofline, QLatin1StringView("peak_ms"));
     e.percentOfPeak = number(roofline, QLatin1StringView("percent_of_peak"));
     e.bound = roofline.value(QStringLiteral("bound")).toString();
+    for (const QJsonValue &w : o.value(QStringLiteral("warnings")).toArray())
+        if (w.isString() && !w.toString().isEmpty())
+            e.warnings.append(w.toString().left(2000));
     e.metrics = o.value(QStringLiteral("metrics")).toObject();
     e.wallSeconds = number(o, QLatin1StringView("wall_s"));
     e.profile = profileFrom(e.raw);
@@ -123,7 +128,8 @@ QJsonObject Evaluation::summaryJson(const QString &task) const
         {QStringLiteral("rel_spread"), json(relSpread)},
         {QStringLiteral("wall_s"), json(wallSeconds)},
         {QStringLiteral("host"), host},
-        {QStringLiteral("metrics"), metrics}};
+        {QStringLiteral("metrics"), metrics},
+        {QStringLiteral("warnings"), QJsonArray::fromStringList(warnings)}};
     // Where a slow eval's time and memory went, and what a timing-only eval ran on, as the runner said it;
     // absent from older runners.
     if (profile && !profile->lineCosts.isEmpty())

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -28,6 +29,7 @@ struct Evaluation
     std::optional<double> peakMs;
     std::optional<double> percentOfPeak; // 0-100
     QString bound;                       // "memory", "matmul", "vector", ...; empty when unknown
+    QStringList warnings; // the runner's, e.g. why % of peak is missing ("roofline: task 'x' has no ...")
     QJsonObject metrics;                 // neuron-profile summary names
     std::optional<double> wallSeconds;
     QString host; // which host and slot ran it, filled in by HostPool
