@@ -73,6 +73,13 @@ KernelFile::ReadResult KernelFile::read(const QString &path)
             QStringLiteral("%1 is a folder, not a kernel file. Choose a .py file inside it.").arg(path);
         return result;
     }
+    if (!info.isFile()) {
+        // Reading a FIFO blocks until a writer comes, which may be never; a device may never end.
+        result.error = QStringLiteral("%1 is not a regular file (a pipe, socket or device). Choose the kernel's "
+                                      ".py file.")
+                           .arg(path);
+        return result;
+    }
     if (info.size() > maxBytes) {
         result.error = QStringLiteral("%1 is %2 MiB, over the %3 MiB limit for a kernel file. "
                                       "A kernel source is a few KiB; check that this is the right file.")

@@ -20,8 +20,9 @@ public:
     };
 
     // Large enough for any hand-written or generated kernel, small enough that a mistaken pick of a data file
-    // cannot freeze the editor.
-    static constexpr qint64 maxBytes = 8 * 1024 * 1024;
+    // cannot freeze the editor. The runner's limit (limits.MAX_KERNEL_BYTES in nkibench/runner): one limit, so
+    // a kernel that opens here is never refused there.
+    static constexpr qint64 maxBytes = 4 * 1024 * 1024;
 
     static ReadResult read(const QString &path);
     // Atomic: the old file stays intact if anything fails on the way.
