@@ -31,6 +31,18 @@ QString sshError(ssh_session session)
     return QString::fromUtf8(ssh_get_error(session));
 }
 
+constexpr qsizetype stderrTailChars = 4000;
+
+// The last few non-empty lines of a runner's stderr, one line of text: a traceback's last line says why.
+QString lastLines(const QString &tail)
+{
+    QStringList lines;
+    for (const QString &line : tail.split(u'\n', Qt::SkipEmptyParts))
+        if (!line.trimmed().isEmpty())
+            lines.append(line.trimmed());
+    return lines.mid(qMax<qsizetype>(0, lines.size() - 3)).join(QStringLiteral(" | ")).right(600);
+}
+
 QString settingOrEnv(const QString &value, const char *env)
 {
     return value.isEmpty() ? qEnvironmentVariable(env) : value;
@@ -382,6 +394,7 @@ void SshConnection::openChannel(int slot)
         return;
     }
     m_channels[slot] = std::move(channel);
+    m_stderrTail.erase(slot);
     Q_EMIT channelOpened(slot);
 }
 
@@ -438,10 +451,12 @@ void SshConnection::pump()
                 const int n = ssh_channel_read_nonblocking(channel, buffer, sizeof buffer, isStderr);
                 if (n > 0) {
                     progress = true;
-                    if (isStderr)
-                        qCDebug(lcHosts).noquote() << endpoint() << "slot" << slot
-                                                   << "runner:" << QString::fromUtf8(buffer, n).trimmed();
-                    else
+                    if (isStderr) {
+                        const QString text = QString::fromUtf8(buffer, n);
+                        qCDebug(lcHosts).noquote() << endpoint() << "slot" << slot << "runner:" << text.trimmed();
+                        QString &tail = m_stderrTail[slot];
+                        tail = (tail + text).right(stderrTailChars);
+                    } else
                         Q_EMIT channelData(slot, QByteArray(buffer, n));
                 } else if (n == SSH_ERROR) {
                     if (!ssh_is_connected(m_session.get())) {
@@ -459,7 +474,11 @@ void SshConnection::pump()
     for (int slot : std::as_const(closed)) {
         // No exit status here: asking libssh for it can block until the server sends one.
         m_channels.erase(slot);
-        Q_EMIT channelClosed(slot, QStringLiteral("the runner on %1 ended").arg(endpoint()));
+        QString reason = QStringLiteral("the runner on %1 ended").arg(endpoint());
+        if (const QString why = lastLines(m_stderrTail[slot]); !why.isEmpty())
+            reason += QStringLiteral(": ") + why;
+        m_stderrTail.erase(slot);
+        Q_EMIT channelClosed(slot, reason);
     }
     if (!ssh_is_connected(m_session.get()))
         dropConnection(QStringLiteral("the connection closed"));

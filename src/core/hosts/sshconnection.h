@@ -52,6 +52,9 @@ private:
     SshPrompter *m_prompter;
     SshSessionPtr m_session;
     std::map<int, SshChannelPtr> m_channels;
+    // The last lines each runner wrote to stderr: why it stopped (a bad interpreter, a missing module) is
+    // there, and belongs in the message, not only in a verbose log.
+    std::map<int, QString> m_stderrTail;
     QString m_remoteDir;
     QString m_knownHostsPath; // where this session reads and records host keys
     QSocketNotifier *m_notifier = nullptr;

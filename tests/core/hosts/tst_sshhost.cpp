@@ -56,6 +56,10 @@ class TestSshHost : public QObject
             result.error = error;
             loop.quit();
         });
+        connect(&host, &Host::slotClosed, &loop, [&](int, const QString &reason) {
+            result.error = reason;
+            loop.quit();
+        });
         connect(&host, &Host::slotOpened, &loop, [&](int, QIODevice *stream) {
             client = std::make_unique<RunnerClient>(stream);
             connect(client.get(), &RunnerClient::helloReceived, &loop, [&](const QJsonObject &hello) {
@@ -192,6 +196,35 @@ private Q_SLOTS:
         QVERIFY2(a.error.contains(QStringLiteral("cannot connect")), qPrintable(a.error));
         QString error;
         QVERIFY2(m_sshd.start(error), qPrintable(error));
+    }
+
+    void runnerThatCannotStartSaysWhy()
+    {
+        // Only "the runner stopped before it answered" was said; the reason came only with ACCELOPT_VERBOSE=1.
+        HostConfig badPython = config();
+        badPython.python = QStringLiteral("/nonexistent/bin/python3");
+        Attempt a = attempt(badPython, accepting());
+        QVERIFY(!a.ok);
+        QVERIFY2(a.error.contains(QStringLiteral("/nonexistent/bin/python3")), qPrintable(a.error));
+
+        HostConfig badVenv = config();
+        badVenv.venv = QStringLiteral("/nonexistent/venv");
+        a = attempt(badVenv, accepting());
+        QVERIFY(!a.ok);
+        QVERIFY2(a.error.contains(QStringLiteral("/nonexistent/venv")), qPrintable(a.error));
+
+        const QString noNumpy = m_sshd.path(QStringLiteral("python-without-numpy"));
+        QFile f(noNumpy);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("#!/bin/sh\necho 'Traceback (most recent call last):' >&2\n"
+                "echo \"ModuleNotFoundError: No module named 'numpy'\" >&2\nexit 1\n");
+        f.close();
+        f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        HostConfig missingModule = config();
+        missingModule.python = noNumpy;
+        a = attempt(missingModule, accepting());
+        QVERIFY(!a.ok);
+        QVERIFY2(a.error.contains(QStringLiteral("No module named 'numpy'")), qPrintable(a.error));
     }
 
     void evaluatesInParallelOnTwoSlots()
