@@ -1,4 +1,7 @@
-"""Helpers for the NKIBench task tests: load a task folder and run its baseline on nkisim."""
+"""Helpers for the NKIBench task tests: load a task folder and run its baseline on nkisim.
+
+A task has a baseline per NKI generation (API): baseline.py in the classic API (neuronxcc.nki) and
+baseline_current.py in the current one (nki.*); `api` picks one."""
 import importlib.util
 import json
 import os
@@ -13,16 +16,20 @@ TASK_NAMES = ["swiglu", "matmul_add_rmsnorm", "add_rmsnorm_matmul", "matmul", "g
               "rope_single_freq_apply", "bmm", "bmm_softmax", "transpose_matmul", "lora", "adamw", "silu", "mamba"]
 
 
-def load_task(name):
+BASELINE_FILES = {"classic": "baseline.py", "current": "baseline_current.py"}
+
+
+def load_task(name, api="classic"):
     d = os.path.join(TASKS_DIR, name)
     with open(os.path.join(d, "task.json")) as f:
         meta = json.load(f)
     spec = importlib.util.spec_from_file_location(f"nkibench_task_{name}", os.path.join(d, "reference.py"))
     ref = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ref)
-    with open(os.path.join(d, "baseline.py")) as f:
+    path = os.path.join(d, BASELINE_FILES[api])
+    with open(path) as f:
         src = f.read()
-    return meta, ref, src, os.path.join(d, "baseline.py")
+    return meta, ref, src, path
 
 
 def eval_expr(expr, params):
@@ -35,8 +42,8 @@ def l2_rel(out, ref):
     return float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
 
 
-def run_baseline(name, seed, target="trn1", params_key="small_parameters"):
-    meta, ref, src, path = load_task(name)
+def run_baseline(name, seed, target="trn1", params_key="small_parameters", api="classic"):
+    meta, ref, src, path = load_task(name, api)
     params = meta[params_key]
     inputs = ref.get_inputs(seed, params)
     expected = ref.forward(*inputs)
@@ -54,3 +61,10 @@ def timing_inputs(kin):
     """Shape-only placeholders for the kernel arguments (scalars passed through)."""
     return [nkisim.typing.tensor[list(a.shape), nkisim.language.float32] if isinstance(a, np.ndarray) else a
             for a in kin]
+
+
+def declared_inputs(meta, params):
+    """Timing-only kernel arguments at params from task.json's kernel_shape_expr (a scalar input, which has no
+    shape, is eps = 1e-5 in every shipped task)."""
+    return [nkisim.typing.tensor[[eval_expr(e, params) for e in spec["kernel_shape_expr"]], nkisim.language.float32]
+            if "kernel_shape_expr" in spec else 1e-5 for spec in meta["inputs"]]

@@ -38,6 +38,60 @@ def test_eval_subcommand_with_job_file_and_flags(tmp_path):
     assert json.loads(p.stdout)["status"] == "ok"
 
 
+CURRENT_ADD_KERNEL = textwrap.dedent('''\
+    import nki
+    import nki.language as nl
+    import nki.isa as nisa
+
+
+    @nki.jit
+    def kernel(a, b):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        n, d = a.shape
+        for t in nl.affine_range(n // 128):
+            x = nl.ndarray((128, d), dtype=a.dtype, buffer=nl.sbuf)
+            y = nl.ndarray((128, d), dtype=a.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=x, src=a[t * 128:(t + 1) * 128, :])
+            nisa.dma_copy(dst=y, src=b[t * 128:(t + 1) * 128, :])
+            s = nl.ndarray((128, d), dtype=a.dtype, buffer=nl.sbuf)
+            nisa.tensor_tensor(dst=s, data1=x, data2=y, op=nl.add)
+            nisa.dma_copy(dst=out[t * 128:(t + 1) * 128, :], src=s)
+        return out
+    ''')
+
+
+def test_eval_api_picks_the_classic_or_the_current_baseline(tmp_path):
+    """eval without --kernel evaluates baseline.py (--api classic, the default) or baseline_current.py (--api
+    current); a task without the chosen baseline, a dataset problem with --api current, or --api beside a kernel
+    are usage errors that say why."""
+    import sys
+    sys.path.insert(0, str(REPO / "nkibench" / "runner"))
+    from accelopt_runner import taskspec
+    d = make_add_task(tmp_path / "tasks")
+    base = ["eval", "--tasks", str(tmp_path / "tasks"), "--task", "add", "--size", "small", "--seeds", "1"]
+    p = run_cli(base + ["--api", "current"])
+    assert p.returncode == 2 and "no current-API baseline" in p.stderr and "baseline_current.py" in p.stderr
+    (d / "baseline_current.py").write_text(CURRENT_ADD_KERNEL)
+    spec = taskspec.resolve({"name": "add"}, "small", str(tmp_path / "tasks"))
+    assert taskspec.baseline_path(spec) == str(d / "baseline.py")
+    assert taskspec.baseline_path(spec, "current") == str(d / "baseline_current.py")
+    with pytest.raises(taskspec.TaskError, match="'api' must be one of classic, current"):
+        taskspec.baseline_path(spec, "beta2")
+    # Which file ran is visible in the result: the kernel's lines are those of the file evaluated.
+    for api, first_dma_line in (("classic", 11), ("current", 13)):
+        args = base + ["--timeline-cap", "1"] + (["--api", api] if api == "current" else [])
+        p = run_cli(args)
+        assert p.returncode == 0, p.stderr
+        r = json.loads(p.stdout)
+        assert r["status"] == "ok" and r["correct"] is True, (api, r["error"])
+        assert r["profile"]["timeline"]["line"][0] == first_dma_line, api
+    p = run_cli(base + ["--api", "current", "--kernel", str(d / "baseline.py")])
+    assert p.returncode == 2 and "cannot be combined with a kernel" in p.stderr
+    root = make_dataset(tmp_path / "NKIBench")
+    p = run_cli(["eval", "--task", str(root), "--problem", "silu", "--api", "current"])
+    assert p.returncode == 2 and "classic-API kernels only" in p.stderr
+
+
 def _declare_inputs(task_dir, kernel_shape=("N", "D")):
     tj = json.loads((task_dir / "task.json").read_text())
     tj["inputs"] = [{"name": n, "shape_expr": ["N", "D"], "kernel_shape_expr": list(kernel_shape), "dtype": "float32"}

@@ -67,7 +67,10 @@ def main(argv=None) -> int:
     e.add_argument("--job", help="a JSON file holding an eval request ('-' for stdin)")
     e.add_argument("--task", help="task name (under the tasks folder), or an absolute task/dataset folder")
     e.add_argument("--problem", help="problem name when --task is an NKIBench dataset folder")
-    e.add_argument("--kernel", help="kernel source file (default: the task's baseline)")
+    e.add_argument("--kernel", help="kernel source file (default: the task's baseline, see --api)")
+    e.add_argument("--api", choices=["classic", "current"], default=None,
+                   help="without --kernel: which NKI generation's baseline of the task to evaluate, 'classic' "
+                        "(baseline.py, neuronxcc.nki; the default) or 'current' (baseline_current.py, nki.*)")
     e.add_argument("--backend", default=None)
     e.add_argument("--target", default=None)
     e.add_argument("--size", default=None, choices=["full", "small"])
@@ -142,6 +145,10 @@ def _eval_cmd(a, cfg, serve) -> int:
             print(f"--seeds must be comma-separated whole numbers in [0, 2^32), got {a.seeds!r}", file=sys.stderr)
             return 2
     req.setdefault("id", a.id)
+    if a.api and (a.kernel or "kernel" in req):
+        print("--api picks the task's baseline; it cannot be combined with a kernel (--kernel, or 'kernel' in "
+              "the job)", file=sys.stderr)
+        return 2
     if a.kernel:
         try:
             data = _read_bytes(a.kernel, limits.MAX_KERNEL_BYTES + 1)
@@ -165,10 +172,12 @@ def _eval_cmd(a, cfg, serve) -> int:
         except taskspec.TaskError as e:
             print(f"bad task: {e}", file=sys.stderr)
             return 2
-        if not spec.get("baseline_path"):
-            print("no --kernel given and the task has no baseline", file=sys.stderr)
+        try:
+            path = taskspec.baseline_path(spec, a.api or "classic")
+        except taskspec.TaskError as e:
+            print(f"no --kernel given, and {e}", file=sys.stderr)
             return 2
-        req["kernel"] = open(spec["baseline_path"], encoding="utf-8").read()
+        req["kernel"] = open(path, encoding="utf-8").read()
     res = serve.evaluate_request(req, cfg, threading.Event())
     res["id"] = req.get("id")
     print(json.dumps(serve._clean(res), separators=(",", ":")))

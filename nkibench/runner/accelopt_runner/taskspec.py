@@ -2,7 +2,8 @@
 
 An eval's "task" field may be:
   {"name": "silu"}                          a task folder under the tasks dir (nkibench/tasks/, or --tasks)
-  {"dir": "/abs/tasks/silu"}                a task folder (task.json, reference.py, baseline.py)
+  {"dir": "/abs/tasks/silu"}                a task folder (task.json, reference.py, baseline.py and optionally
+                                            baseline_current.py)
   {"dir": "/abs/NKIBench", "name": "silu"}  a problem of an original NKIBench dataset (summary.json, reference/,
   {"dataset": "/abs/NKIBench", "name": "silu", "case": "2"}   kernels/); "case" picks a case (default: the first)
   {"name": "add", "reference": "<python source>", "parameters": {...}, "small_parameters": {...},
@@ -37,6 +38,10 @@ class TaskError(ValueError):
 TASK_DTYPES = ("float32", "bfloat16", "float16")
 ROOFLINE_FIELDS = ("vector_flops", "matmul_flops", "min_bytes")
 SHAPE_FIELDS = ("shape_expr", "kernel_shape_expr")
+# A task folder's baseline kernel per NKI generation ("api"): the classic API (neuronxcc.nki, what NKIBench and the
+# AccelOpt paper use) and the current one (nki.*, Neuron SDK 2.27 on). The classic baseline is the default.
+BASELINE_FILES = {"classic": "baseline.py", "current": "baseline_current.py"}
+APIS = tuple(BASELINE_FILES)
 
 
 def _json_type(v) -> str:
@@ -184,9 +189,10 @@ def _folder_spec(d: str, size: str) -> dict:
             raise TaskError(f"{where}: an eval of size \"small\" needs 'small_parameters' (the shapes of a quick "
                             f"eval), which this task does not have; add them, or evaluate at size \"full\"")
         params = tj["small_parameters"]
-    base = os.path.join(d, "baseline.py")
+    baselines = {api: os.path.join(d, f) for api, f in BASELINE_FILES.items()}
+    baselines = {api: p if os.path.isfile(p) else None for api, p in baselines.items()}
     spec = {"kind": "folder", "name": tj.get("name") or os.path.basename(d), "dir": d, "reference_path": ref,
-            "baseline_path": base if os.path.isfile(base) else None, "params": dict(params),
+            "baseline_path": baselines["classic"], "baselines": baselines, "params": dict(params),
             "dtype": tj.get("dtype") or "float32", "rel_tol": tj.get("rel_tol") or DEFAULT_REL_TOL,
             "roofline": tj.get("roofline"), "shape_decl": {k: tj[k] for k in ("inputs", "outputs") if k in tj},
             "where": where}
@@ -275,6 +281,31 @@ def resolve(task, size: str = "full", tasks_dir: str | None = None) -> dict:
     if decl:
         check_shapes(decl, spec["params"], f"{size} parameters", where)
     return spec
+
+
+def baseline_path(spec: dict, api: str = "classic") -> str:
+    """The file of the task's baseline kernel in the NKI generation `api` ("classic": baseline.py, "current":
+    baseline_current.py). Raises TaskError saying why there is none."""
+    if api not in BASELINE_FILES:
+        raise TaskError(f"'api' must be one of {', '.join(APIS)} (which NKI generation's baseline), got {api!r}")
+    name = spec.get("name")
+    if spec.get("kind") == "dataset":
+        if api != "classic":
+            raise TaskError(f"an original NKIBench dataset has classic-API kernels only (kernels/<problem>_*.py), so "
+                            f"problem {name!r} has no {api} baseline; pass the kernel to evaluate")
+        path = spec.get("baseline_path")
+    elif spec.get("kind") == "folder":
+        path = (spec.get("baselines") or {}).get(api)
+        if not path:
+            missing = os.path.join(spec["dir"], BASELINE_FILES[api])
+            raise TaskError(f"task {name!r} has no {api}-API baseline: {missing} does not exist; pass the kernel to "
+                            f"evaluate" +
+                            (", or choose the classic baseline.py" if api != "classic" else ""))
+    else:
+        path = None
+    if not path:
+        raise TaskError(f"task {name!r} has no baseline kernel; pass the kernel to evaluate")
+    return path
 
 
 def list_tasks(tasks_dir: str) -> list:
