@@ -137,8 +137,10 @@ def _probe_child(classic: bool) -> dict:
     """Import `nki` (and, when asked, neuronxcc.nki) in a short child process, so the serving process never loads
     the NKI compiler. {} when the child fails."""
     try:
+        env = dict(os.environ)  # the serving process's import path (it holds nkisim's folder, which a stand-in uses)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         p = subprocess.run([sys.executable, "-c", _PROBE] + (["--classic"] if classic else []), capture_output=True,
-                           timeout=180, stdin=subprocess.DEVNULL)
+                           timeout=180, stdin=subprocess.DEVNULL, env=env)
         data = json.loads(p.stdout.decode("utf-8", errors="replace").strip().splitlines()[-1] or "{}")
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
