@@ -12,6 +12,7 @@ import queue
 REPO = pathlib.Path(__file__).resolve().parents[2]
 RUNNER_DIR = REPO / "nkibench" / "runner"
 FAKE_NEURON = REPO / "tests" / "fixtures" / "runner" / "fake_neuronxcc"
+FAKE_NKI_CURRENT = REPO / "tests" / "fixtures" / "runner" / "fake_nki_current"  # the current-SDK twin
 
 ADD_REFERENCE = textwrap.dedent('''\
     import numpy as np

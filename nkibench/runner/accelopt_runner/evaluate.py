@@ -104,6 +104,8 @@ def run(job: dict, workdir: str, backend) -> dict:
     spec = job["task_spec"]
     res.update({"backend": job["backend"], "target": job["target"], "task": spec.get("name"),
                 "size": spec.get("size"), "params": spec.get("params"), "seeds": list(job["seeds"])})
+    if job.get("generation"):
+        res["generation"] = job["generation"]  # neuron: the NKI generation that chose the route (generations.py)
     phase = PHASE
     clock = CLOCK
     phase["now"] = "loading the task"

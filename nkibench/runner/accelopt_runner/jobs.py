@@ -182,6 +182,27 @@ def prechecks(job: dict):
         res.update(status="rejected", line=findings[0].line or None, error=checks.format_findings(findings),
                    findings=[{"line": f.line, "kind": f.kind, "message": f.message} for f in findings[:50]])
         return res
+    if job["backend"] == "neuron":
+        from . import generations
+        kg = generations.of_source(src, tree)
+        if kg["mixed"]:
+            imp = kg["imports"]
+            res.update(status="compile_error", error=(
+                f"the kernel mixes NKI generations: it imports {imp['classic']} (classic) and {imp['current']} "
+                f"(current); port it wholly to one of them (the current API on Neuron SDK 2.28 and later)"))
+            return res
+        job["generation"] = kg["generation"]
+        res["generation"] = kg["generation"]
+        info = neuron_sdk.detect()
+        why = generations.refusal(kg["generation"], info)
+        if why:
+            res.update(status="compile_error", error=why,
+                       port={"from": kg["generation"], "to": "current" if kg["generation"] == "classic" else None,
+                             "host_generations": list(info.get("generations") or [])})
+            return res
+        warn = generations.note(kg["generation"], info)
+        if warn:
+            job.setdefault("warnings", []).append(warn)
     names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     names |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
     if "kernel" not in names and "optimized_kernel" not in names:

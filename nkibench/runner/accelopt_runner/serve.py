@@ -30,7 +30,12 @@ def hello(cfg: dict) -> dict:
     info = neuron_sdk.detect()
     if info["available"]:
         backends["neuron"] = {"neuronx_cc": info["neuronx_cc"], "neuron_cores": info["neuron_cores"],
-                              "targets": ["trn1", "trn2"], "neuron_profile": bool(info.get("neuron_profile"))}
+                              "targets": ["trn1", "trn2"], "neuron_profile": bool(info.get("neuron_profile")),
+                              "neuron_explorer": bool(info.get("neuron_explorer")), "nrtpy": bool(info.get("nrtpy")),
+                              "nki_classic": info.get("nki_classic"), "nki_current": info.get("nki_current"),
+                              "sdk_release": info.get("sdk_release"), "sdk_release_from": info.get("sdk_release_from"),
+                              "generations": info.get("generations", []),
+                              "generation_notes": info.get("generation_notes", {})}
     else:
         unavailable["neuron"] = f"Neuron SDK not found on this host: {info['reason']}"
     sb = sandbox.bwrap_status(cfg.get("no_sandbox", False))
