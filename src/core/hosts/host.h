@@ -39,13 +39,14 @@ public:
     void setState(State state, const QString &detail = {});
 
     // Starts the runner for a slot; answers with slotOpened or slotFailed, later slotClosed when the stream
-    // ends.
+    // ends. A failure is transient when the machine could not be reached (refused, timed out, not connected):
+    // it may work in a moment. Otherwise (a host key, a login, an interpreter) it fails the same way again.
     virtual void openSlot(int slot) = 0;
     virtual void closeSlot(int slot) = 0;
 
 Q_SIGNALS:
     void slotOpened(int slot, QIODevice *stream);
-    void slotFailed(int slot, const QString &error);
+    void slotFailed(int slot, const QString &error, bool transient);
     void slotClosed(int slot, const QString &reason);
     void stateChanged(Host::State state, const QString &detail);
 

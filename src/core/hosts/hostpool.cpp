@@ -33,16 +33,17 @@ void HostPool::addHost(Host *host)
             qCWarning(lcHosts) << slot->host->name() << "slot" << slot->index
                                << "stopped answering; restarting it";
             slot->host->closeSlot(slot->index);
-            onSlotGone(slot->host, slot->index, QStringLiteral("the runner stopped answering"), false);
+            onSlotGone(slot->host, slot->index, QStringLiteral("the runner stopped answering"), false, false);
         });
         m_slots.append(slot);
     }
     connect(host, &Host::slotOpened, this,
             [this, host](int index, QIODevice *stream) { onSlotOpened(host, index, stream); });
-    connect(host, &Host::slotFailed, this,
-            [this, host](int index, const QString &error) { onSlotGone(host, index, error, true); });
+    connect(host, &Host::slotFailed, this, [this, host](int index, const QString &error, bool transient) {
+        onSlotGone(host, index, error, true, transient);
+    });
     connect(host, &Host::slotClosed, this,
-            [this, host](int index, const QString &reason) { onSlotGone(host, index, reason, false); });
+            [this, host](int index, const QString &reason) { onSlotGone(host, index, reason, false, false); });
     connect(host, &Host::stateChanged, this, [this, host](Host::State state, const QString &detail) {
         Q_EMIT hostStateChanged(host, state, detail);
     });
@@ -175,6 +176,8 @@ void HostPool::onHello(Slot *slot, const QJsonObject &hello)
     }
     slot->state = SlotState::Idle;
     slot->restarts = 0;
+    slot->reconnects = 0;
+    slot->unreachableFor.invalidate();
     refreshHostState(slot->host);
     dispatch();
 }
@@ -228,7 +231,7 @@ void HostPool::onResult(Slot *slot, const Evaluation &evaluation)
     dispatch();
 }
 
-void HostPool::onSlotGone(Host *host, int index, const QString &reason, bool failedToOpen)
+void HostPool::onSlotGone(Host *host, int index, const QString &reason, bool failedToOpen, bool transient)
 {
     Slot *slot = slotFor(host, index);
     if (!slot || slot->state == SlotState::Dead)
@@ -253,6 +256,24 @@ void HostPool::onSlotGone(Host *host, int index, const QString &reason, bool fai
             m_queue.prepend(job); // first in line again: it waited longest
         dispatch();               // another slot may be idle right now
     }
+    if (transient) {
+        if (!slot->unreachableFor.isValid())
+            slot->unreachableFor.start();
+        if (slot->unreachableFor.elapsed() < unreachableWindowMs) {
+            const int delayMs = qMin(500 << qMin(slot->reconnects, 5), maxReconnectDelayMs);
+            ++slot->reconnects;
+            host->setState(Host::State::Lost,
+                           QStringLiteral("%1; trying again in %2 s").arg(reason).arg(delayMs / 1000.0));
+            reopenLater(slot, delayMs);
+            return;
+        }
+        slot->state = SlotState::Dead;
+        slot->lastError = QStringLiteral("unreachable for %1 s: %2").arg(unreachableWindowMs / 1000).arg(reason);
+        host->setState(Host::State::Failed, slot->lastError);
+        failQueueIfNoSlotCanServe();
+        dispatch();
+        return;
+    }
     // A runner that cannot even start (wrong interpreter) will not start on the fifth try either.
     const int limit = failedToOpen ? 1 : maxSlotRestarts;
     if (++slot->restarts > limit) {
@@ -264,7 +285,11 @@ void HostPool::onSlotGone(Host *host, int index, const QString &reason, bool fai
     }
     host->setState(failedToOpen ? Host::State::Failed : Host::State::Lost, reason);
     // Back off before reconnecting so a host that is down is not hammered.
-    const int delayMs = failedToOpen ? 500 * (1 << qMin(slot->restarts, 6)) : 200 * slot->restarts;
+    reopenLater(slot, failedToOpen ? 500 * (1 << qMin(slot->restarts, 6)) : 200 * slot->restarts);
+}
+
+void HostPool::reopenLater(Slot *slot, int delayMs)
+{
     QTimer::singleShot(delayMs, this, [this, slot] {
         if (m_stopping || slot->state != SlotState::Closed)
             return;

@@ -4,6 +4,7 @@
 #include "model/evalrequest.h"
 #include "model/evaluation.h"
 
+#include <QElapsedTimer>
 #include <QList>
 #include <QMap>
 #include <QObject>
@@ -21,6 +22,10 @@ class HostPool : public QObject
 public:
     static constexpr int maxAttempts = 3;
     static constexpr int maxSlotRestarts = 5;
+    // How long an unreachable host (connection refused, timed out) is tried again, with backoff, before its
+    // queue fails: a restarting sshd or a network blip must not fail every queued evaluation.
+    static constexpr int unreachableWindowMs = 120000;
+    static constexpr int maxReconnectDelayMs = 15000;
 
     explicit HostPool(QObject *parent = nullptr);
     ~HostPool() override;
@@ -63,6 +68,8 @@ private:
         quint64 job = 0;
         QString requestId;
         int restarts = 0;
+        int reconnects = 0;          // tries since the host became unreachable
+        QElapsedTimer unreachableFor; // invalid while the host answers
         QTimer *watchdog = nullptr;
         QString lastError;
     };
@@ -74,7 +81,8 @@ private:
 
     Slot *slotFor(Host *host, int index);
     void onSlotOpened(Host *host, int index, QIODevice *stream);
-    void onSlotGone(Host *host, int index, const QString &reason, bool failedToOpen);
+    void onSlotGone(Host *host, int index, const QString &reason, bool failedToOpen, bool transient);
+    void reopenLater(Slot *slot, int delayMs);
     void onHello(Slot *slot, const QJsonObject &hello);
     void onResult(Slot *slot, const Evaluation &evaluation);
     void dispatch();

@@ -49,7 +49,8 @@ void HostProbe::start(const HostConfig &config, std::shared_ptr<SshPrompter> pro
         return;
     }
     Q_EMIT hostCreated(m_host.get());
-    connect(m_host.get(), &Host::slotFailed, this, [this](int, const QString &why) { finish(false, why); });
+    connect(m_host.get(), &Host::slotFailed, this,
+            [this](int, const QString &why, bool) { finish(false, why); });
     connect(m_host.get(), &Host::slotClosed, this, [this](int, const QString &why) {
         finish(false, QStringLiteral("the runner stopped before it answered: %1").arg(why));
     });

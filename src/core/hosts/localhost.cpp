@@ -55,7 +55,8 @@ void LocalHost::openSlot(int slot)
     connect(process, &QProcess::errorOccurred, this, [this, slot, process](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart)
             Q_EMIT slotFailed(slot, QStringLiteral("cannot start %1: %2. Set the host's python interpreter.")
-                                        .arg(process->program(), process->errorString()));
+                                        .arg(process->program(), process->errorString()),
+                            false);
     });
     connect(process, &QProcess::finished, this, [this, slot, process](int code, QProcess::ExitStatus status) {
         if (m_processes.value(slot) != process)

@@ -87,10 +87,14 @@ void SshConnection::connectAndDeploy()
     shutdown(); // channels of a half-dead session must go before the session they belong to
     QString error, fingerprint;
     int uploaded = 0;
-    if (!connectSession(error, fingerprint) || !verifyHostKey(error, fingerprint) || !authenticate(error) ||
-        !deploy(error, uploaded)) {
+    if (!connectSession(error, fingerprint)) {
         m_session.reset();
-        Q_EMIT connectFailed(error);
+        Q_EMIT connectFailed(error, true);
+        return;
+    }
+    if (!verifyHostKey(error, fingerprint) || !authenticate(error) || !deploy(error, uploaded)) {
+        m_session.reset();
+        Q_EMIT connectFailed(error, false);
         return;
     }
     delete m_notifier;
@@ -378,7 +382,7 @@ QString SshConnection::remoteCommand(int slot) const
 void SshConnection::openChannel(int slot)
 {
     if (!m_session || !ssh_is_connected(m_session.get())) {
-        Q_EMIT channelFailed(slot, QStringLiteral("not connected to %1").arg(endpoint()));
+        Q_EMIT channelFailed(slot, QStringLiteral("not connected to %1").arg(endpoint()), true);
         return;
     }
     m_channels.erase(slot);
@@ -390,7 +394,8 @@ void SshConnection::openChannel(int slot)
             dropConnection(why);
             return;
         }
-        Q_EMIT channelFailed(slot, QStringLiteral("cannot start the runner on %1: %2").arg(endpoint(), why));
+        Q_EMIT channelFailed(slot, QStringLiteral("cannot start the runner on %1: %2").arg(endpoint(), why),
+                             false);
         return;
     }
     m_channels[slot] = std::move(channel);

@@ -29,9 +29,9 @@ public:
 
 Q_SIGNALS:
     void connected(const QString &fingerprint, const QString &remoteDir, int uploadedFiles);
-    void connectFailed(const QString &error);
+    void connectFailed(const QString &error, bool transient);
     void channelOpened(int slot);
-    void channelFailed(int slot, const QString &error);
+    void channelFailed(int slot, const QString &error, bool transient);
     void channelData(int slot, const QByteArray &data);
     void channelClosed(int slot, const QString &reason);
     void connectionLost(const QString &reason);

@@ -25,7 +25,7 @@ SshHost::SshHost(const HostConfig &config, const QString &nkibenchDir, std::shar
         Q_EMIT slotOpened(slot, device);
     });
     connect(m_connection, &SshConnection::channelFailed, this,
-            [this](int slot, const QString &error) { Q_EMIT slotFailed(slot, error); });
+            [this](int slot, const QString &error, bool transient) { Q_EMIT slotFailed(slot, error, transient); });
     connect(m_connection, &SshConnection::channelData, this, [this](int slot, const QByteArray &data) {
         if (SshChannelDevice *device = m_devices.value(slot))
             device->appendData(data);
@@ -86,14 +86,14 @@ void SshHost::onConnected(const QString &fingerprint, const QString &remoteDir, 
             m_connection, [this, slot] { m_connection->openChannel(slot); }, Qt::QueuedConnection);
 }
 
-void SshHost::onConnectFailed(const QString &error)
+void SshHost::onConnectFailed(const QString &error, bool transient)
 {
     m_link = Link::Down;
     const QList<int> waiting = m_waiting;
     m_waiting.clear();
     setState(State::Failed, error);
     for (int slot : waiting)
-        Q_EMIT slotFailed(slot, error);
+        Q_EMIT slotFailed(slot, error, transient);
 }
 
 void SshHost::onLost(const QString &reason)

@@ -39,7 +39,7 @@ private:
         Up
     };
     void onConnected(const QString &fingerprint, const QString &remoteDir, int uploaded);
-    void onConnectFailed(const QString &error);
+    void onConnectFailed(const QString &error, bool transient);
     void onLost(const QString &reason);
 
     std::shared_ptr<SshPrompter> m_prompter;

@@ -281,6 +281,36 @@ private Q_SLOTS:
         QCOMPARE(results.size(), 1); // never twice
     }
 
+    void shortOutageFailsNothing()
+    {
+        // sshd down for a moment while evaluations are queued: the host is tried again with backoff and every
+        // evaluation finishes once. It used to reconnect once, at once, and on "connection refused" fail the
+        // queue (9 of 14 tasks as infrastructure errors with sshd back after 0.3 s).
+        HostPool pool;
+        pool.addHost(new SshHost(config(2), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting()));
+        QList<Evaluation> results;
+        QList<quint64> finished;
+        connect(&pool, &HostPool::evaluationFinished, this, [&](quint64 job, const Evaluation &e) {
+            results << e;
+            finished << job;
+        });
+        pool.start();
+        const QStringList tasks{QStringLiteral("silu"),    QStringLiteral("adamw"), QStringLiteral("swiglu"),
+                                QStringLiteral("rmsnorm_matmul"), QStringLiteral("lora"),
+                                QStringLiteral("matmul"),  QStringLiteral("bmm"),   QStringLiteral("mamba")};
+        for (const QString &task : tasks)
+            pool.submit(quickEval(task, QStringLiteral("small"), false));
+        QTRY_VERIFY_WITH_TIMEOUT(!results.isEmpty(), 120000);
+        m_sshd.stop();
+        QTest::qWait(1500);
+        QString error;
+        QVERIFY2(m_sshd.start(error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), int(tasks.size()), 240000);
+        for (const Evaluation &e : std::as_const(results))
+            QVERIFY2(e.ok(), qPrintable(e.error));
+        QCOMPARE(QSet<quint64>(finished.cbegin(), finished.cend()).size(), tasks.size()); // each once
+    }
+
     void garbageOnStdoutIsSkipped()
     {
         // A login script or wrapper that prints to stdout before the runner starts, as real hosts do.
