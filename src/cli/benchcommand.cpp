@@ -3,6 +3,7 @@
 #include "evalbatch.h"
 #include "model/kernelfile.h"
 #include "profile/chrometrace.h"
+#include "resulttable.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -72,12 +73,14 @@ int BenchCommand::run(const QStringList &arguments)
     item.label = parser.value(QStringLiteral("task"));
     item.request.kernelSource = kernel.text;
     item.request.kernelName = QFileInfo(kernelPath).fileName();
-    const QList<Evaluation> results = EvalBatch::run(parser, {item}, error);
+    ResultTable table(parser.isSet(QStringLiteral("json")));
+    const QList<Evaluation> results =
+        EvalBatch::run(parser, {item}, error, [&](int, const Evaluation &e) { table.add(item.label, e); });
     if (results.isEmpty()) {
         err << "accelopt bench: " << error << "\n";
         return 1;
     }
-    EvalBatch::print({item}, results, parser.isSet(QStringLiteral("json")));
+    table.finish();
     const Evaluation &result = results.first();
     if (!tracePath.isEmpty() && result.ok()) {
         if (!result.profile || !result.profile->timeline) {

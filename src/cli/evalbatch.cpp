@@ -109,7 +109,8 @@ bool EvalBatch::taskReference(const QString &task, const QString &dataset, QJson
     return true;
 }
 
-QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<Item> &items, QString &error)
+QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<Item> &items, QString &error,
+                                 const std::function<void(int, const Evaluation &)> &finished)
 {
     const QString hostName = parser.value(QStringLiteral("host"));
     const int jobs = parser.isSet(QStringLiteral("jobs")) ? parser.value(QStringLiteral("jobs")).toInt() : 2;
@@ -142,6 +143,8 @@ QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<I
         if (index < 0)
             return;
         results[index] = evaluation;
+        if (finished)
+            finished(index, evaluation);
         QTextStream(stderr) << "accelopt: " << items.at(index).label << ": " << evaluation.statusName()
                             << "\n";
         if (--remaining == 0)
@@ -160,46 +163,4 @@ QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<I
         loop.exec();
     pool.stop();
     return results;
-}
-
-void EvalBatch::print(const QList<Item> &items, const QList<Evaluation> &results, bool json)
-{
-    QTextStream out(stdout);
-    if (json) {
-        for (int i = 0; i < results.size(); ++i)
-            out << QJsonDocument(results.at(i).summaryJson(items.at(i).label)).toJson(QJsonDocument::Compact)
-                << "\n";
-        return;
-    }
-    auto cell = [](const std::optional<double> &value, int precision) {
-        return value ? QString::number(*value, 'f', precision) : QStringLiteral("-");
-    };
-    out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7  %8\n")
-               .arg(QStringLiteral("task"), -24)
-               .arg(QStringLiteral("status"), -14)
-               .arg(QStringLiteral("correct"), -8)
-               .arg(QStringLiteral("l2_rel_err"), 11)
-               .arg(QStringLiteral("latency_ms"), 12)
-               .arg(QStringLiteral("%peak"), 7)
-               .arg(QStringLiteral("bound"), -7)
-               .arg(QStringLiteral("error"));
-    for (int i = 0; i < results.size(); ++i) {
-        const Evaluation &e = results.at(i);
-        const QString correct =
-            e.correct ? (*e.correct ? QStringLiteral("yes") : QStringLiteral("no")) : QStringLiteral("-");
-        const QString l2 = e.l2RelErr ? QString::number(*e.l2RelErr, 'e', 2) : QStringLiteral("-");
-        out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7  %8\n")
-                   .arg(items.at(i).label, -24)
-                   .arg(e.statusName(), -14)
-                   .arg(correct, -8)
-                   .arg(l2, 11)
-                   .arg(cell(e.latencyMeanMs, 3), 12)
-                   .arg(cell(e.percentOfPeak, 1), 7)
-                   .arg(e.bound.isEmpty() ? QStringLiteral("-") : e.bound, -7)
-                   .arg(e.error.section(u'\n', 0, 0).left(100));
-    }
-    // Below the table, so its columns stay aligned: what the runner could not work out, and why.
-    for (int i = 0; i < results.size(); ++i)
-        for (const QString &warning : results.at(i).warnings)
-            out << "warning: " << items.at(i).label << ": " << warning << "\n";
 }

@@ -4,12 +4,14 @@
 #include "model/evaluation.h"
 
 #include <QList>
+
+#include <functional>
 #include <QString>
 
 class QCommandLineParser;
 
-// What bench and suite share: choosing the host from --host and friends, running a batch of evaluations on a
-// HostPool with a local event loop, and printing the results as JSON lines or a table.
+// What bench and suite share: choosing the host from --host and friends, and running a batch of evaluations on
+// a HostPool with a local event loop (ResultTable prints them).
 class EvalBatch
 {
 public:
@@ -28,7 +30,8 @@ public:
     // NAME}.
     static bool taskReference(const QString &task, const QString &dataset, QJsonObject &out, QString &error);
 
-    // Runs every item; returns the evaluations in item order. Exit status is the caller's business.
-    static QList<Evaluation> run(const QCommandLineParser &parser, const QList<Item> &items, QString &error);
-    static void print(const QList<Item> &items, const QList<Evaluation> &results, bool json);
+    // Runs every item; returns the evaluations in item order, and calls `finished` (item index, result) as
+    // each one ends. Exit status is the caller's business.
+    static QList<Evaluation> run(const QCommandLineParser &parser, const QList<Item> &items, QString &error,
+                                 const std::function<void(int, const Evaluation &)> &finished = {});
 };

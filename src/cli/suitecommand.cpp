@@ -4,6 +4,7 @@
 #include "evalbatch.h"
 #include "model/kernelfile.h"
 #include "model/taskcatalog.h"
+#include "resulttable.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -104,12 +105,14 @@ int SuiteCommand::run(const QStringList &arguments)
         items.append(item);
     }
     QString error;
-    const QList<Evaluation> results = EvalBatch::run(parser, items, error);
+    ResultTable table(parser.isSet(QStringLiteral("json")));
+    const QList<Evaluation> results = EvalBatch::run(
+        parser, items, error, [&](int i, const Evaluation &e) { table.add(items.at(i).label, e); });
     if (results.isEmpty()) {
         err << "accelopt suite: " << error << "\n";
         return 1;
     }
-    EvalBatch::print(items, results, parser.isSet(QStringLiteral("json")));
+    table.finish();
     for (const Evaluation &e : results)
         if (!e.ok())
             return 1;

@@ -1,6 +1,7 @@
 #include "common/buildinfo.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -8,6 +9,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <csignal>
 
 class TestCli : public QObject
 {
@@ -128,6 +131,32 @@ private Q_SLOTS:
             QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("warnings")).toArray();
         QVERIFY2(!warnings.isEmpty() && warnings.first().toString().startsWith(QStringLiteral("roofline: ")),
                  qPrintable(r.out));
+    }
+
+    void suiteStreamsEachRowAsItFinishes()
+    {
+        // Rows were printed only at the end: Ctrl+C after 9 finished tasks left none.
+        QProcess process;
+        process.start(QStringLiteral(ACCELOPT_CLI_PATH),
+                      {QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral("silu,gqa_full"),
+                       QStringLiteral("--size"), QStringLiteral("small"), QStringLiteral("--jobs"),
+                       QStringLiteral("1"), QStringLiteral("--seeds"), QStringLiteral("1,2,3,4,5,6,7,8"),
+                       QStringLiteral("--json")});
+        QByteArray out;
+        QElapsedTimer waited;
+        waited.start();
+        while (!out.contains('\n') && waited.elapsed() < 120000 && process.state() != QProcess::NotRunning) {
+            process.waitForReadyRead(1000);
+            out += process.readAllStandardOutput();
+        }
+        QVERIFY2(out.contains('\n'), "no row before the suite ended");
+        QVERIFY2(process.state() == QProcess::Running, "the suite ended before the test could interrupt it");
+        ::kill(pid_t(process.processId()), SIGINT);
+        QVERIFY(process.waitForFinished(30000));
+        out += process.readAllStandardOutput();
+        const QJsonObject first = QJsonDocument::fromJson(out.left(out.indexOf('\n'))).object();
+        QCOMPARE(first.value(QStringLiteral("task")).toString(), QStringLiteral("silu"));
+        QCOMPARE(first.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
     }
 
     void benchWritesAChromeTrace()

@@ -1,0 +1,61 @@
+#include "resulttable.h"
+
+#include "console.h"
+
+#include <QJsonDocument>
+#include <QTextStream>
+
+namespace {
+QString cell(const std::optional<double> &value, int precision)
+{
+    return value ? QString::number(*value, 'f', precision) : QStringLiteral("-");
+}
+
+QString row(const QString &task, const QString &status, const QString &correct, const QString &l2,
+            const QString &latency, const QString &peak, const QString &bound, const QString &error)
+{
+    return QStringLiteral("%1 %2 %3 %4 %5 %6 %7  %8\n")
+        .arg(task, -24)
+        .arg(status, -14)
+        .arg(correct, -8)
+        .arg(l2, 11)
+        .arg(latency, 12)
+        .arg(peak, 7)
+        .arg(bound, -7)
+        .arg(error);
+}
+} // namespace
+
+void ResultTable::add(const QString &label, const Evaluation &e)
+{
+    QTextStream &out = Console::out();
+    for (const QString &warning : e.warnings)
+        m_warnings.append({label, warning});
+    if (m_json) {
+        out << QJsonDocument(e.summaryJson(label)).toJson(QJsonDocument::Compact) << "\n";
+    } else {
+        if (!m_headerPrinted)
+            out << row(QStringLiteral("task"), QStringLiteral("status"), QStringLiteral("correct"),
+                       QStringLiteral("l2_rel_err"), QStringLiteral("latency_ms"), QStringLiteral("%peak"),
+                       QStringLiteral("bound"), QStringLiteral("error"));
+        m_headerPrinted = true;
+        const QString correct =
+            e.correct ? (*e.correct ? QStringLiteral("yes") : QStringLiteral("no")) : QStringLiteral("-");
+        out << row(label, e.statusName(), correct,
+                   e.l2RelErr ? QString::number(*e.l2RelErr, 'e', 2) : QStringLiteral("-"),
+                   cell(e.latencyMeanMs, 3), cell(e.percentOfPeak, 1), e.bound.isEmpty() ? QStringLiteral("-") : e.bound,
+                   e.error.section(u'\n', 0, 0).left(100));
+    }
+    out.flush();
+}
+
+void ResultTable::finish()
+{
+    if (m_json)
+        return; // each JSON line carries its own warnings
+    QTextStream &out = Console::out();
+    for (const auto &[label, warning] : std::as_const(m_warnings))
+        out << "warning: " << label << ": " << warning << "\n";
+    out.flush();
+    m_warnings.clear();
+}

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "model/evaluation.h"
+
+#include <QList>
+#include <QPair>
+#include <QString>
+
+// Prints evaluation results as they finish, one row (or one JSON line) each, flushed at once: a suite cut
+// short by Ctrl+C keeps every row it finished. The table's header comes with the first row; the runner's
+// warnings come after the last, so the columns stay aligned.
+class ResultTable
+{
+public:
+    explicit ResultTable(bool json) : m_json(json) {}
+    void add(const QString &label, const Evaluation &evaluation);
+    void finish();
+
+private:
+    bool m_json;
+    bool m_headerPrinted = false;
+    QList<QPair<QString, QString>> m_warnings; // label, warning
+};
