@@ -732,7 +732,13 @@ def all_reduce(*args, **kwargs):
 
 # --- tile methods and Python operators ----------------------------------------------------------------------------
 
-def _reshape(self, *shape):
+def _reshape(self, *shape, **kwargs):
+    if "shape" in kwargs:  # t.reshape(shape=(...)), as nki-samples' vision kernels write it
+        if shape:
+            raise cerr("reshape takes its shape once: positionally or as shape=")
+        shape = (kwargs.pop("shape"),)
+    if kwargs:
+        raise cerr(f"reshape got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     shape = tuple(int(s) for s in shape)

@@ -77,3 +77,24 @@ def test_finfo_and_iinfo_of_nki_dtypes():
     assert nl.iinfo(nl.int8).min == -128 and nl.iinfo(nl.uint16).max == 65535
     with pytest.raises(nkisim.NkiError):
         nl.finfo(nl.int32)
+
+
+def test_reshape_with_the_shape_keyword_and_the_no_reorder_directive():
+    # an adaptive-pool-like view (vision kernels) and a sequential loop under no_reorder (attention tutorial v10)
+    fn = nkisim.load_kernel(
+        "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n"
+        "@nki.jit\ndef kernel(a):\n"
+        "    n, c, h, w = a.shape\n"
+        "    out = nl.ndarray((n, c, w), dtype=a.dtype, buffer=nl.shared_hbm)\n"
+        "    flat = a.reshape(shape=(n * c, h, w))\n    oflat = out.reshape(shape=(n * c, w))\n"
+        "    for i in nl.sequential_range(1, directives=nki.compiler.no_reorder()):\n"
+        "        t = nl.load(flat[0:n * c, 0:h, 0:w])\n"
+        "        nl.store(oflat[0:n * c, 0:w], nl.sum(t, axis=1))\n"
+        "    return out\n")
+    a = rnd(2, 64, 4, 8)
+    r = nkisim.run_kernel(fn, [a])
+    assert r.error is None, r.error
+    np.testing.assert_allclose(r.outputs[0], a.sum(axis=2), rtol=1e-5)
+    bad = nkisim.load_kernel("import neuronxcc.nki.language as nl\ndef kernel(a):\n"
+                             "    return a.reshape((4, 4), shape=(4, 4))\n")
+    assert "shape once" in str(nkisim.run_kernel(bad, [rnd(4, 4)]).error)
