@@ -123,8 +123,8 @@ def u(ident, file, function, reason):
 SMP = "samples/src__nki_samples__tutorials__"
 REF = "samples_ref/src__nki_samples__reference__"
 ATT = SMP + "attention_fwd_performance__attention_kernels.py"
-TORCH = "its module imports torch (and runs a torch harness) at its top level: torch is not on this machine, and " \
-        "nkisim is not torch"
+TORCH = "its module imports torch at its top level (for its host harness): torch is not on this machine, so the " \
+        "module cannot load"
 QUANT_SIBLINGS = "its relative imports (..util.common_types, ..util.kernel_helpers, .rmsnorm_quant_tile_info) name " \
                  "helper modules the corpus gathers as harness and flattens; nkisim resolves relative imports against " \
                  "a kernel file's folder (test_nkisim_corpus_constructs), the flattened corpus has no such folder"
@@ -153,7 +153,7 @@ ENTRIES += [
     u("sdk226/prof_kernel", "sdk226/general__nki__examples__prof-kernel.py", "tensor_exp_kernel_", TORCH),
     u("sdk226/sd_attention", "sdk226/general__nki__examples__sd_attention__sd_attention_nki_kernels.py",
       "fused_self_attn_for_SD_small_head_size",
-      "its module imports scipy (and runs a scipy reference) at its top level: scipy is not on this machine"),
+      "its module imports scipy at its top level (for its host reference): scipy is not on this machine"),
     u("samples/pipelined_attention", "samples/contributed__pipelined_attention.py", "flash_fwd",
       "its module runs its own 16k-token bf16 test at import: `flash_fwd[0](...)`, a launch grid of 0 instances, "
       "returns None on nkisim and np.testing.assert_allclose(None, ...) fails on isfinite"),
@@ -175,8 +175,10 @@ ENTRIES += [
          grid=[1, 2]),
      "unsupported": "nkisim refuses nisa.affine_select with its on_true_tile in PSUM (expected SBUF), which this "
                     "published kernel does"},
-    u("samples_ref/double_row_matmul", REF + "double_row_matmul.py", "quantized_double_row_matmul",
-      "its rhs must arrive as float8_e4m3, which a corpus entry's numpy inputs cannot be"),
+    # called with float32 operands, its first line (an assert on the rhs dtype) says what the entry cannot give
+    {**u("samples_ref/double_row_matmul", REF + "double_row_matmul.py", "quantized_double_row_matmul",
+         "its rhs must arrive as float8_e4m3, which a corpus entry's numpy inputs cannot be"),
+     "inputs": [t(128, 128), t(64, 1024), t(128, 512), v(1), v(1), v(1)]},
     e("samples_ref/adaptive_avg_pool2d", REF + "vision.py", "adaptive_avg_pool2d_kernel",
       [t(1, 128, 12, 12), v([5, 4])], "adaptive_avgpool"),
     u("samples_ref/rmsnorm_quant", REF + "rmsnorm_quant__rmsnorm_quant.py", "rmsnorm_quant_kernel", QUANT_SIBLINGS),
