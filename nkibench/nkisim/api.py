@@ -12,7 +12,7 @@ from . import context
 from .run import DEFAULT_TARGET, run_kernel
 from .typing import TensorSpec
 
-MODES = ("auto", "baremetal", "benchmark", "simulation", "jax", "torchxla", "profile")
+MODES = ("auto", "trace", "baremetal", "benchmark", "simulation", "jax", "torchxla", "profile")
 
 
 class _Latency:

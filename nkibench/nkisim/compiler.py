@@ -35,3 +35,18 @@ def enable_stack_allocator(*args, **kwargs):
 
 def force_auto_alloc(*args, **kwargs):
     return (lambda f: f) if not (args and callable(args[0])) else args[0]
+
+
+class no_reorder:  # noqa: N801 - the SDK's name
+    """A scheduling directive: `nl.sequential_range(n, directives=nki.compiler.no_reorder())` (nki-samples' attention
+    tutorial v10, v11) or `with nki.compiler.no_reorder():` keep instructions in program order. nkisim runs every
+    instruction in program order anyway, so the loop or block runs as written."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -15,6 +15,7 @@ kernel module is refused at the second import, naming the rule.
 from __future__ import annotations
 
 import builtins
+import os
 import sys
 import types
 
@@ -24,9 +25,10 @@ _package = None
 
 def _names():
     import nkisim
-    from nkisim import compiler, isa, language, typing
+    from nkisim import compiler, constants, isa, language, typing
     return {"neuronxcc.nki": nkisim, "neuronxcc.nki.language": language, "neuronxcc.nki.isa": isa,
-            "neuronxcc.nki.typing": typing, "neuronxcc.nki.compiler": compiler}
+            "neuronxcc.nki.typing": typing, "neuronxcc.nki.compiler": compiler,
+            "neuronxcc.nki.language.constants": constants}
 
 
 def _current_names():
@@ -48,6 +50,8 @@ def _neuronxcc():
 
 
 def _kernel_import(name, globals=None, locals=None, fromlist=(), level=0):
+    if level > 0:
+        return _relative_import(name, globals, fromlist, level)
     if level == 0 and (name == "nki" or name.startswith("nki.")):
         return _current_import(name, globals, fromlist)
     if level != 0 or not (name == "neuronxcc" or name.startswith("neuronxcc.")):
@@ -64,6 +68,70 @@ def _kernel_import(name, globals=None, locals=None, fromlist=(), level=0):
         return _neuronxcc() if name == "neuronxcc" else mods[name]
     # `import neuronxcc.nki.language as nl` gets the top package and walks the attributes (nki, language).
     return _neuronxcc()
+
+
+def _module_file(base, parts):
+    path = os.path.join(base, *parts)
+    for f in (path + ".py", os.path.join(path, "__init__.py")):
+        if os.path.isfile(f):
+            return f
+    return None
+
+
+def _relative_import(name, globals, fromlist, level):
+    """`from .sibling import x` / `from ..pkg.mod import y` in a kernel file on disk: the module is the file at that
+    place relative to the kernel's folder, run as a kernel module (its NKI imports resolve to nkisim too). Each module
+    runs once per kernel load: the modules one kernel file pulls in share one cache, as sys.modules would hold them
+    (packages' __init__ files are not run, only the modules named). The SDK imports a kernel file as part of its
+    package, so its relative imports work there; a kernel given as text alone has no folder to resolve them in."""
+    here = (globals or {}).get("__file__") or ""
+    if not os.path.isfile(here):
+        raise ImportError(f"attempted relative import ({'.' * level}{name}) in a kernel that is not a file on disk: "
+                          "nkisim resolves relative imports against the kernel file's folder", name=name)
+    base = os.path.dirname(os.path.abspath(here))
+    for _ in range(level - 1):
+        base = os.path.dirname(base)
+    cache = globals.setdefault("__nkisim_modules__", {})
+    parts = name.split(".") if name else []
+    if parts:
+        mod = _load_module(base, parts, cache, name, level)
+        if not fromlist:
+            return mod  # `from . import` forms always have a fromlist; `import .x` is not Python
+        out = mod
+    else:
+        out = types.SimpleNamespace()  # `from . import a, b`: the names are modules of that folder
+    for item in fromlist or ():
+        if item == "*" or hasattr(out, item):
+            continue
+        if _module_file(os.path.join(base, *parts), [item]) is not None:
+            setattr(out, item, _load_module(base, parts + [item], cache, ".".join(parts + [item]), level))
+    return out
+
+
+def _load_module(base, parts, cache, name, level):
+    f = _module_file(base, parts)
+    if f is None:
+        raise ModuleNotFoundError(f"No module named {'.' * level}{name}: no {os.path.join(*parts)}.py beside the "
+                                  f"kernel file (relative imports resolve against its folder, {base})", name=name)
+    f = os.path.abspath(f)
+    if f in cache:
+        return cache[f]
+    with open(f, encoding="utf-8") as fh:
+        source = fh.read()
+    mod = types.ModuleType(f"nki_kernel_module_{len(cache)}_{parts[-1]}")
+    from nkisim import language
+    mod.__dict__.update({"__file__": f, "__builtins__": kernel_builtins(), "__nkisim_modules__": cache,
+                         "range": language.python_range})
+    cache[f] = mod
+    sys.modules[mod.__name__] = mod  # while its top level runs (@dataclass looks its module up there)
+    try:
+        exec(compile(source, f, "exec"), mod.__dict__)
+    except BaseException:
+        cache.pop(f, None)
+        raise
+    finally:
+        sys.modules.pop(mod.__name__, None)
+    return mod
 
 
 def _current_import(name, globals, fromlist):

@@ -166,6 +166,43 @@ def shared_identity_matrix(n, dtype=uint8, **kwargs):
     return shared_constant(np.identity(n), dtype)
 
 
+class finfo:  # noqa: N801 - numpy's name, as NKI spells it
+    """nl.finfo(dtype): the limits of a float dtype, NKI's narrow formats included (nki-samples' vision kernels fill
+    masked scores with nl.finfo(dtype).min). Values are float32 numbers, as nkisim holds every narrow float."""
+
+    _NARROW = {"bfloat16": (3.3895313892515355e38, 2.0 ** -7, 1.1754943508222875e-38, 16),
+               "float8_e4m3": (240.0, 2.0 ** -3, 2.0 ** -6, 8), "float8_e4m3fn": (448.0, 2.0 ** -3, 2.0 ** -6, 8),
+               "float8_e5m2": (57344.0, 2.0 ** -2, 2.0 ** -14, 8), "tfloat32": (3.4028234663852886e38,
+                                                                               2.0 ** -10, 1.1754943508222875e-38, 19)}
+
+    def __init__(self, dtype):
+        self.dtype = dtypes.normalize(dtype)
+        if not self.dtype.is_float:
+            raise cerr(f"nl.finfo takes a float dtype, not {self.dtype.name} (nl.iinfo is for integers)")
+        if self.dtype.name in self._NARROW:
+            mx, self.eps, self.tiny, self.bits = self._NARROW[self.dtype.name]
+        else:
+            fi = np.finfo(self.dtype.dtype)
+            mx, self.eps, self.tiny, self.bits = float(fi.max), float(fi.eps), float(fi.tiny), fi.bits
+        self.max = mx
+        self.min = -mx
+        self.smallest_normal = self.tiny
+
+    def __repr__(self):
+        return f"nl.finfo(max={self.max}, min={self.min}, eps={self.eps}, dtype={self.dtype.name})"
+
+
+class iinfo:  # noqa: N801
+    """nl.iinfo(dtype): the limits of an integer dtype."""
+
+    def __init__(self, dtype):
+        self.dtype = dtypes.normalize(dtype)
+        if self.dtype.is_float:
+            raise cerr(f"nl.iinfo takes an integer dtype, not {self.dtype.name} (nl.finfo is for floats)")
+        ii = np.iinfo(self.dtype.dtype)
+        self.min, self.max, self.bits = int(ii.min), int(ii.max), ii.bits
+
+
 def static_cast(x, dtype):
     return dtypes.normalize(dtype).type(x)
 
@@ -695,7 +732,13 @@ def all_reduce(*args, **kwargs):
 
 # --- tile methods and Python operators ----------------------------------------------------------------------------
 
-def _reshape(self, *shape):
+def _reshape(self, *shape, **kwargs):
+    if "shape" in kwargs:  # t.reshape(shape=(...)), as nki-samples' vision kernels write it
+        if shape:
+            raise cerr("reshape takes its shape once: positionally or as shape=")
+        shape = (kwargs.pop("shape"),)
+    if kwargs:
+        raise cerr(f"reshape got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     shape = tuple(int(s) for s in shape)

@@ -71,8 +71,13 @@ def load_kernel(source: str, filename: str = "<kernel>", name: str = "kernel"):
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     from . import language
     # The kernel's own builtins resolve neuronxcc.nki* imports to nkisim wherever they run (importer.py).
-    ns = {"__name__": "nki_kernel", "__file__": filename, "__builtins__": importer.kernel_builtins(),
-          "range": language.python_range}
+    # The kernel module is a real module, in sys.modules while its top level runs: @dataclass (and typing's
+    # NamedTuple) look their class's module up there, and the SDK imports a kernel file as an ordinary module.
+    # On disk, its relative imports (`from .helpers import x`) resolve against its folder (importer.py).
+    mod = types.ModuleType(f"nki_kernel_{next(_load_count)}")
+    ns = mod.__dict__
+    ns.update({"__file__": filename, "__builtins__": importer.kernel_builtins(), "range": language.python_range})
+    sys.modules[mod.__name__] = mod
     try:
         exec(code, ns)
     except errors.NkiError:
@@ -82,6 +87,8 @@ def load_kernel(source: str, filename: str = "<kernel>", name: str = "kernel"):
             raise
         raise errors.KernelLoadError(f"the kernel module raised {type(e).__name__}: {e}",
                                      _line_of(e, filename), filename=filename) from None
+    finally:
+        sys.modules.pop(mod.__name__, None)
     fn = ns.get(name)
     if fn is None and name == "kernel":
         fn = ns.get("optimized_kernel")

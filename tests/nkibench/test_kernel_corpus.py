@@ -62,8 +62,8 @@ def _l2(got, want):
 def _needles(reason):
     """What an error must mention for an unsupported entry: its reason names the modules or APIs it lacks."""
     reason = reason.lower()
-    words = [w for w in ("mx_kernel_utils", "nc_matmul_mx", "quantize_mx", "syntax error", "partition")
-             if w in reason]
+    words = [w for w in ("mx_kernel_utils", "nc_matmul_mx", "quantize_mx", "syntax error", "partition", "torch",
+                         "scipy", "isfinite", "relative import", "float8_e4m3", "affine_select") if w in reason]
     return words or [reason]
 
 

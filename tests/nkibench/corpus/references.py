@@ -93,3 +93,163 @@ def rope_halves(x, cos, sin):
     h = x.shape[0] // 2
     x1, x2 = x[:h], x[h:]
     return np.concatenate([x1 * cos - x2 * sin, x1 * sin + x2 * cos])
+
+
+# The AccelOpt repository's NKIBench baselines: each takes its problem's inputs in the layout the kernel was
+# generated for (a reshape of the problem's own tensors) and returns its output in the kernel's layout.
+
+def adamw_step(theta, g, m, v):
+    # one AdamW step: weight decay 1e-5, lr 0.01, beta1 0.9 (no bias correction of m), beta2 0.999 with v's bias
+    # correction 1 / (1 - 0.999) = 1000, epsilon 1e-8 outside the square root
+    theta, g, m, v = _f(theta, g, m, v)
+    m_t = 0.9 * m + 0.1 * g
+    v_t = 0.999 * v + 0.001 * g * g
+    return theta * (1 - 1e-5) - 0.01 * m_t / (np.sqrt(v_t * 1000) + 1e-8)
+
+
+def _rms(y, eps, axis=-1):
+    return y / np.sqrt(np.mean(y * y, axis=axis, keepdims=True) + eps)
+
+
+def add_rmsnorm_matmul(x, w, eps, z, g):
+    x, w, z, g = _f(x, w, z, g)
+    return (_rms(x + z, eps) * g) @ w
+
+
+def matmul_add_rmsnorm(x, w, eps, z, g):
+    x, w, z, g = _f(x, w, z, g)
+    return _rms(x @ w + z, eps) * g
+
+
+def rmsnorm_matmul_tiled(x, w):
+    # x: (M/128, 128, K) rows of the M x K input; w: (K/128, 128, N); no epsilon, no gain; out (M/128, 128, N)
+    x, w = _f(x, w)
+    xs = x.reshape(-1, x.shape[-1])
+    return (_rms(xs, 0.0) @ w.reshape(-1, w.shape[-1])).reshape(x.shape[0], x.shape[1], -1)
+
+
+def bmm_tiled(lhs, rhs):
+    # (B, M, K) @ (B, K, N), the result as (B, M/128, 128, N)
+    lhs, rhs = _f(lhs, rhs)
+    b, m = lhs.shape[:2]
+    return (lhs @ rhs).reshape(b, m // 128, 128, rhs.shape[2])
+
+
+def _softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def bmm_softmax_tiled(lhs, rhs):
+    lhs, rhs = _f(lhs, rhs)
+    b, m = lhs.shape[:2]
+    return _softmax(lhs @ rhs).reshape(b, m // 128, 128, rhs.shape[2])
+
+
+def gqa_tiled(q, k, v):
+    # grouped-query attention, 16 query heads over 8 key/value heads of dimension 128, no mask. The problem's
+    # tensors are (1, N, heads, 128); the kernel takes q as (N/128, 128, 16, 128), k as (1, 8, N/1024, 128, 8, 128)
+    # and v as (1, N/128, 128, 1024) (plain reshapes) and returns (1, 8, 2, N/128, 128, 128): (batch, query head, n, d)
+    q, k, v = _f(q, k, v)
+    n = q.shape[0] * q.shape[1]
+    qh, kh, d = 16, 8, 128
+    q = q.reshape(n, qh, d).transpose(1, 0, 2)
+    k = np.repeat(k.reshape(n, kh, d), qh // kh, axis=1).transpose(1, 0, 2)
+    v = np.repeat(v.reshape(n, kh, d), qh // kh, axis=1).transpose(1, 0, 2)
+    out = _softmax(q @ k.transpose(0, 2, 1) / np.sqrt(d)) @ v
+    return out.reshape(1, kh, qh // kh, n // 128, 128, d)
+
+
+def lora_tiled(x, w, a, b):
+    # x @ w + (x @ a) @ b; x arrives as (M/512, 4, 128, K/128, 128), w as (K/128, 128, N), a as (K/128, 128, R);
+    # the result as (M/512, 4, 128, N/128, 128)
+    x, w, a, b = _f(x, w, a, b)
+    k = a.shape[0] * a.shape[1]
+    xs = x.reshape(-1, k)
+    y = xs @ w.reshape(k, -1) + (xs @ a.reshape(k, -1)) @ b
+    return y.reshape(x.shape[:3] + (y.shape[1] // 128, 128))
+
+
+def matmul_tiled(lhs, rhs):
+    # lhs (M/128, 128, K/128, 128), rhs (K/128, 128, N): the result as (M/128, 128, N)
+    lhs, rhs = _f(lhs, rhs)
+    k = rhs.shape[0] * rhs.shape[1]
+    return (lhs.reshape(-1, k) @ rhs.reshape(k, -1)).reshape(lhs.shape[0], lhs.shape[1], -1)
+
+
+def transpose_matmul_tiled(lhs, rhs):
+    # lhs^T @ rhs for lhs (K, M), rhs (K, N), both arriving as (128, K/128, .): the result as (M/128, 128, N)
+    lhs, rhs = _f(lhs, rhs)
+    k = lhs.shape[0] * lhs.shape[1]
+    y = lhs.reshape(k, -1).T @ rhs.reshape(k, -1)
+    return y.reshape(-1, 128, y.shape[1])
+
+
+def silu(x):
+    x = _f(x)[0]
+    return x / (1 + np.exp(-x))
+
+
+def swiglu_tiled(x, w_up, w_down, w_gate):
+    # (silu(x @ w_gate) * (x @ w_up)) @ w_down; x arrives as (M/512, 4, 128, K/128, 128), the weights as
+    # (rows/128, 128, cols); the result as (M/128, 128, K)
+    x, w_up, w_down, w_gate = _f(x, w_up, w_down, w_gate)
+    k = w_up.shape[0] * w_up.shape[1]
+    xs = x.reshape(-1, k)
+    gate = xs @ w_gate.reshape(k, -1)
+    y = (silu(gate) * (xs @ w_up.reshape(k, -1))) @ w_down.reshape(-1, w_down.shape[-1])
+    return y.reshape(-1, 128, y.shape[1])
+
+
+def attention_dk(q, k, v):
+    # q, k, v: (d_head, seq); softmax over keys of q^T k (no scaling), times v: (seq_q, d_head)
+    q, k, v = _f(q, k, v)
+    return _softmax(q.T @ k) @ v.T
+
+
+def attention_sd_batched(q, k, v):
+    # q, k: (bs, d_head, seq), v: (bs, seq, d_head); the kernel returns (softmax(q^T k / 8) v)^T: (bs, d_head, seq)
+    # (the scale 0.125 = 1/sqrt(64) is fixed in the kernel)
+    q, k, v = _f(q, k, v)
+    return np.stack([(_softmax(q[i].T @ k[i] * 0.125) @ v[i]).T for i in range(q.shape[0])])
+
+
+def rmsnorm_qkv(hidden, weights):
+    # RMSNorm (epsilon 1e-6, no gain: it is folded into the weights) of each row, times the fused QKV weights
+    hidden, weights = _f(hidden, weights)
+    return _rms(hidden, 1e-6) @ weights
+
+
+def add_blocks(a, b, n_elements):
+    a, b = _f(a, b)
+    flat = np.arange(a.size).reshape(a.shape)
+    return np.where(flat < n_elements, a + b, 0.0)
+
+
+def adaptive_avgpool(x, output_size):
+    # PyTorch's AdaptiveAvgPool2d: output cell (i, j) averages rows floor(i*H/OH)..ceil((i+1)*H/OH) and likewise
+    x = _f(x)[0]
+    oh, ow = output_size
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        r0, r1 = (i * h) // oh, -((-(i + 1) * h) // oh)
+        for j in range(ow):
+            c0, c1 = (j * w) // ow, -((-(j + 1) * w) // ow)
+            out[:, :, i, j] = x[:, :, r0:r1, c0:c1].mean(axis=(2, 3))
+    return out
+
+
+def flash_attention(q, k, v, seed):
+    # q: (bs, heads, d, seq_q), k: (bs, kv_heads, d, seq_k), v: (bs, kv_heads, seq_k, d); causal, scale 1/sqrt(d);
+    # the output (bs, heads, seq_q, d)
+    q, k, v = _f(q, k, v)
+    bs, h, d, sq = q.shape
+    rep = h // k.shape[1]
+    out = np.zeros((bs, h, sq, d))
+    mask = np.tril(np.ones((sq, k.shape[3]), bool))
+    for b in range(bs):
+        for i in range(h):
+            s = q[b, i].T @ k[b, i // rep] / np.sqrt(d)
+            out[b, i] = _softmax(np.where(mask, s, -np.inf)) @ v[b, i // rep]
+    return out
