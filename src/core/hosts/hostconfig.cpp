@@ -2,6 +2,8 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QRegularExpression>
 
 QString HostConfig::kindName(Kind kind)
@@ -32,8 +34,62 @@ QJsonObject HostConfig::toJson() const
     return o;
 }
 
+const QStringList &HostConfig::jsonKeys()
+{
+    static const QStringList keys{QStringLiteral("name"),          QStringLiteral("kind"),
+                                  QStringLiteral("python"),        QStringLiteral("venv"),
+                                  QStringLiteral("env"),           QStringLiteral("backend"),
+                                  QStringLiteral("target"),        QStringLiteral("slots"),
+                                  QStringLiteral("ssh_host"),      QStringLiteral("user"),
+                                  QStringLiteral("port"),          QStringLiteral("identity_file"),
+                                  QStringLiteral("deploy_root"),   QStringLiteral("ssh_config"),
+                                  QStringLiteral("known_hosts")};
+    return keys;
+}
+
+namespace {
+// A field of the wrong type was read as its default ("slots": "4" as 1, "port": "22" as 0): refuse it.
+bool checkTypes(const QJsonObject &o, QString &error)
+{
+    const QString who = o.value(QStringLiteral("name")).isString()
+                            ? QStringLiteral("host %1").arg(o.value(QStringLiteral("name")).toString())
+                            : QStringLiteral("a host");
+    for (const QString &key : HostConfig::jsonKeys()) {
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined())
+            continue;
+        QString expected;
+        if (key == QStringLiteral("slots") || key == QStringLiteral("port")) {
+            if (!v.isDouble() || v.toDouble() != double(qint64(v.toDouble())))
+                expected = QStringLiteral("a whole number");
+        } else if (key == QStringLiteral("env")) {
+            if (!v.isObject())
+                expected = QStringLiteral("an object of NAME: \"value\" strings");
+            else
+                for (const QJsonValue &value : v.toObject())
+                    if (!value.isString())
+                        expected = QStringLiteral("an object of NAME: \"value\" strings");
+        } else if (!v.isString()) {
+            expected = QStringLiteral("a string");
+        }
+        if (!expected.isEmpty()) {
+            error = QStringLiteral("%1: '%2' must be %3, not %4")
+                        .arg(who, key, expected,
+                             QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
+                                 .mid(1)
+                                 .chopped(1)
+                                 .left(80));
+            return false;
+        }
+    }
+    return true;
+}
+} // namespace
+
 bool HostConfig::fromJson(const QJsonObject &o, HostConfig &out, QString &error)
 {
+    if (!checkTypes(o, error))
+        return false;
     HostConfig c;
     c.name = o.value(QStringLiteral("name")).toString().trimmed();
     static const QRegularExpression validName(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"));

@@ -3,6 +3,7 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QString>
+#include <QStringList>
 
 // What the user configured for one host: how to reach it and how to run the runner there.
 struct HostConfig
@@ -33,6 +34,7 @@ struct HostConfig
 
     QJsonObject toJson() const;
     // Reads one host; on a bad entry returns false with `error` saying which field and why.
+    static const QStringList &jsonKeys(); // the fields toJson writes; any other field is someone else's
     static bool fromJson(const QJsonObject &o, HostConfig &out, QString &error);
     static QString kindName(Kind kind);
     QString pythonForLocal() const;

@@ -31,49 +31,75 @@ HostRegistry::HostRegistry(const QString &path) : m_path(path) {}
 bool HostRegistry::load(QString &error)
 {
     m_hosts.clear();
+    m_root = {};
+    m_raw.clear();
     m_loadFailed = false;
     QFile file(m_path);
     if (!file.exists())
         return true;
+    const auto refuse = [&](const QString &why) {
+        m_loadFailed = true;
+        error = QStringLiteral("%1; fix or move it, it was left untouched").arg(why);
+        return false;
+    };
+    if (!QFileInfo(m_path).isFile())
+        return refuse(QStringLiteral("the hosts file %1 is not a regular file").arg(m_path));
+    if (file.size() > maxFileBytes)
+        return refuse(QStringLiteral("the hosts file %1 is %2 MiB, more than a hosts file may be (%3 MiB)")
+                          .arg(m_path)
+                          .arg(double(file.size()) / (1024 * 1024), 0, 'f', 1)
+                          .arg(maxFileBytes / (1024 * 1024)));
     if (!file.open(QIODevice::ReadOnly)) {
         m_loadFailed = true;
         error = QStringLiteral("cannot read the hosts file %1: %2").arg(m_path, file.errorString());
         return false;
     }
     QJsonParseError parse;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.read(4 * 1024 * 1024), &parse);
-    if (parse.error != QJsonParseError::NoError || !doc.isObject()) {
-        m_loadFailed = true;
-        error =
-            QStringLiteral("the hosts file %1 is not valid JSON (offset %2: %3); fix or move it, it was left "
-                           "untouched")
-                .arg(m_path)
-                .arg(parse.offset)
-                .arg(parse.error == QJsonParseError::NoError ? QStringLiteral("not an object")
-                                                             : parse.errorString());
-        return false;
-    }
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parse);
+    if (parse.error != QJsonParseError::NoError)
+        return refuse(QStringLiteral("the hosts file %1 is not valid JSON (at byte %2: %3)")
+                          .arg(m_path)
+                          .arg(parse.offset)
+                          .arg(parse.errorString()));
+    if (!doc.isObject())
+        return refuse(QStringLiteral("the hosts file %1 must hold an object {\"version\": %2, \"hosts\": [...]}, "
+                                     "not %3")
+                          .arg(m_path)
+                          .arg(fileVersion)
+                          .arg(doc.isArray() ? QStringLiteral("an array") : QStringLiteral("a single value")));
     const QJsonObject root = doc.object();
-    const int version = root.value(QStringLiteral("version")).toInt(0);
-    if (version != fileVersion) {
-        m_loadFailed = true;
-        error = QStringLiteral("the hosts file %1 has version %2; this build reads version %3")
-                    .arg(m_path)
-                    .arg(version)
-                    .arg(fileVersion);
-        return false;
-    }
-    const QJsonArray hosts = root.value(QStringLiteral("hosts")).toArray();
+    const QJsonValue version = root.value(QStringLiteral("version"));
+    if (version.toInt(0) != fileVersion || version.toDouble() != fileVersion)
+        return refuse(QStringLiteral("the hosts file %1 has version %2; this build reads version %3")
+                          .arg(m_path,
+                               version.isUndefined() ? QStringLiteral("(none)")
+                                                     : QString::fromUtf8(QJsonDocument(QJsonArray{version})
+                                                                             .toJson(QJsonDocument::Compact))
+                                                           .mid(1)
+                                                           .chopped(1)
+                                                           .left(40))
+                          .arg(fileVersion));
+    const QJsonValue hostsValue = root.value(QStringLiteral("hosts"));
+    if (!hostsValue.isUndefined() && !hostsValue.isArray())
+        return refuse(QStringLiteral("the hosts file %1: \"hosts\" must be an array of host entries").arg(m_path));
+    const QJsonArray hosts = hostsValue.toArray();
     for (qsizetype i = 0; i < hosts.size(); ++i) {
+        if (!hosts.at(i).isObject())
+            return refuse(QStringLiteral("%1, entry %2: a host entry must be an object").arg(m_path).arg(i + 1));
         HostConfig config;
         QString why;
-        if (!HostConfig::fromJson(hosts.at(i).toObject(), config, why)) {
-            m_loadFailed = true;
-            error = QStringLiteral("%1, entry %2: %3").arg(m_path).arg(i + 1).arg(why);
-            return false;
-        }
+        if (!HostConfig::fromJson(hosts.at(i).toObject(), config, why))
+            return refuse(QStringLiteral("%1, entry %2: %3").arg(m_path).arg(i + 1).arg(why));
+        if (config.name == builtinLocal().name)
+            return refuse(QStringLiteral("%1, entry %2: 'local' is the built-in host's name; rename the entry")
+                              .arg(m_path)
+                              .arg(i + 1));
+        if (m_raw.contains(config.name))
+            return refuse(QStringLiteral("%1, entry %2: a second host named '%3'").arg(m_path).arg(i + 1).arg(config.name));
+        m_raw.insert(config.name, hosts.at(i).toObject());
         m_hosts.append(config);
     }
+    m_root = root;
     return true;
 }
 
@@ -84,17 +110,25 @@ bool HostRegistry::save(QString &error) const
         return false;
     }
     QJsonArray hosts;
-    for (const HostConfig &config : m_hosts)
-        hosts.append(config.toJson());
+    for (const HostConfig &config : m_hosts) {
+        QJsonObject entry = m_raw.value(config.name);
+        for (const QString &key : HostConfig::jsonKeys())
+            entry.remove(key);
+        const QJsonObject ours = config.toJson();
+        for (auto it = ours.begin(); it != ours.end(); ++it)
+            entry.insert(it.key(), it.value());
+        hosts.append(entry);
+    }
+    QJsonObject root = m_root;
+    root.insert(QStringLiteral("version"), fileVersion);
+    root.insert(QStringLiteral("hosts"), hosts);
     QDir().mkpath(QFileInfo(m_path).absolutePath());
     QSaveFile file(m_path);
     if (!file.open(QIODevice::WriteOnly)) {
         error = QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString());
         return false;
     }
-    file.write(
-        QJsonDocument(QJsonObject{{QStringLiteral("version"), fileVersion}, {QStringLiteral("hosts"), hosts}})
-            .toJson(QJsonDocument::Indented));
+    file.write(QJsonDocument(root).toJson(QJsonDocument::Indented));
     if (!file.commit()) {
         error = QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString());
         return false;

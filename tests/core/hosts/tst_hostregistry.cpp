@@ -1,0 +1,147 @@
+#include "hosts/hostregistry.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QTest>
+
+// hosts.json as a person edits it: malformed files are refused and left as they are, and what this build
+// does not know survives a save.
+class TestHostRegistry : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    // JSON written with single quotes, so the cases read as a person would type them.
+    static QByteArray json(const char *text) { return QByteArray(text).replace('\'', '"'); }
+
+    QString write(const QByteArray &bytes)
+    {
+        const QString path = m_dir.filePath(QStringLiteral("hosts-%1.json").arg(QTest::currentDataTag()));
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(path));
+        f.write(bytes);
+        return path;
+    }
+
+    static QByteArray read(const QString &path)
+    {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }
+
+private Q_SLOTS:
+    void malformedFileIsRefusedAndKept_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("says");
+        const QByteArray ssh = json("'kind': 'ssh', 'ssh_host': 'box'");
+        QTest::newRow("truncated") << QByteArray(json("{'version': 1, 'hosts': [")) << "not valid JSON";
+        QTest::newRow("array") << QByteArray("[]") << "must hold an object";
+        QTest::newRow("number") << QByteArray("42") << "not valid JSON";
+        QTest::newRow("no version") << QByteArray(json("{'hosts': []}")) << "has version (none)";
+        QTest::newRow("version 2") << QByteArray(json("{'version': 2, 'hosts': []}")) << "has version 2";
+        QTest::newRow("version 1.5") << QByteArray(json("{'version': 1.5, 'hosts': []}")) << "has version 1.5";
+        QTest::newRow("version string") << QByteArray(json("{'version': '1', 'hosts': []}")) << "has version \"1\"";
+        QTest::newRow("hosts object") << QByteArray(json("{'version': 1, 'hosts': {'a': 1}}"))
+                                      << "\"hosts\" must be an array";
+        QTest::newRow("hosts string") << QByteArray(json("{'version': 1, 'hosts': 'none'}"))
+                                      << "\"hosts\" must be an array";
+        QTest::newRow("entry number") << QByteArray(json("{'version': 1, 'hosts': [1]}")) << "entry 1: a host entry must be an object";
+        QTest::newRow("entry local") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'local'}]}"))
+                                     << "built-in host's name";
+        QTest::newRow("duplicate") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', ") + ssh + json("}, {'name': 'a', ") + ssh + "}]}")
+                                   << "a second host named 'a'";
+        QTest::newRow("slots string") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'slots': '4'}]}"))
+                                      << "'slots' must be a whole number, not \"4\"";
+        QTest::newRow("slots fraction") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'slots': 1.5}]}"))
+                                        << "'slots' must be a whole number";
+        QTest::newRow("port string") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'port': '22', ") + ssh + "}]}")
+                                     << "'port' must be a whole number";
+        QTest::newRow("env array") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'env': ['X=1']}]}"))
+                                   << "'env' must be an object";
+        QTest::newRow("env number") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'env': {'X': 1}}]}"))
+                                    << "'env' must be an object";
+        QTest::newRow("name number") << QByteArray(json("{'version': 1, 'hosts': [{'name': 7}]}"))
+                                     << "'name' must be a string";
+        QTest::newRow("python null") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'python': null}]}"))
+                                     << "'python' must be a string";
+        QTest::newRow("ssh without host") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'kind': 'ssh'}]}"))
+                                          << "needs ssh_host";
+        QTest::newRow("bad target") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'target': 'trn9'}]}"))
+                                    << "target must be";
+    }
+
+    void malformedFileIsRefusedAndKept()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, says);
+        const QString path = write(content);
+        HostRegistry registry(path);
+        QString error;
+        QVERIFY(!registry.load(error));
+        QVERIFY2(error.contains(says), qPrintable(error));
+        QVERIFY2(error.contains(path), qPrintable(error));
+        HostConfig added;
+        added.name = QStringLiteral("new");
+        QVERIFY(registry.add(added, error));
+        QVERIFY(!registry.save(error));
+        QCOMPARE(read(path), content);
+    }
+
+    void oversizedFileIsRefusedBeforeParsing()
+    {
+        // A valid 60 MB file once read as "unterminated string" (only its first 4 MiB were read).
+        QByteArray big = json("{'version': 1, 'notes': '");
+        big += QByteArray(HostRegistry::maxFileBytes + 100, 'x');
+        big += json("', 'hosts': []}");
+        const QString path = m_dir.filePath(QStringLiteral("big.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(big);
+        f.close();
+        HostRegistry registry(path);
+        QString error;
+        QVERIFY(!registry.load(error));
+        QVERIFY2(error.contains(QStringLiteral("more than a hosts file may be")), qPrintable(error));
+    }
+
+    void unknownFieldsSurviveASave()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("rich.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(json("{'version': 1, 'comment': 'team hosts', 'hosts': ["
+                     "{'name': 'trn', 'kind': 'ssh', 'ssh_host': 'trn-box', 'slots': 2, 'owner': 'ana',"
+                     " 'future': {'weight': 3}}]}"));
+        f.close();
+        HostRegistry registry(path);
+        QString error;
+        QVERIFY2(registry.load(error), qPrintable(error));
+        HostConfig trn;
+        QVERIFY(registry.find(QStringLiteral("trn"), trn));
+        trn.slotCount = 4;
+        QVERIFY(registry.add(trn, error));
+        HostConfig other;
+        other.name = QStringLiteral("other");
+        QVERIFY(registry.add(other, error));
+        QVERIFY2(registry.save(error), qPrintable(error));
+
+        const QJsonObject root = QJsonDocument::fromJson(read(path)).object();
+        QCOMPARE(root.value(QStringLiteral("comment")).toString(), QStringLiteral("team hosts"));
+        const QJsonArray hosts = root.value(QStringLiteral("hosts")).toArray();
+        QCOMPARE(hosts.size(), 2);
+        const QJsonObject saved = hosts.at(0).toObject();
+        QCOMPARE(saved.value(QStringLiteral("slots")).toInt(), 4);
+        QCOMPARE(saved.value(QStringLiteral("owner")).toString(), QStringLiteral("ana"));
+        QCOMPARE(saved.value(QStringLiteral("future")).toObject().value(QStringLiteral("weight")).toInt(), 3);
+        HostRegistry again(path);
+        QVERIFY2(again.load(error), qPrintable(error));
+        QCOMPARE(again.hosts().size(), 3); // local, trn, other
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHostRegistry)
+#include "tst_hostregistry.moc"
