@@ -631,8 +631,16 @@ class _Kernel:
         shape_node = call.args[0] if call.args else kw.get("shape")
         dtype_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
         buf_node = call.args[2] if len(call.args) > 2 else kw.get("buffer")
-        if not isinstance(shape_node, (ast.Tuple, ast.List)) or dtype_node is None:
-            raise Unported(s, U(call), f"nl.{kind} needs a literal shape tuple and a dtype to port")
+        if dtype_node is None or shape_node is None:
+            raise Unported(s, U(call), f"nl.{kind} needs a shape and a dtype to port")
+        if not isinstance(shape_node, (ast.Tuple, ast.List)):
+            # a computed shape (x.shape): no par_dim in it; the tile's dims are then only known at run time
+            if kind == "zeros":
+                raise Unported(s, U(call), "nl.zeros with a computed shape has no rule")
+            buf = U(buf_node) if buf_node is not None else "nl.sbuf"
+            mem = "hbm" if "hbm" in buf else buf.replace("nl.", "")
+            self.tiles[name] = Tile(None, _dtype_text(dtype_node), mem)
+            return [f"{name} = nl.ndarray({U(shape_node)}, dtype={_dtype_text(dtype_node)}, buffer={buf})"]
         elts, block = [], None
         for i, e in enumerate(shape_node.elts):
             if _call_of(e, "nl") == "par_dim":
@@ -761,6 +769,8 @@ class Porter:
         self.unported: list = []
         self.names: set = set()
         self.replace: dict = {}  # first line -> (last line, indent, new lines)
+        self.bound: set = set()  # nl / nisa bound by the ported imports
+        self.last_import = 0  # last line of an NKI import
 
     def fresh(self, base: str) -> str:
         """A name the source does not use: base_p, base_p2, ..."""
@@ -802,6 +812,11 @@ class Porter:
                 self.note(Unported(node, U(node).splitlines()[0], "module-level NKI code has no porting rule"))
         if self.unported:
             return {"ok": False, "kernel": None, "rules": list(self.rules), "unported": self.unported}
+        missing = [f"import nki.{m} as {a}" for m, a in (("language", "nl"), ("isa", "nisa")) if a not in self.bound]
+        if has_import and missing:
+            # the port calls nisa.* (and nl.*) even where the original did not import them
+            end, col, new = self.replace[max(k for k in self.replace if k <= self.last_import)]
+            self.replace[max(k for k in self.replace if k <= self.last_import)] = (end, col, new + missing)
         text = self.splice()
         if not has_import:
             text = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n" + text
@@ -837,7 +852,18 @@ class Porter:
                 self.note(Unported(node, f"from {mod} import ...", "no current counterpart of this module"))
             else:
                 return False
+        for ln in lines:
+            # the rules read and write nl.* / nisa.*: a kernel binding the NKI modules to other names is not guessed at
+            for mod, alias in (("nki.language", "nl"), ("nki.isa", "nisa")):
+                if ln.startswith(f"import {mod} as ") and ln.split(" as ")[1] != alias:
+                    self.note(Unported(node, ln.replace("import nki", "import neuronxcc.nki"),
+                                       f"the porter's rules expect {mod} bound as {alias}; rename the alias first"))
+            if ln.startswith("import nki.language as nl"):
+                self.bound.add("nl")
+            if ln.startswith("import nki.isa as nisa"):
+                self.bound.add("nisa")
         if any("nki" in ln for ln in lines):
+            self.last_import = max(self.last_import, node.end_lineno)
             self.rules.setdefault("imports", None)
             self.replace[node.lineno] = (node.end_lineno, node.col_offset, lines)
             return True
