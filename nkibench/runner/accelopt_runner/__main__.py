@@ -82,6 +82,17 @@ def main(argv=None) -> int:
     e.add_argument("--timeline-cap", type=int, help="instructions in the profile's timeline (default 0: none)")
     e.add_argument("--timeout", type=float, dest="eval_timeout")
     e.add_argument("--id", default="cli")
+    po = sub.add_parser("port", parents=[common],
+                        help="port a classic kernel to the current NKI API and check it against the original")
+    po.add_argument("--task", required=True, help="task name, or an absolute task folder (as eval --task)")
+    po.add_argument("--kernel", required=True, help="the classic kernel source file (neuronxcc.nki)")
+    po.add_argument("--candidate", help="a current-API port to check instead of porting by rules")
+    po.add_argument("--out", help="write the port (the current kernel) here when the result has one")
+    po.add_argument("--size", default="small", choices=["full", "small"])
+    po.add_argument("--target", default=None)
+    po.add_argument("--seeds", help="comma-separated seeds (default: 2 fresh ones)")
+    po.add_argument("--timeout", type=float, dest="eval_timeout")
+    po.add_argument("--id", default="cli")
     a = p.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if a.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -109,7 +120,41 @@ def main(argv=None) -> int:
         out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
         sys.stdout = sys.stderr
         return serve.Server(cfg, stdin=sys.stdin.buffer, stdout=out).serve()
+    if a.cmd == "port":
+        return _port_cmd(a, cfg)
     return _eval_cmd(a, cfg, serve)
+
+
+def _port_cmd(a, cfg) -> int:
+    """One port request from files; prints its port_result line (exit 0), 2 for usage errors."""
+    from .port import request
+    req = {"op": "port", "id": a.id, "size": a.size,
+           "task": {"dir": a.task} if os.path.isabs(a.task) else {"name": a.task}}
+    for key, path in (("kernel", a.kernel), ("candidate", a.candidate)):
+        if path is None:
+            continue
+        try:
+            req[key] = _read_bytes(path, limits.MAX_KERNEL_BYTES + 1).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"cannot read the {key} {path}: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
+            return 2
+    if a.target:
+        req["target"] = a.target
+    if a.eval_timeout is not None:
+        req["timeout_s"] = a.eval_timeout
+    if a.seeds:
+        try:
+            req["seeds"] = [int(x) for x in a.seeds.split(",") if x.strip()]
+        except ValueError:
+            print(f"--seeds must be comma-separated whole numbers in [0, 2^32), got {a.seeds!r}", file=sys.stderr)
+            return 2
+    res = request.handle(req, cfg)
+    if a.out and res.get("kernel"):
+        with open(a.out, "w", encoding="utf-8") as f:
+            f.write(res["kernel"])
+    from .child import sanitize
+    print(json.dumps(sanitize(res), separators=(",", ":")))
+    return 0
 
 
 def _eval_cmd(a, cfg, serve) -> int:

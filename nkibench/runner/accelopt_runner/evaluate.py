@@ -143,6 +143,7 @@ def run(job: dict, workdir: str, backend) -> dict:
         res["correct"] = None
     else:
         worst_rel = worst_abs = 0.0
+        first_mismatch = None  # save_outputs only: (seed, index, Mismatch)
         prev = None  # (output digest, reference digest) of the previous seed: catches cached/constant results
         for si, seed in enumerate(seeds):
             phase["now"] = f"checking correctness (seed {seed}): building inputs"
@@ -188,9 +189,20 @@ def run(job: dict, workdir: str, backend) -> dict:
                            error=f"the kernel's outputs (shapes {shapes}) could not be transformed to the "
                                  f"reference's (shapes {[tuple(r.shape) for r in ref]}): {type(e).__name__}: {e}")
                 return res
+            if job.get("save_outputs"):
+                # the port check (port/equality.py) compares two kernels' outputs with each other: keep this seed's
+                # outputs (after the task's transform, as the reference sees them) for the parent to collect
+                np.savez(os.path.join(workdir, f"outputs_seed{si}.npz"), *[np.asarray(o) for o in outs])
             try:
                 rel, mabs = correctness.compare(outs, ref, rel_tol)
             except correctness.Mismatch as m:
+                if job.get("save_outputs"):
+                    # the port check needs every seed's outputs, whatever the reference says: note the first
+                    # mismatch and go on (the result is still "incorrect", below)
+                    if first_mismatch is None:
+                        first_mismatch = (seed, si, m)
+                    del kres, outs, ref, saved, inputs
+                    continue
                 msg = str(m)
                 if prev is None and si + 1 < len(seeds):
                     # is it a constant result? one more run on the next seed's inputs tells (a clearer message)
@@ -221,6 +233,11 @@ def run(job: dict, workdir: str, backend) -> dict:
             # let this seed's reference and outputs go before the next seed builds its own (at full size each is
             # up to 1 GiB)
             del kres, outs, ref, saved, inputs
+        if first_mismatch is not None:
+            seed, si, m = first_mismatch
+            res.update(status="incorrect", correct=False, error=f"seed {seed} (check {si + 1} of {len(seeds)}): "
+                       f"{m}", l2_rel_err=m.l2_rel_err, max_abs_err=m.max_abs_err)
+            return res
         res.update(correct=True, l2_rel_err=worst_rel, max_abs_err=worst_abs)
 
     phase["now"] = "timing"

@@ -122,8 +122,9 @@ def _signame(n: int) -> str:
 
 
 def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | None = None,
-              keep_workdir: bool = False) -> dict:
-    """Run job (a normalised eval request, see jobs.py) in a child; always returns a result dict."""
+              keep_workdir: bool = False, collect_dir: str | None = None) -> dict:
+    """Run job (a normalised eval request, see jobs.py) in a child; always returns a result dict. collect_dir: move
+    the outputs the child saved (job "save_outputs": outputs_seed<i>.npz) there before the workdir goes."""
     t0 = time.monotonic()
     workdir = tempfile.mkdtemp(prefix="accelopt-eval-")
     try:
@@ -222,6 +223,10 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
         return _fail(job, "crashed", f"the evaluation process exited with code {rc} without a result"
                                      + (f"; stderr: {tail}" if tail else ""), t0)
     finally:
+        if collect_dir:
+            for fn in os.listdir(workdir):
+                if fn.startswith("outputs_seed") and fn.endswith(".npz"):
+                    shutil.move(os.path.join(workdir, fn), os.path.join(collect_dir, fn))
         if not keep_workdir:
             shutil.rmtree(workdir, ignore_errors=True)
 

@@ -132,11 +132,20 @@ class Server:
                 ev = threading.Event()
                 self.running = (req.get("id"), ev)
             try:
-                res = evaluate_request(req, self.cfg, ev)
+                if req.get("op") == "port":
+                    from .port import request as port_request
+                    res = port_request.handle(req, self.cfg, ev)
+                else:
+                    res = evaluate_request(req, self.cfg, ev)
             except Exception as e:  # noqa: BLE001 - the server must keep serving
-                log.exception("eval %s failed", req.get("id"))
-                res = empty_result(req)
-                res.update(status="infra_error", error=f"runner error: {type(e).__name__}: {e}")
+                log.exception("%s %s failed", req.get("op"), req.get("id"))
+                if req.get("op") == "port":
+                    from .port import request as port_request
+                    res = port_request.empty(req)
+                    res.update(status="error", error=f"runner error: {type(e).__name__}: {e}")
+                else:
+                    res = empty_result(req)
+                    res.update(status="infra_error", error=f"runner error: {type(e).__name__}: {e}")
             res["id"] = req.get("id")
             with self.cv:  # before the result goes out: a client may reuse the id as soon as it has the result
                 self.running = None
@@ -190,11 +199,12 @@ class Server:
             op = req.get("op")
             if op == "hello":
                 self.send(hello(self.cfg))
-            elif op == "eval":
+            elif op in ("eval", "port"):
+                # a port runs two evals (the original and the port) in the same queue, one after the other
                 id_ = req.get("id")
                 if id_ is None or isinstance(id_, (dict, list, bool)):
                     got = "none" if id_ is None else json.dumps(id_)[:60]
-                    self.error(f"an eval needs an 'id' (a string or number that no queued or running eval has), "
+                    self.error(f"an {op} needs an 'id' (a string or number that no queued or running eval has), "
                                f"got {got}")
                     continue
                 with self.cv:
@@ -215,7 +225,7 @@ class Server:
                 self._shutdown(worker, reply=True)
                 return 0
             else:
-                self.error(f"unknown op {op!r} (expected hello, eval, cancel or shutdown)", req.get("id"))
+                self.error(f"unknown op {op!r} (expected hello, eval, port, cancel or shutdown)", req.get("id"))
 
     def _cancel(self, id_):
         with self.cv:
@@ -225,9 +235,7 @@ class Server:
             for req in list(self.queue):
                 if req.get("id") == id_:
                     self.queue.remove(req)
-                    r = empty_result(req)
-                    r.update(status="infra_error", error="cancelled by the client before it started",
-                             cancelled=True)
+                    r = _cancelled(req, "cancelled by the client before it started")
                     self.send(r)
                     return
         self.error(f"cancel: no queued or running eval with id {id_!r}", id_)
@@ -241,12 +249,23 @@ class Server:
                 self.running[1].set()
             self.cv.notify_all()
         for req in pending:
-            r = empty_result(req)
-            r.update(status="infra_error", error="cancelled: the runner is shutting down", cancelled=True)
+            r = _cancelled(req, "cancelled: the runner is shutting down")
             self.send(r)
         worker.join(30)
         if reply:
             self.send({"op": "bye"})
+
+
+def _cancelled(req: dict, why: str) -> dict:
+    """The answer to a queued eval or port that will not run: its own result line kind."""
+    if req.get("op") == "port":
+        from .port import request as port_request
+        r = port_request.empty(req)
+        r.update(status="error", error=why, cancelled=True)
+        return r
+    r = empty_result(req)
+    r.update(status="infra_error", error=why, cancelled=True)
+    return r
 
 
 def _same_id(a, b) -> bool:
