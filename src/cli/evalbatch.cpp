@@ -62,6 +62,14 @@ bool EvalBatch::applyOptions(const QCommandLineParser &parser, EvalRequest &requ
         return false;
     }
     bool ok = false;
+    if (parser.isSet(QStringLiteral("jobs"))) {
+        const int jobs = parser.value(QStringLiteral("jobs")).toInt(&ok);
+        if (!ok || jobs < 1 || jobs > 64) {
+            error = QStringLiteral("--jobs must be a whole number from 1 to 64, not '%1'")
+                        .arg(parser.value(QStringLiteral("jobs")));
+            return false;
+        }
+    }
     request.timingOnly = parser.isSet(QStringLiteral("timing-only"));
     request.seeds.clear();
     if (parser.isSet(QStringLiteral("seeds"))) {
@@ -113,11 +121,8 @@ QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<I
                                  const std::function<void(int, const Evaluation &)> &finished)
 {
     const QString hostName = parser.value(QStringLiteral("host"));
-    const int jobs = parser.isSet(QStringLiteral("jobs")) ? parser.value(QStringLiteral("jobs")).toInt() : 2;
-    if (jobs < 1 || jobs > 64) {
-        error = QStringLiteral("--jobs must be between 1 and 64");
-        return {};
-    }
+    // applyOptions checked --jobs.
+    const int jobs = parser.isSet(QStringLiteral("jobs")) ? qBound(1, parser.value(QStringLiteral("jobs")).toInt(), 64) : 2;
     // No more local slots than items: an idle runner per slot costs a process each.
     HostConfig config;
     Host *host = HostChoice::create(hostName, int(qMin<qsizetype>(jobs, qMax<qsizetype>(1, items.size()))),

@@ -150,7 +150,12 @@ int HostsCommand::add(const QStringList &arguments)
     o.insert(QStringLiteral("slots"), ok ? slots : -1);
     if (parser.isSet(QStringLiteral("port"))) {
         const int port = parser.value(QStringLiteral("port")).toInt(&ok);
-        o.insert(QStringLiteral("port"), ok ? port : -1);
+        if (!ok || port < 1 || port > 65535) {
+            SubcommandParser::err() << "accelopt hosts add: --port must be a whole number from 1 to 65535, not '"
+                                    << parser.value(QStringLiteral("port")) << "'\n";
+            return 2;
+        }
+        o.insert(QStringLiteral("port"), port);
     }
     QJsonObject env;
     for (const QString &pair : parser.values(QStringLiteral("env"))) {

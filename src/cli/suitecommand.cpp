@@ -72,6 +72,12 @@ int SuiteCommand::run(const QStringList &arguments)
         wanted = parser.value(QStringLiteral("tasks")).split(u',', Qt::SkipEmptyParts);
         for (QString &name : wanted)
             name = name.trimmed();
+        wanted.removeAll(QString());
+        if (wanted.isEmpty()) {
+            err << "accelopt suite: --tasks names no task; give names separated by commas (e.g. silu,matmul), "
+                   "or leave --tasks out to run every task\n";
+            return 2;
+        }
         for (const QString &name : std::as_const(wanted))
             if (!available.contains(name)) {
                 err << "accelopt suite: no task '" << name

@@ -66,6 +66,38 @@ private Q_SLOTS:
         QVERIFY(r.err.contains(QStringLiteral("no-such-option")));
     }
 
+    void badUsageExitsTwoWithWhatToDo()
+    {
+        QTemporaryDir dir;
+        const QMap<QString, QString> env{
+            {QStringLiteral("ACCELOPT_HOSTS_FILE"), dir.filePath(QStringLiteral("hosts.json"))}};
+        const QString silu = QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py");
+        const struct
+        {
+            QStringList args;
+            const char *says;
+        } cases[] = {
+            {{QStringLiteral("bench"), silu, QStringLiteral("--task"), QStringLiteral("silu"), QStringLiteral("--jobs"),
+              QStringLiteral("0")},
+             "--jobs must be a whole number from 1 to 64, not '0'"},
+            {{QStringLiteral("suite"), QStringLiteral("--jobs"), QStringLiteral("many")}, "--jobs must be"},
+            {{QStringLiteral("suite"), QStringLiteral("--tasks"), QString()}, "--tasks names no task"},
+            {{QStringLiteral("suite"), QStringLiteral("--tasks"), QStringLiteral(",, ,")}, "--tasks names no task"},
+            {{QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("x"), QStringLiteral("--ssh"),
+              QStringLiteral("h"), QStringLiteral("--port"), QStringLiteral("abc")},
+             "--port must be a whole number from 1 to 65535, not 'abc'"},
+            {{QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("x"), QStringLiteral("--ssh"),
+              QStringLiteral("h"), QStringLiteral("--port"), QStringLiteral("70000")},
+             "--port must be"},
+        };
+        for (const auto &c : cases) {
+            const Run r = run(c.args, env);
+            QVERIFY2(r.exitCode == 2, qPrintable(c.args.join(u' ') + QStringLiteral(" -> ") + r.err));
+            QVERIFY2(r.err.contains(QLatin1String(c.says)), qPrintable(r.err));
+        }
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("hosts.json")))); // nothing written on bad usage
+    }
+
     void benchPrintsTheResultAsJson()
     {
         const Run r = run({QStringLiteral("bench"),

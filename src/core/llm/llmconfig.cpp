@@ -8,6 +8,8 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include <cmath>
+
 const Endpoint *LlmConfig::endpoint(const QString &name) const
 {
     for (const Endpoint &e : endpoints)
@@ -56,6 +58,63 @@ QJsonObject LlmConfig::toJson() const
                                               {QStringLiteral("jitter"), retry.jitter}}}};
 }
 
+namespace {
+QString shown(const QJsonValue &v)
+{
+    return QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1).left(60);
+}
+
+// A value out of range or of the wrong type was read as the default without a word (timeout_ms 1e99,
+// concurrency 1e12): refuse it, naming the endpoint, the field and what it may be. The ranges are the
+// Models dialog's.
+bool checkEndpoint(const QJsonValue &value, qsizetype index, QString &problem)
+{
+    if (!value.isObject()) {
+        problem = QStringLiteral("endpoint %1 must be an object, not %2").arg(index + 1).arg(shown(value));
+        return false;
+    }
+    const QJsonObject o = value.toObject();
+    const QString who = o.value(QStringLiteral("name")).isString()
+                            ? QStringLiteral("endpoint '%1'").arg(o.value(QStringLiteral("name")).toString())
+                            : QStringLiteral("endpoint %1").arg(index + 1);
+    struct Range
+    {
+        const char *key;
+        double low, high;
+        bool whole;
+    };
+    static const Range ranges[] = {{"timeout_ms", 1000, 86400000, true},
+                                   {"concurrency", 1, 256, true},
+                                   {"max_tokens", 1, 1000000, true},
+                                   {"temperature", 0, 2, false},
+                                   {"top_p", 0, 1, false}};
+    for (const Range &r : ranges) {
+        const QJsonValue v = o.value(QLatin1StringView(r.key));
+        if (v.isUndefined())
+            continue;
+        const double x = v.toDouble();
+        if (!v.isDouble() || x < r.low || x > r.high || (r.whole && x != std::floor(x))) {
+            problem = QStringLiteral("%1: '%2' must be a %3 from %4 to %5, not %6")
+                          .arg(who, QLatin1StringView(r.key),
+                               r.whole ? QStringLiteral("whole number") : QStringLiteral("number"))
+                          .arg(r.low, 0, 'g', 10)
+                          .arg(r.high, 0, 'g', 10)
+                          .arg(shown(v));
+            return false;
+        }
+    }
+    for (const char *key : {"name", "preset", "base_url", "model", "key_source", "key_env", "auth", "auth_header",
+                            "reasoning_effort"}) {
+        const QJsonValue v = o.value(QLatin1StringView(key));
+        if (!v.isUndefined() && !v.isString()) {
+            problem = QStringLiteral("%1: '%2' must be a string, not %3").arg(who, QLatin1StringView(key), shown(v));
+            return false;
+        }
+    }
+    return true;
+}
+} // namespace
+
 std::optional<LlmConfig> LlmConfig::fromJson(const QJsonObject &o, QString *error)
 {
     const int version = o.value(QStringLiteral("version")).toInt(0);
@@ -67,8 +126,22 @@ std::optional<LlmConfig> LlmConfig::fromJson(const QJsonObject &o, QString *erro
         return std::nullopt;
     }
     LlmConfig c;
-    for (const QJsonValue &v : o.value(QStringLiteral("endpoints")).toArray())
-        c.endpoints.append(Endpoint::fromJson(v.toObject()));
+    const QJsonValue endpoints = o.value(QStringLiteral("endpoints"));
+    if (!endpoints.isUndefined() && !endpoints.isArray()) {
+        if (error)
+            *error = QStringLiteral("'endpoints' must be an array of endpoint objects");
+        return std::nullopt;
+    }
+    const QJsonArray list = endpoints.toArray();
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        QString problem;
+        if (!checkEndpoint(list.at(i), i, problem)) {
+            if (error)
+                *error = problem;
+            return std::nullopt;
+        }
+        c.endpoints.append(Endpoint::fromJson(list.at(i).toObject()));
+    }
     c.roster = ModelRoster::fromJson(o.value(QStringLiteral("roles")).toObject());
     c.prices = PriceTable::fromJson(o.value(QStringLiteral("prices")).toObject());
     const QJsonObject r = o.value(QStringLiteral("retry")).toObject();
@@ -106,11 +179,18 @@ std::optional<LlmConfig> LlmConfig::load(const QString &path, QString *error)
     }
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
-    if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
+    if (parseError.error != QJsonParseError::NoError) {
         if (error)
             *error = QStringLiteral("%1 is not valid JSON (%2 at byte %3); fix or remove it")
                          .arg(path, parseError.errorString())
                          .arg(parseError.offset);
+        return std::nullopt;
+    }
+    if (!doc.isObject()) {
+        if (error)
+            *error = QStringLiteral("%1 must hold an object ({\"endpoints\": [...], \"roles\": {...}}), not %2; "
+                                    "fix or remove it")
+                         .arg(path, doc.isArray() ? QStringLiteral("an array") : QStringLiteral("a single value"));
         return std::nullopt;
     }
     QString inner;

@@ -1,0 +1,78 @@
+#include "llm/llmconfig.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+// llm.json as a person edits it: each bad file is refused with its place named, never read as defaults.
+class TestLlmConfig : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    // JSON written with single quotes, so the cases read as a person would type them.
+    static QByteArray json(const char *text) { return QByteArray(text).replace('\'', '"'); }
+
+    static QByteArray endpoint(const char *extra)
+    {
+        return json("{'version': 1, 'endpoints': [{'name': 'vllm', 'base_url': 'http://localhost:8000/v1', "
+                    "'model': 'm'") +
+               json(extra) + "}]}";
+    }
+
+private Q_SLOTS:
+    void badFileIsRefused_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("array") << QByteArray("[]") << "must hold an object";
+        QTest::newRow("string") << QByteArray("\"x\"") << "not valid JSON";
+        QTest::newRow("truncated") << json("{'version': 1, 'endpoints': [") << "not valid JSON";
+        QTest::newRow("endpoints object") << json("{'version': 1, 'endpoints': {'a': 1}}")
+                                          << "'endpoints' must be an array";
+        QTest::newRow("endpoint number") << json("{'version': 1, 'endpoints': [3]}") << "endpoint 1 must be an object";
+        QTest::newRow("timeout huge") << endpoint(", 'timeout_ms': 1e99") << "endpoint 'vllm': 'timeout_ms' must be";
+        QTest::newRow("timeout string") << endpoint(", 'timeout_ms': '60s'") << "'timeout_ms' must be";
+        QTest::newRow("timeout fraction") << endpoint(", 'timeout_ms': 1500.5") << "'timeout_ms' must be";
+        QTest::newRow("concurrency huge") << endpoint(", 'concurrency': 1e12") << "'concurrency' must be a whole number from 1 to 256";
+        QTest::newRow("concurrency zero") << endpoint(", 'concurrency': 0") << "'concurrency' must be";
+        QTest::newRow("temperature") << endpoint(", 'temperature': 7") << "'temperature' must be a number from 0 to 2";
+        QTest::newRow("top_p") << endpoint(", 'top_p': -0.5") << "'top_p' must be";
+        QTest::newRow("max_tokens") << endpoint(", 'max_tokens': 'lots'") << "'max_tokens' must be";
+        QTest::newRow("model number") << endpoint(", 'extra': 1, 'reasoning_effort': 3") << "'reasoning_effort' must be a string";
+        QTest::newRow("version 9") << json("{'version': 9}") << "unsupported LLM settings version 9";
+    }
+
+    void badFileIsRefused()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, says);
+        const QString path = m_dir.filePath(QStringLiteral("llm-%1.json").arg(QTest::currentDataTag()));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+        f.close();
+        QString error;
+        QVERIFY(!LlmConfig::load(path, &error));
+        QVERIFY2(error.contains(says), qPrintable(error));
+        QVERIFY2(error.contains(path), qPrintable(error));
+    }
+
+    void goodEndpointLoads()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("good.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(endpoint(", 'timeout_ms': 60000, 'concurrency': 8, 'temperature': 0.7"));
+        f.close();
+        QString error;
+        const auto config = LlmConfig::load(path, &error);
+        QVERIFY2(config, qPrintable(error));
+        QCOMPARE(config->endpoints.size(), 1);
+        QCOMPARE(config->endpoints.first().timeoutMs, 60000);
+        QCOMPARE(config->endpoints.first().concurrency, 8);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLlmConfig)
+#include "tst_llmconfig.moc"
