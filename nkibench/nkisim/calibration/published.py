@@ -65,3 +65,30 @@ SERIES = {
     "mamba_v2 over seq": [c.name for c in CASES if c.kernel == "mamba_v2"],
     "mamba_v3 over seq": [c.name for c in CASES if c.kernel == "mamba_v3"],
 }
+
+
+# Memory-bound cases: published DMA measurements (the sources of constants.py's DMA block). Each compares one
+# quantity the model predicts for a small kernel of calibration/dma.py with the published one:
+#   "transfer_ns": the time the first load occupies its DMA engine(s) (DmaCost.own_ns), against a transfer's
+#                  duration in a published profile;
+#   "stream_gbps": bytes moved by stream_copy / its predicted latency, against a throughput read off a profile.
+@dataclass(frozen=True)
+class DmaCase:
+    name: str
+    kernel: str  # calibration/dma.py function
+    shape: tuple
+    dtype: str
+    quantity: str  # "transfer_ns" or "stream_gbps"
+    published: float
+    source: str
+    target: str
+
+
+DMA_CASES = [
+    DmaCase("dma [4,4096] bf16, 1 engine", "load_tile", (4, 4096), "bfloat16", "transfer_ns", 1416.0,
+            "DMA overview Example 1 profile: 32 KiB on one engine in 1416 ns (trn2)", "trn2"),
+    DmaCase("dma 32 KiB/engine transfer", "load_tile", (128, 1024), "float32", "transfer_ns", 1810.0,
+            "perf guide Opt #9 fig30 tooltip: a 32 KiB transfer, 1810 ns (Neuron 2.20 profile, trn1)", "trn1"),
+    DmaCase("dma stream 16 x 32 KiB", "stream_copy", (64, 128, 1024), "float32", "stream_gbps", 265.0,
+            "perf guide fig30: 16 engines back to back, ~1.95 us per 32 KiB (read off the time axis), trn1", "trn1"),
+]

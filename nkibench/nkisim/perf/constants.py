@@ -1,8 +1,8 @@
 """Per-target hardware constants for the performance model.
 
-Every number carries the nki-facts.md section it comes from (reference/nki-facts.md). Numbers the facts
-leave open are marked TUNED, with the calibration evidence (nki-facts §4) that fixed them; the calibration
-benchmark is tests/bench/nkisim_calibration.py.
+Every number carries its source: a section of reference/nki-facts.md (§) or a page of AWS's public Neuron docs
+(the DMA block names them). Numbers no public source fixes are marked TUNED, with the calibration evidence
+(nki-facts §4) that fixed them, or UNSOURCED; the calibration benchmark is tests/bench/nkisim_calibration.py.
 """
 from __future__ import annotations
 
@@ -25,34 +25,56 @@ class HwTarget:
     mm_fp32_passes: int = 4  # §2.2 / §3.2 "4x that for fp32"
     fast_ls_divisor: int = 4  # §3.2 fast LoadStationary ≈ N_stat/4, runs in the background of the previous MM
     dyn_copy_cycles: int = 600  # §2.2 tensor_copy_dynamic_* max(~600, N)
-    # TUNED: extra latency, in consumer-engine cycles, before an instruction may start after an instruction it
-    # depends on (semaphore wait + pipeline drain). Bounded by §3.3: ~100 cycles of static overhead for dependent
-    # instructions, and dependent 1-element ScalarE instructions every 264 cycles = MIN_II (64) + 200. 150 fits the
-    # mamba dependent chains best (§4.3: 200 puts v1/v3 at +10-17%, 100 puts v3 at 8192 at -7%).
-    dep_latency_cycles: int = 150
+    # Extra latency, in consumer-engine cycles, before an instruction may start after an instruction it depends
+    # on (semaphore wait + pipeline drain): the arch guide's "static instruction overhead of 100 engine cycles" for
+    # instructions that each depend on the previous one's output (nki/guides/architecture/
+    # trainium_inferentia2_arch.rst, VectorE "Cost Model"; nki-facts §3.3). The perf guide's measured 264-cycle
+    # interval between dependent 1-element ScalarE instructions (Opt #5a) is MIN_II (64) + this 100 + the same
+    # guide's ~100-cycle overhead of tiny back-to-back instructions, which is not modelled apart from MIN_II.
+    # (Was 150, TUNED to the mamba cases; 100 keeps every mamba case within -11%/+9%.)
+    dep_latency_cycles: int = 100
     # NC-v2 only: VectorE/GpSimdE share the SBUF port and VectorE/ScalarE share PSUM (§3.3). We do not model
     # the port conflict (the compiler serialises them; it is second-order in every §4 kernel).
     vector_perf_mode: bool = False  # §3.3 NC-v3 VectorE perf mode (2x/4x for bf16/fp16 in SBUF)
     transpose_mode_fp32_speedup: float = 1.0  # §3.2 NC-v3 transpose mode is 2x faster for fp32
-    # DMA (§3.4, §3.1)
-    dma_queues: int = 16  # §3.1 "16 per core"
-    dma_engine_bytes_per_ns: float = 17.0  # §3.1 bandwidth guide: 17 B/ns per engine (trn1), 23 (trn2)
+    # DMA. Sources (aws-neuron/aws-neuron-sdk @81ce03ae unless noted; "figure" = a published plot or profile):
+    # [BWG] nki/deep-dives/nki-dma-bandwidth-guide.rst; [DOV] nki/get-started/about/nki-dma-overview.rst;
+    # [PG] nki/deep-dives/nki_perf_guide.rst (first published with Neuron 2.20, Sept 2024, when NKI ran on NC-v2
+    # only); [T2A] nki/guides/architecture/trainium2_arch.rst.
+    dma_queues: int = 16  # [DOV] "Each NeuronCore (v2-v4) is paired with 16 DMA engines"
+    # [BWG] table "BW / Engine": 17 B/ns (trn1), 23 (trn2), 33 (trn3); 16 engines give 272 / 368 / 528 GB/s.
+    # Cross-check, trn1: [PG] Opt #9, fig30 (a Neuron 2.20 profile, so NC-v2) shows one 32 KiB transfer taking
+    # 1810 ns (18.1 B/ns), and all 16 engines busy back to back with 32 KiB transfers at ~1.95 us each, i.e.
+    # 16.3-17.0 B/ns per engine and ~265 GB/s in all (read off the figure's time axis; loads ~2.0 us, stores ~1.8).
+    dma_engine_bytes_per_ns: float = 17.0
+    # [DOV] "each DMA engine is typically responsible for moving data for eight SBUF partitions (128 partitions /
+    # 16 DMA engines)"; its Example 1 moves a [4, 4096] tile with a single engine, Example 2 a [128, 128] one with 16.
+    dma_partitions_per_engine: int = 8
     hbm_bytes_per_ns: float = 410.0  # §3.1 derived per-core HBM share (820/2 GB/s) on trn1
-    # TUNED: fraction of the nominal aggregate DMA rate (272 GB/s, §3.1) that long contiguous rows reach:
-    # 0.47 -> 128 GB/s. §4.2: the hoisted and blocked matmuls move their rhs tiles (1 KiB rows) at ≈100 GB/s;
-    # §4.4 layernorm moves 268 MB in ≈2 ms (≥ 134 GB/s with some compute showing); §5.3's profile shows 105 GB/s.
-    dma_efficiency: float = 0.47
-    # TUNED: knee of the efficiency curve eff(b) = b / (b + knee), b = contiguous bytes per partition row. It
-    # stands for the per-descriptor cost (one descriptor per contiguous row, §3.4): 1 KiB rows reach 80% (102
-    # GB/s, §4.2 hoisted/blocked), 256 B rows 50% (the tiled matmul's lhsT tiles; §4.2 tiled then lands +15%,
-    # the one case the curve cannot fit, since §4.2 implies 256 B rows at least as fast as 1 KiB ones), 2-4 KiB
-    # rows 89-94% (§3.4 "≥ 2-4 KiB saturates"; Opt 3 then lands at +1%), < 256 B "severely overhead-bound".
-    dma_row_knee_bytes: float = 260.0
-    # TUNED: fixed latency per DMA instruction (descriptor processing, completion semaphore). §3.4 names ~1300 ns
-    # per DMA across engines; §3.4's 32 KiB-in-1416 ns single-engine measurement shows it is latency that
-    # overlaps with other queues' transfers rather than occupancy of the shared bandwidth.
+    # Per-descriptor cost, as bytes at the engine's full rate: every contiguous piece (DMA buffer; at least one per
+    # partition row, [DOV], nki-facts §3.4) occupies its engine at least as long as this many bytes would. From
+    # [DOV]'s figure "DMA Throughput varying Bytes per Partition for p_dim = 128" (nki/img/overviews/
+    # nki-dma-intro-1.jpg; the y axis is unlabelled, so the points are read relative to the 32 KiB plateau, which
+    # the text calls "nearly saturate DMA bandwidth"): throughput grows in proportion to the row size up to 2 KiB
+    # (256 B: 10.3%, 512 B: 20.9%, 1 KiB: 42.4%, 2 KiB: 81%), then 4 KiB: 97%, 8 KiB: 98%. Proportional growth is a
+    # fixed time per row: 256/0.103 = 2485, 512/0.209 = 2450, 1024/0.424 = 2415, 2048/0.81 = 2520 bytes' worth;
+    # 2450 is their middle. [BWG] says the same in words: "< 256 B per partition: severely overhead-bound",
+    # ">= 2 KiB approaches peak", ">= 4 KiB saturates the DMA engines"; the runtime's default DMA packet of 4 KiB
+    # is "the empirically determined minimum for DMA/HBM efficiency" (neuron-runtime/explore/compute-comm-overlap.rst).
+    # Replaces the TUNED efficiency 0.47 and knee 260 B, which had rows >= 4 KiB at 44% of [BWG]'s peak.
+    dma_descriptor_bytes: float = 2450.0
+    # Per-DMA latency: "descriptor setup, synchronization, and semaphore-to-start latency (~1300 ns
+    # cross-engine)" [BWG]. It overlaps with the transfer rather than adding to it: in [DOV]'s figure the time of a
+    # p_dim = 128 transfer stays flat up to 2 KiB rows and then grows with the bytes, and [DOV]'s Example 1 (trn2)
+    # moves 32 KiB on one engine in 1416 ns, i.e. at the engine's 23 B/ns with nothing added; "large contiguous
+    # payloads amortize this fixed overhead" [BWG]. So a DMA ends no earlier than 1300 ns after it starts.
     dma_fixed_ns: float = 1300.0
-    dma_transpose_efficiency: float = 0.25  # §3.4 load_transpose2d "much lower bandwidth" (open: TUNED guess)
+    # DMA transpose, as a fraction of a plain copy's throughput. trn2/trn3: [T2A] "DMA transpose on Trainium2 can
+    # achieve up to 90% DMA throughput utilization" (HBM to SBUF) and "SBUF2SBUF transpose can achieve up to 50%".
+    # trn1 (nl.load_transpose2d): [PG] Opt #10 says only "much lower DMA bandwidth"; no number is published, so
+    # 0.25 is a guess (UNSOURCED) that no calibration case exercises.
+    dma_transpose_efficiency: float = 0.25
+    dma_transpose_sbuf_efficiency: float = 0.25
     # Memories (§3.1)
     partitions: int = 128
     sbuf_bytes_per_partition: int = 192 * 1024
@@ -62,9 +84,14 @@ class HwTarget:
 
     @property
     def dma_aggregate_bytes_per_ns(self) -> float:
-        # The shared pipe the 16 queues draw from: the DMA engines' aggregate, capped by this core's HBM share
-        # (§7.1 suggests min(HBM share, 272 GB/s) as the starting point).
+        # The 16 engines together, capped by this core's HBM share (the cap binds on no target: 272 < 410 GB/s on
+        # trn1, 368 < 725 on trn2, 528 < 587 on trn3).
         return min(self.dma_queues * self.dma_engine_bytes_per_ns, self.hbm_bytes_per_ns)
+
+    @property
+    def dma_engine_rate(self) -> float:
+        """Bytes per ns one engine moves: its [BWG] rate, or its share of the HBM cap if that is lower."""
+        return self.dma_aggregate_bytes_per_ns / self.dma_queues
 
     @property
     def tensor_peak_flops_per_ns(self) -> float:
@@ -83,10 +110,12 @@ TARGETS = {
     # §3.1 trn2 / NeuronCore-v3: TensorE 2.4 GHz, VectorE 0.96 GHz, ScalarE and GpSimdE 1.2 GHz, profiler 1.2 GHz.
     # DMA 23 B/ns per engine (368 GB/s aggregate, bandwidth guide); HBM ≈ 725 GB/s per LNC2 pair / stack (§3.1
     # derived, §7.2), so the DMA aggregate is the cap. SBUF 128 x 224 KiB. VectorE perf mode and fp32
-    # transpose mode (§3.2, §3.3). The DMA efficiency curve is taken from trn1 (no trn2 latencies are published).
+    # transpose mode (§3.2, §3.3). DMA transpose 90% (HBM to SBUF) and 50% (SBUF to SBUF) of a copy [T2A]. The
+    # per-descriptor cost and latency are the same as trn1's: [DOV]'s figure and [BWG]'s 1300 ns name no generation.
     "trn2": HwTarget(name="trn2", tensor_ghz=2.4, vector_ghz=0.96, scalar_ghz=1.2, gpsimd_ghz=1.2, base_ghz=1.2,
                      vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
                      dma_engine_bytes_per_ns=23.0, hbm_bytes_per_ns=725.0,
+                     dma_transpose_efficiency=0.9, dma_transpose_sbuf_efficiency=0.5,
                      sbuf_bytes_per_partition=224 * 1024),
     # trn3 / NeuronCore-v4, from AWS's Trainium3 pages (Neuron docs, aws-neuron-sdk @81ce03ae, Aug 2026):
     # - "Trainium3 Architecture Guide for NKI" (nki/guides/architecture/trainium3_arch.rst): TensorE 2.4 GHz,
@@ -100,11 +129,13 @@ TARGETS = {
     # - HBM share per physical core: 4.7 TB/s / 8 cores = 587.5 GB/s (the device page about-neuron/.../trainium3.rst
     #   says 4.9 TB/s, i.e. 612 GB/s; either is above the 528 GB/s DMA aggregate, which is therefore the cap).
     # - The profiler clock is not published for trn3: the 1.2 GHz engine clock, as trn2's (an assumption).
-    # The DMA efficiency curve and fixed costs are trn1's (nothing for trn3 is published). Background transpose,
+    # The DMA per-descriptor cost and latency are trn1's and trn2's, and DMA transpose is taken as trn2's
+    # (nothing for trn3 is published). Background transpose,
     # MX matmul, the Vector engine's exponential and DMA read-add-write are not modelled separately.
     "trn3": HwTarget(name="trn3", tensor_ghz=2.4, vector_ghz=1.2, scalar_ghz=1.2, gpsimd_ghz=1.2, base_ghz=1.2,
                      vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
                      dma_engine_bytes_per_ns=33.0, hbm_bytes_per_ns=587.5,
+                     dma_transpose_efficiency=0.9, dma_transpose_sbuf_efficiency=0.5,
                      sbuf_bytes_per_partition=256 * 1024),
 }
 

@@ -1,7 +1,7 @@
 """Cost of one traced instruction, from the published per-instruction formulas (nki-facts §2.2, §3.2-3.4).
 
-Compute instructions get a duration in ns on their engine. DMA instructions get a DmaCost: the work they put
-on the shared DMA pipe and the fixed latency that overlaps with other queues.
+Compute instructions get a duration in ns on their engine. DMA instructions get a DmaCost: the engine time they
+put on the shared DMA pipe (16 engines) and the fixed latency the transfer overlaps.
 """
 from __future__ import annotations
 
@@ -143,14 +143,18 @@ def compute_ns(instr, hw: HwTarget) -> float:
 
 @dataclass
 class DmaCost:
-    pipe_ns: float  # time the transfer takes on the shared DMA pipe (aggregate bandwidth) at its efficiency
-    own_ns: float  # time it takes with only the engines it can use (one per partition, up to 16)
-    fixed_ns: float  # latency outside the pipe (descriptors, semaphores), overlapped across queues
+    pipe_ns: float  # time the DMA occupies the whole DMA pipe (all 16 engines) for: engine-time / 16
+    own_ns: float  # time it takes on the engines it can use (one per 8 partitions, up to 16) with nothing else
+    fixed_ns: float  # latency from trigger to completion that the transfer overlaps (it ends no earlier)
+    engines: int = 16  # DMA engines it spreads over
+    effective_bytes: float = 0.0  # bytes' worth of engine time: every descriptor costs >= dma_descriptor_bytes
 
 
 def dma_efficiency(bytes_per_partition: float, hw: HwTarget) -> float:
+    """Throughput of rows of this many contiguous bytes, as a fraction of the engines' full rate: each
+    descriptor occupies its engine as long as max(bytes, dma_descriptor_bytes) would (constants.py, [DOV] figure)."""
     b = max(float(bytes_per_partition), 1.0)
-    return hw.dma_efficiency * b / (b + hw.dma_row_knee_bytes)
+    return b / max(b, hw.dma_descriptor_bytes)
 
 
 def dma_cost(instr, hw: HwTarget) -> DmaCost:
@@ -160,14 +164,19 @@ def dma_cost(instr, hw: HwTarget) -> DmaCost:
     bpp = attrs.get("bytes_per_partition")
     if not bpp:
         bpp = total / parts if total else 0
-    # §3.4: a contiguous run is one descriptor; a row split into several runs is as inefficient as short rows.
-    runs = max(int(attrs.get("runs_per_partition", 1) or 1), 1)
-    eff = dma_efficiency(bpp / runs, hw)
-    if attrs.get("transpose"):
-        eff *= hw.dma_transpose_efficiency
-    rate = hw.dma_aggregate_bytes_per_ns * eff
-    engines = min(parts, hw.dma_queues)
-    own_rate = min(rate, engines * hw.dma_engine_bytes_per_ns * eff)
-    pipe = total / rate if total else 0.0
-    own = total / own_rate if total else 0.0
-    return DmaCost(pipe_ns=pipe, own_ns=own, fixed_ns=hw.dma_fixed_ns)
+    transpose = bool(attrs.get("transpose"))
+    # Contiguous pieces: one per run (a row split by strides is several descriptors, §3.4). A transposing DMA is
+    # costed as the copy of the same rows, scaled by its published efficiency (constants.py), not per element.
+    runs = 1 if transpose else max(int(attrs.get("runs_per_partition", 1) or 1), 1)
+    piece = max(float(bpp) / runs, 1.0)
+    descriptors = parts * runs
+    eff_bytes = descriptors * max(piece, hw.dma_descriptor_bytes) if total else 0.0
+    if transpose:
+        sbuf_src = attrs.get("src") in ("sbuf", "psum")
+        eff_bytes /= hw.dma_transpose_sbuf_efficiency if sbuf_src else hw.dma_transpose_efficiency
+    # One engine per 8 partitions ([DOV]), at most the 16 of the core.
+    engines = min(hw.dma_queues, max(1, -(-parts // hw.dma_partitions_per_engine)))
+    rate = hw.dma_engine_rate
+    pipe = eff_bytes / (hw.dma_queues * rate)
+    own = eff_bytes / (engines * rate)
+    return DmaCost(pipe_ns=pipe, own_ns=own, fixed_ns=hw.dma_fixed_ns, engines=engines, effective_bytes=eff_bytes)

@@ -2,9 +2,11 @@
 
 Model (nki-facts §3.3, §3.4, §8):
 - tensor, vector, scalar and gpsimd are in-order queues, one instruction at a time each, in trace order.
-- 16 DMA queues, each in order; a DMA goes to the queue that frees first. The queues share one DMA pipe
-  of fixed aggregate bandwidth, kept as a calendar of time buckets, so concurrent transfers split the bandwidth
-  and a transfer that can use few engines (few partitions) leaves the rest to the others.
+- 16 DMA queues, each in order; a DMA goes to the queue that frees first. The queues share one DMA pipe: the
+  16 DMA engines' time, kept as a calendar of time buckets, so concurrent transfers split the engines and a
+  transfer that can use few engines (one per 8 partitions) leaves the rest to the others. A DMA's demand is its
+  bytes with every descriptor counted as at least constants.dma_descriptor_bytes; its fixed latency
+  (dma_fixed_ns) overlaps the transfer: it ends no earlier than that after it starts.
 - An instruction waits for the instructions whose buffers it touches: read-after-write (plus a semaphore /
   pipeline latency), write-after-read and write-after-write, on overlapping bounding boxes of the same
   tensor_id. Tiles allocated in an affine_range body get fresh tensor_ids each iteration, so iterations overlap.
@@ -280,10 +282,13 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False) -> Schedule:
             dm = min(dma_free)
             q = dma_free.index(dm)  # the first queue that frees first
             start = ready if ready > dm else dm
-            data_start = start + c[0]
-            end = transfer(data_start, c[1], c[2])
+            # The data moves from the start; the fixed latency overlaps it (constants.dma_fixed_ns).
+            end = transfer(start, c[1], c[2])
+            data_end = end
+            if end < start + c[0]:
+                end = start + c[0]
             dma_free[q] = end
-            dma_data.append((data_start, end))
+            dma_data.append((start, data_end))
             dma_busy += end - start
             units[i] = dma_units[q]
         else:
@@ -371,8 +376,7 @@ def _last_accesses(instrs):
 
 
 def _dma_terms(ins, hw):
-    """(fixed latency, demand on the pipe, own rate) of a DMA."""
+    """(fixed latency, demand on the pipe, own rate) of a DMA. The pipe's unit is the byte at the engines' full
+    rate: a DMA demands its effective bytes (descriptor costs included) and draws at most the rate of its engines."""
     c = dma_cost(ins, hw)
-    rate = hw.dma_aggregate_bytes_per_ns
-    demand = c.pipe_ns * rate
-    return c.fixed_ns, demand, demand / c.own_ns if c.own_ns > 0 else rate
+    return c.fixed_ns, c.effective_bytes, c.engines * hw.dma_engine_rate
