@@ -1,6 +1,7 @@
 #include "hostsdialog.h"
 
 #include "guisshprompter.h"
+#include "model/targets.h"
 #include "ui_hostsdialog.h"
 
 #include <QJsonArray>
@@ -16,7 +17,7 @@ HostsDialog::HostsDialog(std::shared_ptr<SshPrompter> prompter, QWidget *parent,
     m_ui->kindCombo->addItem(tr("This machine"), QStringLiteral("local"));
     m_ui->backendCombo->addItem(tr("sim (nkisim)"), QStringLiteral("sim"));
     m_ui->backendCombo->addItem(tr("neuron (Trainium)"), QStringLiteral("neuron"));
-    m_ui->targetCombo->addItems({QStringLiteral("trn1"), QStringLiteral("trn2")});
+    m_ui->targetCombo->addItems(Targets::all());
 
     QString error;
     if (!m_registry.load(error)) {

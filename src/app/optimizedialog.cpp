@@ -1,6 +1,7 @@
 #include "optimizedialog.h"
 
 #include "llm/llmconfig.h"
+#include "model/targets.h"
 #include "model/taskcatalog.h"
 #include "model/tasksources.h"
 #include "search/taskdetector.h"
@@ -72,7 +73,7 @@ OptimizeDialog::OptimizeDialog(const Kernel &kernel, const QList<HostConfig> &ho
         m_ui->hostCombo->addItem(h.name);
     m_ui->backendCombo->addItem(tr("sim (nkisim)"), QStringLiteral("sim"));
     m_ui->backendCombo->addItem(tr("neuron (Trainium)"), QStringLiteral("neuron"));
-    m_ui->targetCombo->addItems({QStringLiteral("trn1"), QStringLiteral("trn2")});
+    m_ui->targetCombo->addItems(Targets::all());
     m_ui->sizeCombo->addItem(tr("full (NKIBench sizes)"), QStringLiteral("full"));
     m_ui->sizeCombo->addItem(tr("small (quick)"), QStringLiteral("small"));
     m_ui->timeoutSpin->setValue(600);

@@ -1,5 +1,7 @@
 #include "runtargetbar.h"
 
+#include "model/targets.h"
+
 #include <QComboBox>
 #include <QLabel>
 #include <QSettings>
@@ -28,8 +30,7 @@ RunTargetBar::RunTargetBar(QWidget *parent) : QToolBar(tr("Run target"), parent)
         combo(this, QStringLiteral("targetBox"), tr("The Trainium generation the kernels are timed for"));
     m_size = combo(this, QStringLiteral("sizeBox"),
                    tr("The task's parameter set: full (the NKIBench sizes) or small (quick to check)"));
-    m_target->addItem(QStringLiteral("trn1"));
-    m_target->addItem(QStringLiteral("trn2"));
+    m_target->addItems(Targets::all());
     m_size->addItem(tr("full size"), QStringLiteral("full"));
     m_size->addItem(tr("small size"), QStringLiteral("small"));
     addWidget(new QLabel(tr(" Host "), this));

@@ -5,6 +5,7 @@
 #include "hostchoice.h"
 #include "hosts/host.h"
 #include "hosts/hostpool.h"
+#include "model/targets.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -22,7 +23,7 @@ void EvalBatch::addCommonOptions(QCommandLineParser &parser)
         {QStringLiteral("backend"),
          QStringLiteral("sim (nkisim) or neuron (real Trainium). Default: the host's."),
          QStringLiteral("BACKEND")},
-        {QStringLiteral("target"), QStringLiteral("trn1 or trn2. Default: the host's."),
+        {QStringLiteral("target"), QStringLiteral("trn1, trn2 or trn3. Default: the host's."),
          QStringLiteral("TARGET")},
         {QStringLiteral("timing-only"), QStringLiteral("Skip the numerics: latency and profile only.")},
         {QStringLiteral("size"), QStringLiteral("Parameter set: full (NKIBench) or small (quick)."),
@@ -52,8 +53,8 @@ bool EvalBatch::applyOptions(const QCommandLineParser &parser, EvalRequest &requ
         error = QStringLiteral("--backend must be sim or neuron, not '%1'").arg(request.backend);
         return false;
     }
-    if (request.target != QStringLiteral("trn1") && request.target != QStringLiteral("trn2")) {
-        error = QStringLiteral("--target must be trn1 or trn2, not '%1'").arg(request.target);
+    if (!Targets::isKnown(request.target)) {
+        error = QStringLiteral("--target must be %1, not '%2'").arg(Targets::listed(), request.target);
         return false;
     }
     request.size = parser.value(QStringLiteral("size"));

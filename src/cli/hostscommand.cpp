@@ -109,7 +109,7 @@ int HostsCommand::add(const QStringList &arguments)
          QStringLiteral("KEY=VALUE")},
         {QStringLiteral("backend"), QStringLiteral("sim or neuron (default sim)."), QStringLiteral("BACKEND"),
          QStringLiteral("sim")},
-        {QStringLiteral("target"), QStringLiteral("trn1 or trn2 (default trn1)."), QStringLiteral("TARGET"),
+        {QStringLiteral("target"), QStringLiteral("trn1, trn2 or trn3 (default trn1)."), QStringLiteral("TARGET"),
          QStringLiteral("trn1")},
         {QStringLiteral("slots"), QStringLiteral("Parallel evaluations: NeuronCores or simulator workers."),
          QStringLiteral("N"), QStringLiteral("1")},

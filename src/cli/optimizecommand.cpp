@@ -3,6 +3,7 @@
 #include "common/datapaths.h"
 #include "evalbatch.h"
 #include "model/kernelfile.h"
+#include "model/targets.h"
 #include "model/tasksources.h"
 #include "searchconsole.h"
 #include "searchoptions.h"
@@ -25,7 +26,7 @@ int OptimizeCommand::run(const QStringList &arguments)
         {QStringLiteral("backend"),
          QStringLiteral("sim (nkisim) or neuron (real Trainium). Default: the host's."),
          QStringLiteral("BACKEND")},
-        {QStringLiteral("target"), QStringLiteral("trn1 or trn2. Default: the host's."),
+        {QStringLiteral("target"), QStringLiteral("trn1, trn2 or trn3. Default: the host's."),
          QStringLiteral("TARGET")},
         {QStringLiteral("size"), QStringLiteral("Parameter set: full (NKIBench) or small (quick)."),
          QStringLiteral("SIZE"), QStringLiteral("full")},
@@ -73,9 +74,8 @@ int OptimizeCommand::run(const QStringList &arguments)
     if (!task.backend.isEmpty() && task.backend != QStringLiteral("sim") &&
         task.backend != QStringLiteral("neuron"))
         return usage(QStringLiteral("--backend must be sim or neuron, not '%1'").arg(task.backend));
-    if (!task.target.isEmpty() && task.target != QStringLiteral("trn1") &&
-        task.target != QStringLiteral("trn2"))
-        return usage(QStringLiteral("--target must be trn1 or trn2, not '%1'").arg(task.target));
+    if (!task.target.isEmpty() && !Targets::isKnown(task.target))
+        return usage(QStringLiteral("--target must be %1, not '%2'").arg(Targets::listed(), task.target));
     task.size = parser.value(QStringLiteral("size"));
     if (task.size != QStringLiteral("full") && task.size != QStringLiteral("small"))
         return usage(QStringLiteral("--size must be full or small, not '%1'").arg(task.size));

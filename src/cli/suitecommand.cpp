@@ -37,7 +37,11 @@ int SuiteCommand::run(const QStringList &arguments)
     parser.addOptions({{QStringLiteral("dataset"),
                         QStringLiteral("A dataset in the original NKIBench layout."), QStringLiteral("DIR")},
                        {QStringLiteral("tasks"), QStringLiteral("Comma-separated task names (default: all)."),
-                        QStringLiteral("LIST")}});
+                        QStringLiteral("LIST")},
+                       {QStringLiteral("api"),
+                        QStringLiteral("Which baseline of each task: classic (baseline.py, neuronxcc.nki) or current "
+                                       "(baseline_current.py, the nki namespace). Default: classic."),
+                        QStringLiteral("API"), QStringLiteral("classic")}});
     EvalBatch::addCommonOptions(parser);
     QTextStream err(stderr);
     if (!parser.parse(QStringList{QStringLiteral("accelopt suite")} + arguments)) {
@@ -53,19 +57,35 @@ int SuiteCommand::run(const QStringList &arguments)
         return 2;
     }
 
+    const QString api = parser.value(QStringLiteral("api"));
+    if (api != QStringLiteral("classic") && api != QStringLiteral("current")) {
+        err << "accelopt suite: --api must be classic or current, not '" << api << "'\n";
+        return 2;
+    }
+    const bool current = api == QStringLiteral("current");
     // task name -> kernel file
     QMap<QString, QString> available;
+    QStringList withoutCurrent;
     const QString dataset = parser.value(QStringLiteral("dataset"));
     if (!dataset.isEmpty()) {
         if (!QFileInfo(dataset).isDir()) {
             err << "accelopt suite: --dataset " << dataset << " is not a folder\n";
             return 2;
         }
+        if (current) {
+            err << "accelopt suite: a dataset in the original NKIBench layout has classic kernels only; drop "
+                   "--api current, or port them (accelopt port)\n";
+            return 2;
+        }
         available = datasetKernels(dataset);
     } else {
-        for (const TaskCatalog::Entry &entry : TaskCatalog::scan(DataPaths::tasksDir()))
-            if (!entry.kernelPath.isEmpty())
-                available.insert(entry.name, entry.kernelPath);
+        for (const TaskCatalog::Entry &entry : TaskCatalog::scan(DataPaths::tasksDir())) {
+            const QString kernel = current ? entry.currentKernelPath : entry.kernelPath;
+            if (!kernel.isEmpty())
+                available.insert(entry.name, kernel);
+            else if (current && !entry.kernelPath.isEmpty())
+                withoutCurrent.append(entry.name);
+        }
     }
     QStringList wanted = available.keys();
     if (parser.isSet(QStringLiteral("tasks"))) {
@@ -79,7 +99,12 @@ int SuiteCommand::run(const QStringList &arguments)
             return 2;
         }
         for (const QString &name : std::as_const(wanted))
-            if (!available.contains(name)) {
+            if (withoutCurrent.contains(name)) {
+                err << "accelopt suite: task '" << name << "' has no current-API baseline ("
+                    << QDir(DataPaths::tasksDir()).filePath(name + QStringLiteral("/baseline_current.py"))
+                    << " is missing)\n";
+                return 2;
+            } else if (!available.contains(name)) {
                 err << "accelopt suite: no task '" << name
                     << "'; available: " << available.keys().join(QStringLiteral(", ")) << "\n";
                 return 2;

@@ -98,6 +98,33 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("hosts.json")))); // nothing written on bad usage
     }
 
+    void suiteRunsTheCurrentApiBaselinesOnTrn3()
+    {
+        // Every task's baseline_current.py (the nki namespace), numerically checked, on the newest target.
+        Run r = run({QStringLiteral("suite"), QStringLiteral("--api"), QStringLiteral("current"),
+                     QStringLiteral("--size"), QStringLiteral("small"), QStringLiteral("--target"),
+                     QStringLiteral("trn3"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const QList<QString> lines = r.out.trimmed().split(u'\n');
+        QCOMPARE(lines.size(), 14);
+        for (const QString &line : lines) {
+            const QJsonObject o = QJsonDocument::fromJson(line.toUtf8()).object();
+            QCOMPARE(o.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+            QVERIFY(o.value(QStringLiteral("correct")).toBool());
+            QVERIFY(o.value(QStringLiteral("percent_of_peak")).toDouble() > 0);
+        }
+        r = run({QStringLiteral("suite"), QStringLiteral("--api"), QStringLiteral("newest")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--api must be classic or current")), qPrintable(r.err));
+        r = run({QStringLiteral("suite"), QStringLiteral("--api"), QStringLiteral("current"), QStringLiteral("--dataset"),
+                 QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/fixtures/nkibench_original")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("classic kernels only")), qPrintable(r.err));
+        r = run({QStringLiteral("suite"), QStringLiteral("--target"), QStringLiteral("trn4")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("trn1, trn2 or trn3")), qPrintable(r.err));
+    }
+
     void benchPrintsTheResultAsJson()
     {
         const Run r = run({QStringLiteral("bench"),

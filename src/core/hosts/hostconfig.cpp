@@ -1,5 +1,7 @@
 #include "hosts/hostconfig.h"
 
+#include "model/targets.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -114,8 +116,8 @@ bool HostConfig::fromJson(const QJsonObject &o, HostConfig &out, QString &error)
         return false;
     }
     c.target = o.value(QStringLiteral("target")).toString(QStringLiteral("trn1"));
-    if (c.target != QStringLiteral("trn1") && c.target != QStringLiteral("trn2")) {
-        error = QStringLiteral("host %1: target must be 'trn1' or 'trn2', not '%2'").arg(c.name, c.target);
+    if (!Targets::isKnown(c.target)) {
+        error = QStringLiteral("host %1: target must be %2, not '%3'").arg(c.name, Targets::listed(), c.target);
         return false;
     }
     c.slotCount = o.value(QStringLiteral("slots")).toInt(1);

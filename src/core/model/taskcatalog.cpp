@@ -66,6 +66,8 @@ QList<TaskCatalog::Entry> TaskCatalog::scan(const QString &tasksDir)
             entry.problem = QStringLiteral("task.json is missing");
         if (QFileInfo::exists(baseline))
             entry.kernelPath = baseline;
+        if (const QString current = taskDir.filePath(QStringLiteral("baseline_current.py")); QFileInfo::exists(current))
+            entry.currentKernelPath = current;
         else if (entry.problem.isEmpty())
             entry.problem = QStringLiteral("baseline.py is missing");
         if (!entry.problem.isEmpty())

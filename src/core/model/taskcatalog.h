@@ -4,7 +4,8 @@
 #include <QString>
 
 // The tasks found under a tasks folder (nkibench/tasks by default): one sub-folder per task, holding
-// task.json, reference.py and baseline.py. A folder with a broken task.json is still listed, with the
+// task.json, reference.py and baseline.py (the classic NKI API), and baseline_current.py (the current `nki`
+// API) where it has one. A folder with a broken task.json is still listed, with the
 // problem in `problem`, so the user sees why it cannot be used instead of it silently vanishing.
 class TaskCatalog
 {
@@ -14,6 +15,7 @@ public:
         QString name;        // task.json "name", else the folder name
         QString folder;      // absolute path of the task folder
         QString kernelPath;  // baseline.py, the kernel a task opens with; empty if missing
+        QString currentKernelPath; // baseline_current.py; empty if the task has none
         QString description; // task.json "description", may be empty
         QString problem;     // empty when the task looks usable
     };
