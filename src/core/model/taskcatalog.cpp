@@ -66,10 +66,11 @@ QList<TaskCatalog::Entry> TaskCatalog::scan(const QString &tasksDir)
             entry.problem = QStringLiteral("task.json is missing");
         if (QFileInfo::exists(baseline))
             entry.kernelPath = baseline;
-        if (const QString current = taskDir.filePath(QStringLiteral("baseline_current.py")); QFileInfo::exists(current))
-            entry.currentKernelPath = current;
         else if (entry.problem.isEmpty())
             entry.problem = QStringLiteral("baseline.py is missing");
+        const QString current = taskDir.filePath(QStringLiteral("baseline_current.py"));
+        if (QFileInfo::exists(current))
+            entry.currentKernelPath = current;
         if (!entry.problem.isEmpty())
             qCWarning(lcModel) << "task" << entry.folder << ":" << entry.problem;
         entries.append(entry);
