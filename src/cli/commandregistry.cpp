@@ -7,6 +7,7 @@
 #include "memorycommand.h"
 #include "modelscommand.h"
 #include "optimizecommand.h"
+#include "portcommand.h"
 #include "resumecommand.h"
 #include "sessionscommand.h"
 #include "suitecommand.h"
@@ -24,5 +25,6 @@ std::vector<std::unique_ptr<Command>> CommandRegistry::all()
     commands.push_back(std::make_unique<SessionsCommand>());
     commands.push_back(std::make_unique<ExportCommand>());
     commands.push_back(std::make_unique<CompareCommand>());
+    commands.push_back(std::make_unique<PortCommand>());
     return commands;
 }

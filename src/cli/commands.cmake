@@ -11,3 +11,4 @@ target_sources(accelopt PRIVATE optimizecommand.cpp optimizecommand.h resumecomm
 target_sources(accelopt PRIVATE searchconsole.cpp searchconsole.h searchoptions.cpp searchoptions.h)
 target_sources(accelopt PRIVATE hostchoice.cpp hostchoice.h)
 target_sources(accelopt PRIVATE comparecommand.cpp comparecommand.h)
+target_sources(accelopt PRIVATE portcommand.cpp portcommand.h)

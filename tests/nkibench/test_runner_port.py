@@ -271,3 +271,17 @@ def test_port_through_serve():
         assert r["id"] == "p2" and r["status"] == "error" and "'task' is required" in r["error"]
     finally:
         s.close()
+
+
+def test_a_helper_inside_the_kernel_is_reported_not_a_crash():
+    """A helper defined in the kernel and loaded through once crashed the porter (AttributeError) instead of
+    being listed for the model to port."""
+    src = (pathlib.Path(__file__).resolve().parents[2] / "nkibench" / "tasks" / "silu" / "baseline.py").read_text()
+    src = src.replace("    for j in nl.affine_range(J):\n",
+                      "    def tile_of(j):\n        return x[ip, j, jf]\n\n    for j in nl.affine_range(J):\n")
+    src = src.replace("nl.load(x[ip, j, jf], ", "nl.load(tile_of(j), ")
+    r = port_source(src)
+    assert not r["ok"] and r["kernel"] is None
+    constructs = {u["construct"]: u["line"] for u in r["unported"]}
+    assert constructs.get("def tile_of") == 14
+    assert any("tile_of(j)" in c for c in constructs)

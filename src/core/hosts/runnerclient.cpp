@@ -21,6 +21,11 @@ void RunnerClient::sendEval(const QJsonObject &evalMessage)
     send(evalMessage);
 }
 
+void RunnerClient::sendPort(const QJsonObject &portMessage)
+{
+    send(portMessage);
+}
+
 void RunnerClient::sendCancel(const QString &id)
 {
     send(QJsonObject{{QStringLiteral("op"), QStringLiteral("cancel")}, {QStringLiteral("id"), id}});
@@ -74,6 +79,10 @@ void RunnerClient::handleLine(const QByteArray &line)
     if (op == QStringLiteral("hello") || o.contains(QStringLiteral("protocol_version"))) {
         m_hello = o;
         Q_EMIT helloReceived(o);
+        return;
+    }
+    if (op == QStringLiteral("port_result")) {
+        Q_EMIT portResultReceived(o);
         return;
     }
     if (o.contains(QStringLiteral("id")) && o.contains(QStringLiteral("status"))) {

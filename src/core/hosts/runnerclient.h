@@ -24,11 +24,13 @@ public:
     void sendEval(const QJsonObject &evalMessage);
     void sendCancel(const QString &id);
     void sendShutdown();
+    void sendPort(const QJsonObject &portMessage); // {"op": "port", ...}; answered by portResultReceived
     QJsonObject hello() const { return m_hello; }
 
 Q_SIGNALS:
     void helloReceived(const QJsonObject &hello);
     void resultReceived(const Evaluation &evaluation);
+    void portResultReceived(const QJsonObject &result);
     void protocolNoise(const QString &message);
 
 private:

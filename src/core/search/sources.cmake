@@ -1,6 +1,8 @@
 target_sources(accelopt_core PRIVATE
   search/searchconfig.cpp search/searchconfig.h)
 target_sources(accelopt_core PRIVATE
+  search/kernelport.cpp search/kernelport.h)
+target_sources(accelopt_core PRIVATE
   search/selection.cpp search/selection.h)
 target_sources(accelopt_core PRIVATE
   search/stoprules.cpp search/stoprules.h)

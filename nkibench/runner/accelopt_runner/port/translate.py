@@ -355,6 +355,9 @@ class _Kernel:
         if nl_name == "load":
             self.rule("load_store_dma")
             src = self.operand(call.args[0] if call.args else kw.get("src"), mask)
+            if src.tile is None:
+                # e.g. the result of a helper function: the rules cannot tell its shape or memory
+                raise Unported(call, U(call), "nl.load of something that is not a tensor the rules can follow")
             dt = _dtype_text(kw["dtype"]) if "dtype" in kw else src.tile.dtype
             res = Tile(src.tile.shape, dt, "sbuf")
             return self._finish(call, dst, name, res, mask, lambda d: f"nisa.dma_copy(dst={d}, src={src.text})",
@@ -362,6 +365,8 @@ class _Kernel:
         if nl_name == "copy" or isa_name == "tensor_copy":
             self.rule("copy")
             src = self.operand(call.args[0] if call.args else kw.get("src", kw.get("data")), mask)
+            if src.tile is None:
+                raise Unported(call, U(call), "a copy of something that is not a tile the rules can follow")
             dt = _dtype_text(kw["dtype"]) if "dtype" in kw else src.tile.dtype
             res = Tile(src.tile.shape, dt, "sbuf")
             return self._finish(call, dst, name, res, mask, lambda d: f"nisa.tensor_copy(dst={d}, src={src.text})",

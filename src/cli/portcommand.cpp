@@ -1,0 +1,156 @@
+#include "portcommand.h"
+
+#include "common/datapaths.h"
+#include "console.h"
+#include "evalbatch.h"
+#include "hostchoice.h"
+#include "hosts/host.h"
+#include "model/kernelfile.h"
+#include "search/kernelport.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QSaveFile>
+#include <QTextStream>
+
+#include <memory>
+
+namespace {
+// The task's reference program, for the model's prompt: a task folder's or a task name's reference.py.
+QString referenceOf(const QJsonObject &task)
+{
+    QString folder = task.value(QStringLiteral("dir")).toString();
+    if (folder.isEmpty() && !task.contains(QStringLiteral("dataset")))
+        folder = QDir(DataPaths::tasksDir()).filePath(task.value(QStringLiteral("name")).toString());
+    const KernelFile::ReadResult reference = KernelFile::read(QDir(folder).filePath(QStringLiteral("reference.py")));
+    return reference.ok ? reference.text : QString();
+}
+} // namespace
+
+int PortCommand::run(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(summary());
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("kernel"), QStringLiteral("The classic NKI kernel file (.py)."));
+    parser.addOptions(
+        {{QStringLiteral("task"), QStringLiteral("Task name (e.g. silu) or task folder: its inputs and tolerance."),
+          QStringLiteral("TASK")},
+         {QStringLiteral("dataset"), QStringLiteral("A dataset in the original NKIBench layout."),
+          QStringLiteral("DIR")},
+         {QStringLiteral("out"),
+          QStringLiteral("Where to write the port (default: KERNEL_current.py beside the kernel; never over an "
+                         "existing file)."),
+          QStringLiteral("FILE")},
+         {QStringLiteral("candidate"),
+          QStringLiteral("Check this current-API file as the port instead of porting (e.g. one written by hand)."),
+          QStringLiteral("FILE")},
+         {QStringLiteral("no-model"), QStringLiteral("Rules only: never ask the executor model.")},
+         {QStringLiteral("size"), QStringLiteral("Parameter set the check runs: small (default) or full."),
+          QStringLiteral("SIZE"), QStringLiteral("small")},
+         {QStringLiteral("seeds"), QStringLiteral("Seeds of the check, e.g. 1,2 (default: 2 fresh ones)."),
+          QStringLiteral("LIST")},
+         {QStringLiteral("llm-config"), QStringLiteral("LLM settings file (default: the user's llm.json)."),
+          QStringLiteral("FILE")}});
+    QTextStream &err = Console::err();
+    QTextStream &out = Console::out();
+    const auto usage = [&err](const QString &message) {
+        err << "accelopt port: " << message << "\n";
+        err.flush();
+        return 2;
+    };
+    if (!parser.parse(QStringList{QStringLiteral("accelopt port")} + arguments))
+        return usage(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out << parser.helpText();
+        return 0;
+    }
+    if (parser.positionalArguments().size() != 1)
+        return usage(QStringLiteral("give exactly one kernel file, e.g. accelopt port my_silu.py --task silu"));
+    const QString kernelPath = parser.positionalArguments().first();
+    const KernelFile::ReadResult kernel = KernelFile::read(kernelPath);
+    if (!kernel.ok)
+        return usage(kernel.error);
+    KernelPort::Request request;
+    request.kernel = kernel.text;
+    QString error;
+    if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")), parser.value(QStringLiteral("dataset")),
+                                  request.task, error))
+        return usage(error);
+    request.size = parser.value(QStringLiteral("size"));
+    if (request.size != QStringLiteral("small") && request.size != QStringLiteral("full"))
+        return usage(QStringLiteral("--size must be small or full, not '%1'").arg(request.size));
+    if (parser.isSet(QStringLiteral("seeds")))
+        for (const QString &part : parser.value(QStringLiteral("seeds")).split(u',', Qt::SkipEmptyParts)) {
+            bool ok = false;
+            const int seed = part.trimmed().toInt(&ok);
+            if (!ok || seed < 0)
+                return usage(QStringLiteral("--seeds takes non-negative whole numbers separated by commas, not '%1'")
+                                 .arg(parser.value(QStringLiteral("seeds"))));
+            request.seeds << seed;
+        }
+    if (parser.isSet(QStringLiteral("candidate"))) {
+        const KernelFile::ReadResult candidate = KernelFile::read(parser.value(QStringLiteral("candidate")));
+        if (!candidate.ok)
+            return usage(QStringLiteral("--candidate: %1").arg(candidate.error));
+        request.candidate = candidate.text;
+    }
+    request.useModel = !parser.isSet(QStringLiteral("no-model"));
+    request.llmConfig = parser.value(QStringLiteral("llm-config"));
+    request.reference = referenceOf(request.task);
+    const QFileInfo source(kernelPath);
+    const QString outPath = parser.isSet(QStringLiteral("out"))
+                                ? parser.value(QStringLiteral("out"))
+                                : source.dir().filePath(source.completeBaseName() + QStringLiteral("_current.py"));
+    if (QFileInfo::exists(outPath))
+        return usage(QStringLiteral("%1 exists; give --out a new file name").arg(outPath));
+    if (!QFileInfo(QFileInfo(outPath).absolutePath()).isDir())
+        return usage(QStringLiteral("--out %1: the folder does not exist").arg(outPath));
+
+    // nkisim decides equality: the local host, whatever the kernel will run on later.
+    HostConfig config;
+    std::unique_ptr<Host> host(HostChoice::create(QStringLiteral("local"), 1, config, error));
+    if (!host) {
+        err << "accelopt port: " << error << "\n";
+        return 1;
+    }
+    KernelPort port(host.get());
+    QEventLoop loop;
+    KernelPort::Result result;
+    QObject::connect(&port, &KernelPort::progress, [&err](const QString &message) {
+        err << "accelopt port: " << message << "\n";
+        err.flush();
+    });
+    QObject::connect(&port, &KernelPort::finished, [&](const KernelPort::Result &r) {
+        result = r;
+        loop.quit();
+    });
+    port.start(request);
+    loop.exec();
+
+    if (!result.ok) {
+        err << "accelopt port: not ported. " << result.error << "\n";
+        if (!result.kernel.isEmpty())
+            err << "(the unequal port is not written; run with --no-model to see the rules' own attempt)\n";
+        err.flush();
+        return 1;
+    }
+    QSaveFile file(outPath);
+    if (!file.open(QIODevice::WriteOnly) || file.write(result.kernel.toUtf8()) < 0 || !file.commit()) {
+        err << "accelopt port: cannot write " << outPath << ": " << file.errorString() << "\n";
+        return 1;
+    }
+    const QJsonObject &equal = result.equal;
+    QStringList seeds;
+    for (const QJsonValue &s : equal.value(QStringLiteral("seeds")).toArray())
+        seeds << QString::number(s.toInteger());
+    out << "ported by " << result.by
+        << (result.rules.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(result.rules.join(QStringLiteral(", "))))
+        << "\nequal on nkisim: relative L2 difference " << equal.value(QStringLiteral("l2_rel_diff")).toDouble()
+        << " within " << equal.value(QStringLiteral("rel_tol")).toDouble() << " on seeds " << seeds.join(u',')
+        << " (" << request.size << " size)\nwrote " << outPath << "\n";
+    return 0;
+}
