@@ -2,7 +2,10 @@
 
 #include "agents/kernelextractor.h"
 #include "llm/chatmessage.h"
+#include "model/nkigeneration.h"
 #include "model/plan.h"
+
+#include <optional>
 
 class PromptLibrary;
 
@@ -15,6 +18,7 @@ public:
         QString reference;
         QString kernel;
         Plan plan;
+        std::optional<NkiGeneration::Kind> writes; // unset: the input kernel's own (a port writes current)
     };
 
     static ChatMessages messages(const PromptLibrary &prompts, const Input &input);

@@ -22,5 +22,7 @@ ChatMessages Fixer::messages(const PromptLibrary &prompts, const Input &input)
     return prompts.render(AgentRole::Fixer, {{QStringLiteral("reference"), input.reference.trimmed()},
                                              {QStringLiteral("kernel"), input.kernel.trimmed()},
                                              {QStringLiteral("plan"), input.plan.text.trimmed()},
-                                             {QStringLiteral("error"), formatFailure(input.failure)}});
+                                             {QStringLiteral("error"), formatFailure(input.failure)},
+                                             {QStringLiteral("api_notes"),
+                                              prompts.apiNotes(NkiGeneration::of(input.kernel), AgentRole::Fixer)}});
 }

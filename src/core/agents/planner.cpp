@@ -46,7 +46,8 @@ ChatMessages Planner::messages(const PromptLibrary &prompts, const Input &input)
          {QStringLiteral("findings"), input.findings.trimmed().isEmpty()
                                           ? QStringLiteral("(no findings available)")
                                           : input.findings.trimmed()},
-         {QStringLiteral("experiences"), formatExperiences(input.experiences)}});
+         {QStringLiteral("experiences"), formatExperiences(input.experiences)},
+         {QStringLiteral("api_notes"), prompts.apiNotes(NkiGeneration::of(input.kernel), AgentRole::Planner)}});
 }
 
 ParseResult<Plan> Planner::parse(const QString &reply)

@@ -13,12 +13,14 @@ QStringList PromptLibrary::declaredPlaceholders(AgentRole role)
     switch (role) {
     case AgentRole::Planner:
         return {QStringLiteral("reference"), QStringLiteral("kernel"),   QStringLiteral("profile"),
-                QStringLiteral("glossary"),  QStringLiteral("findings"), QStringLiteral("experiences")};
+                QStringLiteral("glossary"),  QStringLiteral("findings"), QStringLiteral("experiences"),
+                QStringLiteral("api_notes")};
     case AgentRole::Executor:
-        return {QStringLiteral("reference"), QStringLiteral("kernel"), QStringLiteral("plan")};
+        return {QStringLiteral("reference"), QStringLiteral("kernel"), QStringLiteral("plan"),
+                QStringLiteral("api_notes")};
     case AgentRole::Fixer:
         return {QStringLiteral("reference"), QStringLiteral("kernel"), QStringLiteral("plan"),
-                QStringLiteral("error")};
+                QStringLiteral("error"), QStringLiteral("api_notes")};
     case AgentRole::Summarizer:
         return {QStringLiteral("before_kernel"),  QStringLiteral("after_kernel"),
                 QStringLiteral("speedup"),        QStringLiteral("direction"),
@@ -95,6 +97,16 @@ bool PromptLibrary::load(const QString &shippedDir, const QString &overrideDir)
         t.user = *user;
         m_roles.insert(name, t);
     }
+    m_apiNotes.clear();
+    for (const char *notes : {"classic", "current", "current_fixes"}) {
+        const QString path = pick(QStringLiteral("api/%1.md").arg(QLatin1String(notes)));
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            m_errors << QStringLiteral("%1: cannot read the NKI API notes: %2").arg(path, file.errorString());
+            continue;
+        }
+        m_apiNotes.insert(QLatin1String(notes), QString::fromUtf8(file.readAll()).trimmed());
+    }
     for (const QString &e : std::as_const(m_errors))
         qCWarning(lcAgents).noquote() << e;
     return m_errors.isEmpty();
@@ -105,6 +117,15 @@ PromptLibrary PromptLibrary::loadDefault(const QString &overrideDir)
     PromptLibrary library;
     library.load(DataPaths::promptsDir(), overrideDir);
     return library;
+}
+
+QString PromptLibrary::apiNotes(NkiGeneration::Kind generation, AgentRole role) const
+{
+    QString notes = m_apiNotes.value(NkiGeneration::name(generation));
+    // The fixer mends what a move to the current API typically breaks.
+    if (generation == NkiGeneration::Kind::Current && role == AgentRole::Fixer)
+        notes += QStringLiteral("\n\n") + m_apiNotes.value(QStringLiteral("current_fixes"));
+    return notes;
 }
 
 ChatMessages PromptLibrary::render(AgentRole role, const QHash<QString, QString> &values) const

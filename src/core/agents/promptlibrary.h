@@ -3,7 +3,9 @@
 #include "agents/prompttemplate.h"
 #include "llm/agentrole.h"
 #include "llm/chatmessage.h"
+#include "model/nkigeneration.h"
 
+#include <QHash>
 #include <QMap>
 
 // The agents' prompt templates, prompts/<role>/{system,user}.md. Each role declares the placeholders its
@@ -28,6 +30,9 @@ public:
     QString systemPath(AgentRole role) const { return m_roles.value(AgentRoles::name(role)).systemPath; }
     QString userPath(AgentRole role) const { return m_roles.value(AgentRoles::name(role)).userPath; }
 
+    // What the model must know of the NKI it writes (prompts/api/<generation>.md), for {{api_notes}}.
+    QString apiNotes(NkiGeneration::Kind generation, AgentRole role) const;
+
     // [system, user] with the values filled in. A role that did not load gives no messages.
     ChatMessages render(AgentRole role, const QHash<QString, QString> &values) const;
 
@@ -43,4 +48,5 @@ private:
 
     QMap<QString, RoleTemplates> m_roles;
     QStringList m_errors;
+    QHash<QString, QString> m_apiNotes; // classic, current, current_fixes
 };

@@ -1,6 +1,7 @@
 target_sources(accelopt_core PRIVATE
   model/kernelfile.cpp model/kernelfile.h
   model/targets.cpp model/targets.h
+  model/nkigeneration.cpp model/nkigeneration.h
   model/taskcatalog.cpp model/taskcatalog.h)
 target_sources(accelopt_core PRIVATE
   model/evalprofile.cpp model/evalprofile.h

@@ -222,6 +222,7 @@ void KernelPort::askModel(const QString &why)
         input.reference = m_parts->request.reference;
         input.kernel = m_parts->request.kernel;
         input.plan.title = QStringLiteral("Port to the current NKI API");
+        input.writes = NkiGeneration::Kind::Current;
         input.plan.text = migrationPlan(why);
         ChatRequest request;
         request.messages = Executor::messages(m_parts->prompts, input);

@@ -156,13 +156,44 @@ private Q_SLOTS:
         QCOMPARE(r.error().kind, AgentParseError::Kind::Malformed);
     }
 
+    void eachAgentIsToldTheNkiItWrites()
+    {
+        Plan plan{QStringLiteral("Port"), {}, QStringLiteral("Title: Port")};
+        const QString classic = QStringLiteral("import neuronxcc.nki.language as nl\n\ndef kernel(x): ...\n");
+        const QString current = QStringLiteral("import nki\nimport nki.language as nl\n\ndef kernel(x): ...\n");
+        QCOMPARE(NkiGeneration::of(classic), NkiGeneration::Kind::Classic);
+        QCOMPARE(NkiGeneration::of(current), NkiGeneration::Kind::Current);
+        QCOMPARE(NkiGeneration::of(QStringLiteral("def kernel(x): ...")), NkiGeneration::Kind::Classic);
+        QCOMPARE(NkiGeneration::of(QStringLiteral("from nki.isa import nc_matmul\n")), NkiGeneration::Kind::Current);
+        const auto system = [](const ChatMessages &m) { return m.isEmpty() ? QString() : m.first().content; };
+        const QString onClassic = system(Executor::messages(m_prompts, {QString(), classic, plan, std::nullopt}));
+        QVERIFY2(onClassic.contains(QStringLiteral("Classic NKI")) && !onClassic.contains(QStringLiteral("Current NKI")),
+                 qPrintable(onClassic));
+        const QString onCurrent = system(Executor::messages(m_prompts, {QString(), current, plan, std::nullopt}));
+        QVERIFY(onCurrent.contains(QStringLiteral("Current NKI")) && !onCurrent.contains(QStringLiteral("Classic NKI")));
+        // A port reads a classic kernel and writes a current one.
+        const QString port =
+            system(Executor::messages(m_prompts, {QString(), classic, plan, NkiGeneration::Kind::Current}));
+        QVERIFY(port.contains(QStringLiteral("Current NKI")));
+        // Only the fixer of a current kernel hears about the usual migration errors.
+        Fixer::Input fix{QString(), current, plan, {}};
+        QVERIFY(system(Fixer::messages(m_prompts, fix)).contains(QStringLiteral("moved from the classic API")));
+        fix.kernel = classic;
+        QVERIFY(!system(Fixer::messages(m_prompts, fix)).contains(QStringLiteral("moved from the classic API")));
+        QVERIFY(!system(Executor::messages(m_prompts, {QString(), current, plan, std::nullopt}))
+                     .contains(QStringLiteral("moved from the classic API")));
+        Planner::Input p;
+        p.kernel = current;
+        QVERIFY(system(Planner::messages(m_prompts, p)).contains(QStringLiteral("Current NKI")));
+    }
+
     void executorMessagesAndParse()
     {
         Plan plan{QStringLiteral("Hoist"),
                   {QStringLiteral("Move the load")},
                   QStringLiteral("Title: Hoist\n1. Move the load")};
         const ChatMessages m =
-            Executor::messages(m_prompts, {QStringLiteral("def forward(a): ..."), kernelV1, plan});
+            Executor::messages(m_prompts, {QStringLiteral("def forward(a): ..."), kernelV1, plan, std::nullopt});
         QCOMPARE(m.size(), 2);
         QVERIFY(m.at(1).content.contains(QStringLiteral("1. Move the load")));
         QVERIFY(m.at(1).content.contains(QStringLiteral("def forward(a)")));
