@@ -14,6 +14,7 @@
 #include "logdock.h"
 #include "memorydock.h"
 #include "modelsdialog.h"
+#include "portcontroller.h"
 #include "profiledock.h"
 #include "resultsdock.h"
 #include "runcontroller.h"
@@ -115,6 +116,7 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     connect(m_run, &RunController::modelsRequested, this, &MainWindow::showModels);
     m_compare = new CompareController(parts, DataPaths::tasksDir());
     connect(m_memoryDock, &MemoryDock::compareRequested, m_compare, &CompareController::compareExperience);
+    m_port = new PortController(parts, m_run, m_compare);
 
     createActions();
 
@@ -276,6 +278,8 @@ void MainWindow::createActions()
     view->addAction(m_compare->compareTabsAction());
 
     m_toolsMenu = menuBar()->addMenu(tr("&Tools"));
+    m_toolsMenu->addAction(m_port->portAction());
+    m_toolsMenu->addSeparator();
     m_toolsMenu->addAction(tr("&Hosts…"), this, &MainWindow::showHosts);
     m_toolsMenu->addAction(tr("&Models…"), this, &MainWindow::showModels);
 

@@ -5,6 +5,7 @@
 
 class AppContext;
 class CompareController;
+class PortController;
 class EditorTabs;
 class HostStatusWidget;
 class LogDock;
@@ -40,6 +41,7 @@ public:
     AppContext *context() const { return m_context; }
     RunController *run() const { return m_run; }
     CompareController *compare() const { return m_compare; }
+    PortController *port() const { return m_port; }
     RunTargetBar *runTarget() const { return m_runTarget; }
     QMenu *recentMenu() const { return m_recentMenu; }
     QMenu *toolsMenu() const { return m_toolsMenu; }
@@ -77,6 +79,7 @@ private:
     RunTargetBar *m_runTarget;
     RunController *m_run = nullptr;
     CompareController *m_compare = nullptr;
+    PortController *m_port = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_toolsMenu = nullptr;
     HostStatusWidget *m_hostStatus;

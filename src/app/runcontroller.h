@@ -20,6 +20,9 @@ class RunController : public QObject
 {
     Q_OBJECT
 public:
+    // The task an editor's kernel solves: remembered, detected from its file or text, else asked for (false
+    // when the person declines).
+    bool taskOf(KernelEditor *editor, QJsonObject &ref, QString &name);
     RunController(const WindowParts &parts, const QString &tasksDir);
 
     QAction *benchmarkAction() const { return m_benchmark; }
@@ -46,7 +49,6 @@ Q_SIGNALS:
 
 private:
     // The task of the editor's kernel: found from its file, remembered for the tab, or asked for.
-    bool taskOf(KernelEditor *editor, QJsonObject &ref, QString &name);
     void refreshActions();
 
     WindowParts m_parts;

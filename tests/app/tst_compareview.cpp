@@ -11,6 +11,7 @@
 #include "lessonpanel.h"
 #include "llm/llmconfig.h"
 #include "mainwindow.h"
+#include "portcontroller.h"
 #include "memory/experiencestore.h"
 #include "metricdeltamodel.h"
 #include "model/kernelfile.h"
@@ -373,6 +374,36 @@ private Q_SLOTS:
         QVERIFY(tabs->hasUnsavedChanges());
         prompts->saveAnswers = {UserPrompts::SaveChoice::Discard};
         QVERIFY(tabs->closeAll());
+    }
+
+    void portToCurrentNkiOpensThePortBesideTheOriginal()
+    {
+        auto prompts = std::make_shared<ScriptedPrompts>();
+        MainWindow window(prompts);
+        window.resize(1500, 950);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openFile(silusBaseline())); // detected as the silu task from its folder
+        QAction *port = window.port()->portAction();
+        port->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(currentCompare(window) != nullptr, 120000);
+        QVERIFY2(prompts->warnings.isEmpty(), qPrintable(prompts->warnings.join(u'\n')));
+        CompareView *view = currentCompare(window);
+        QCOMPARE(view->pair().left.filePath, silusBaseline());
+        QVERIFY(view->pair().right.text.startsWith(QStringLiteral("import nki")));
+        QVERIFY(view->pair().right.name.contains(QStringLiteral("ported by rules")));
+        QCOMPARE(view->pair().task, QStringLiteral("silu"));
+        QTRY_VERIFY(port->isEnabled());
+        shoot(window, artifact(QStringLiteral("port-to-current-nki.png")));
+
+        // A kernel that is current already is not ported again.
+        QVERIFY(window.openFile(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline_current.py")));
+        const int tabs = window.editors()->count();
+        port->trigger();
+        QCOMPARE(prompts->warnings.size(), 1);
+        QVERIFY2(prompts->warnings.first().contains(QStringLiteral("already uses the current API")),
+                 qPrintable(prompts->warnings.first()));
+        QCOMPARE(window.editors()->count(), tabs);
     }
 
     void searchDockComparesACandidateWithItsParent()

@@ -1,0 +1,104 @@
+#include "portcontroller.h"
+
+#include "comparecontroller.h"
+#include "editortabs.h"
+#include "kerneleditor.h"
+#include "runcontroller.h"
+#include "userprompts.h"
+
+#include "common/datapaths.h"
+#include "hosts/hostconfig.h"
+#include "hosts/localhost.h"
+#include "model/nkigeneration.h"
+#include "search/kernelport.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QMainWindow>
+#include <QStatusBar>
+
+PortController::PortController(const WindowParts &parts, RunController *run, CompareController *compare)
+    : QObject(parts.window), m_parts(parts), m_run(run), m_compare(compare),
+      m_action(new QAction(tr("&Port to Current NKI"), this))
+{
+    m_action->setStatusTip(tr("Rewrite this classic (neuronxcc.nki) kernel in the nki namespace that Neuron SDK 2.30 "
+                              "and later require, checked equal on nkisim, and compare the two"));
+    connect(m_action, &QAction::triggered, this, &PortController::port);
+}
+
+PortController::~PortController() = default;
+
+void PortController::port()
+{
+    const QString title = tr("Port to Current NKI");
+    if (m_job) {
+        m_parts.prompts->warn(m_parts.window, title, tr("A port is already being made; wait for it to finish."));
+        return;
+    }
+    KernelEditor *editor = m_parts.editors->currentEditor();
+    if (!editor) {
+        m_parts.prompts->warn(m_parts.window, title, tr("Open the classic kernel to port first."));
+        return;
+    }
+    if (NkiGeneration::of(editor->text()) == NkiGeneration::Kind::Current) {
+        m_parts.prompts->warn(m_parts.window, title,
+                              tr("%1 already uses the current API (it imports nki).").arg(editor->displayName()));
+        return;
+    }
+    QJsonObject taskRef;
+    QString taskName;
+    if (!m_run->taskOf(editor, taskRef, taskName))
+        return;
+    KernelPort::Request request;
+    request.kernel = editor->text();
+    request.task = taskRef;
+    const QString taskDir = taskRef.contains(QStringLiteral("dir"))
+                                ? taskRef.value(QStringLiteral("dir")).toString()
+                                : QDir(DataPaths::tasksDir()).filePath(taskRef.value(QStringLiteral("name")).toString());
+    QFile reference(QDir(taskDir).filePath(QStringLiteral("reference.py")));
+    if (reference.open(QIODevice::ReadOnly))
+        request.reference = QString::fromUtf8(reference.readAll());
+
+    // Equality is nkisim's to decide, so the port runs on this machine whatever the run target is.
+    HostConfig local;
+    local.name = QStringLiteral("local");
+    local.slotCount = 1;
+    m_host = std::make_unique<LocalHost>(local, DataPaths::nkibenchDir());
+    m_job = std::make_unique<KernelPort>(m_host.get());
+    ComparePair pair;
+    pair.left.name = editor->displayName();
+    pair.left.text = editor->text();
+    pair.left.filePath = editor->filePath();
+    pair.task = taskName;
+    pair.taskRef = taskRef;
+    connect(m_job.get(), &KernelPort::progress, this,
+            [this](const QString &message) { m_parts.window->statusBar()->showMessage(message, 30000); });
+    connect(m_job.get(), &KernelPort::finished, this, [this, pair, title](const KernelPort::Result &result) mutable {
+        if (!result.ok) {
+            m_parts.prompts->warn(m_parts.window, title, tr("%1 was not ported.\n\n%2").arg(pair.left.name, result.error));
+        } else {
+            pair.right.name = QStringLiteral("%1 (current NKI, ported by %2)")
+                                  .arg(QFileInfo(pair.left.name).completeBaseName(), result.by);
+            pair.right.text = result.kernel;
+            m_parts.window->statusBar()->showMessage(
+                tr("Ported by %1; nkisim finds it equal (relative L2 difference %2)")
+                    .arg(result.by)
+                    .arg(result.equal.value(QStringLiteral("l2_rel_diff")).toDouble()),
+                30000);
+            m_compare->open(pair);
+        }
+        // Not from inside the job's own signal.
+        QMetaObject::invokeMethod(this, &PortController::finish, Qt::QueuedConnection);
+    });
+    m_action->setEnabled(false);
+    m_job->start(request);
+}
+
+void PortController::finish()
+{
+    m_job.reset();
+    m_host.reset();
+    m_action->setEnabled(true);
+}
