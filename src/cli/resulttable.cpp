@@ -31,6 +31,10 @@ void ResultTable::add(const QString &label, const Evaluation &e)
     QTextStream &out = Console::out();
     for (const QString &warning : e.warnings)
         m_warnings.append({label, warning});
+    // A kernel the host's SDK refuses for its NKI generation: the whole message says how to port it, and the
+    // table's column shows only its start.
+    if (e.raw.value(QStringLiteral("port")).isObject() && !e.error.isEmpty())
+        m_warnings.append({label, e.error});
     if (m_json) {
         out << QJsonDocument(e.summaryJson(label)).toJson(QJsonDocument::Compact) << "\n";
     } else {

@@ -394,6 +394,42 @@ private Q_SLOTS:
         QCOMPARE(corrupt.readAll(), QByteArray("{\"version\": 1, \"hosts\": [")); // never overwritten
     }
 
+    void checkSaysWhichNkiEachBackendTakes()
+    {
+        // A local host whose interpreter sees the stand-in of a current Neuron SDK (2.33: the nki namespace
+        // only), as a Trainium host set up today would.
+        QTemporaryDir dir;
+        const QString standin = QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/fixtures/runner/fake_nki_current");
+        const QString python = dir.filePath(QStringLiteral("python-with-current-sdk"));
+        QFile f(python);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QStringLiteral("#!/bin/sh\nPYTHONPATH='%1':\"$PYTHONPATH\" PATH='%1/bin':\"$PATH\" exec /usr/bin/python3 \"$@\"\n")
+                    .arg(standin)
+                    .toUtf8());
+        f.close();
+        f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        const QMap<QString, QString> env{
+            {QStringLiteral("ACCELOPT_HOSTS_FILE"), dir.filePath(QStringLiteral("hosts.json"))}};
+        Run r = run({QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("trn-today"), QStringLiteral("--local"),
+                     QStringLiteral("--python"), python, QStringLiteral("--backend"), QStringLiteral("neuron")},
+                    env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = run({QStringLiteral("hosts"), QStringLiteral("check"), QStringLiteral("trn-today")}, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("sim          classic and current NKI")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("neuron       SDK 2.33")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("takes current NKI")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("classic: ")), qPrintable(r.out)); // why classic is refused
+        // A classic kernel sent there is refused, and the message offers the port.
+        r = run({QStringLiteral("bench"), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"),
+                 QStringLiteral("--task"), QStringLiteral("silu"), QStringLiteral("--size"), QStringLiteral("small"),
+                 QStringLiteral("--host"), QStringLiteral("trn-today")},
+                env);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.contains(QStringLiteral("compile_error")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("accelopt port KERNEL --task T")), qPrintable(r.out));
+    }
+
     void checkOfTheLocalHostSaysHello()
     {
         QTemporaryDir dir;
