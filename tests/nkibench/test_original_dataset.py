@@ -88,3 +88,17 @@ def test_a_case_named_as_its_files_takes_its_problems_roofline(serve, problem):
     assert r["roofline"] is not None, r.get("warnings")
     assert r["roofline"]["bound"] == BOUNDS[problem]
     assert r["roofline"]["formulas"] == f"our task {problem} (task.json)"
+
+
+def test_a_listed_problem_whose_reference_is_gone_says_so(tmp_path):
+    """It once read "problem 'silu' not found ... (problems: silu)", naming the problem as both missing and there."""
+    root = tmp_path / "NKIBench"
+    shutil.copytree(DATASET, root)
+    for ref in (root / "reference").glob("silu*.py"):
+        ref.unlink()
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps({"id": "g", "task": {"dataset": str(root), "name": "silu"},
+                               "kernel": baseline("silu"), "timing_only": True}))
+    r = json.loads(run_cli(["eval", "--job", str(job)]).stdout)
+    assert r["status"] == "infra_error"
+    assert "has no reference program" in r["error"] and "not found" not in r["error"], r["error"]

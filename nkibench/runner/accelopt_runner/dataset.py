@@ -222,6 +222,10 @@ def resolve(root: str, problem: str, case=None, impl: int = 0, tasks_dir=None) -
             sorted(glob.glob(os.path.join(root, "reference", f"{problem}.py")))
         if not cands:
             known = problems or list_problems(root)
+            if problem in known:
+                # Listed, but its program is gone: saying "not found (problems: silu)" named it as both.
+                raise DatasetError(f"problem {problem!r} of dataset {root} has no reference program: neither its "
+                                   f"summary.json case nor reference/{problem}_*.py names a file that exists")
             raise DatasetError(f"problem {problem!r} not found in dataset {root} (problems: "
                                f"{', '.join(known) or 'none'})")
         ref = cands[0]
