@@ -2,8 +2,10 @@
 
 #include "common/logcategories.h"
 #include "hosts/runnerclient.h"
+#include "model/nkigeneration.h"
 
 #include <QIODevice>
+#include <QJsonArray>
 #include <QTimer>
 
 #include <algorithm>
@@ -79,7 +81,7 @@ void HostPool::stop()
 quint64 HostPool::submit(const EvalRequest &request)
 {
     const quint64 id = m_nextJob++;
-    m_jobs.insert(id, Job{request, 0});
+    m_jobs.insert(id, Job{request, NkiGeneration::name(NkiGeneration::of(request.kernelSource)), 0});
     m_queue.append(id);
     // Deferred so a caller can connect to evaluationFinished after submit() even when the answer is
     // immediate.
@@ -174,6 +176,14 @@ void HostPool::onHello(Slot *slot, const QJsonObject &hello)
         failQueueIfNoSlotCanServe();
         return;
     }
+    slot->neuronGenerations.clear();
+    for (const QJsonValue &g : hello.value(QStringLiteral("backends"))
+                                   .toObject()
+                                   .value(QStringLiteral("neuron"))
+                                   .toObject()
+                                   .value(QStringLiteral("generations"))
+                                   .toArray())
+        slot->neuronGenerations << g.toString();
     slot->state = SlotState::Idle;
     slot->restarts = 0;
     slot->reconnects = 0;
@@ -189,7 +199,17 @@ void HostPool::dispatch()
             break;
         if (slot->state != SlotState::Idle || !slot->client)
             continue;
-        const quint64 job = m_queue.takeFirst();
+        // The first job this slot can take; a job no slot can take goes anyway, so the runner's refusal (which
+        // offers the port) comes back instead of a job that waits forever.
+        qsizetype pick = -1;
+        for (qsizetype i = 0; i < m_queue.size() && pick < 0; ++i) {
+            const Job &candidate = m_jobs[m_queue.at(i)];
+            if (accepts(slot, candidate) || !someSlotCouldTake(candidate))
+                pick = i;
+        }
+        if (pick < 0)
+            continue;
+        const quint64 job = m_queue.takeAt(pick);
         Job &entry = m_jobs[job];
         ++entry.attempts;
         slot->job = job;
@@ -210,6 +230,27 @@ int HostPool::watchdogMs(double timeoutSeconds)
     double seconds = std::isfinite(timeoutSeconds) ? timeoutSeconds : EvalRequest::maxTimeoutSeconds;
     seconds = std::clamp(seconds, EvalRequest::minTimeoutSeconds, EvalRequest::maxTimeoutSeconds);
     return int((seconds + 120.0) * 1000.0);
+}
+
+bool HostPool::accepts(const Slot *slot, const Job &job)
+{
+    if (job.request.backend != QStringLiteral("neuron") || slot->neuronGenerations.isEmpty())
+        return true; // nkisim takes both; an SDK that did not say is asked
+    return slot->neuronGenerations.contains(job.generation);
+}
+
+bool HostPool::someSlotCouldTake(const Job &job) const
+{
+    for (const Slot *slot : m_slots) {
+        if (slot->state == SlotState::Dead)
+            continue;
+        // Not greeted yet: its SDK is unknown, so it may.
+        if (slot->state != SlotState::Idle && slot->state != SlotState::Busy)
+            return true;
+        if (accepts(slot, job))
+            return true;
+    }
+    return false;
 }
 
 void HostPool::onResult(Slot *slot, const Evaluation &evaluation)

@@ -14,7 +14,7 @@ class QTimer;
 class RunnerClient;
 
 // Schedules evaluations onto free slots across hosts: one long-lived runner per slot, a queue in submission
-// order, retry of an evaluation whose slot died (a dropped connection, a crashed runner), and exactly one
+// order (a kernel skips a host whose Neuron SDK refuses its NKI generation while another can take it), retry of an evaluation whose slot died (a dropped connection, a crashed runner), and exactly one
 // reported result per job: a late answer from a slot that was given up on is dropped.
 class HostPool : public QObject
 {
@@ -72,10 +72,12 @@ private:
         QElapsedTimer unreachableFor; // invalid while the host answers
         QTimer *watchdog = nullptr;
         QString lastError;
+        QStringList neuronGenerations; // the NKI its Neuron SDK takes, from hello; empty: unknown or none
     };
     struct Job
     {
         EvalRequest request;
+        QString generation; // of the kernel: "classic" or "current"
         int attempts = 0;
     };
 
@@ -86,6 +88,8 @@ private:
     void onHello(Slot *slot, const QJsonObject &hello);
     void onResult(Slot *slot, const Evaluation &evaluation);
     void dispatch();
+    static bool accepts(const Slot *slot, const Job &job);
+    bool someSlotCouldTake(const Job &job) const;
     void finish(quint64 job, Evaluation evaluation);
     void releaseClient(Slot *slot);
     void refreshHostState(Host *host);

@@ -4,6 +4,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QMap>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -253,6 +254,49 @@ private Q_SLOTS:
         QCOMPARE(HostPool::watchdogMs(-qInf()), longest);
         QCOMPARE(HostPool::watchdogMs(-5), HostPool::watchdogMs(EvalRequest::minTimeoutSeconds));
         QCOMPARE(HostPool::watchdogMs(60), 180000);
+    }
+
+    void eachKernelGoesToAHostWhoseSdkTakesItsNki()
+    {
+        // Two Trainium stand-ins: one with the classic SDK (neuronxcc.nki only), one with today's (the nki
+        // namespace only). A classic kernel must not land on the second, nor a current one on the first.
+        const QString fixtures = QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/fixtures/runner/");
+        const auto sdkPython = [&](const QString &name, const QString &standin) {
+            return script(name, QStringLiteral("#!/bin/sh\nPYTHONPATH='%1':\"$PYTHONPATH\" PATH='%1/bin':\"$PATH\" "
+                                               "exec /usr/bin/python3 \"$@\"\n")
+                                    .arg(fixtures + standin)
+                                    .toUtf8());
+        };
+        HostConfig classicHost = local(1, sdkPython(QStringLiteral("classic-sdk-python"), QStringLiteral("fake_neuronxcc")));
+        classicHost.name = QStringLiteral("trn-2025");
+        classicHost.backend = QStringLiteral("neuron");
+        HostConfig currentHost = local(1, sdkPython(QStringLiteral("current-sdk-python"), QStringLiteral("fake_nki_current")));
+        currentHost.name = QStringLiteral("trn-today");
+        currentHost.backend = QStringLiteral("neuron");
+        auto *p = new HostPool(this);
+        p->addHost(new LocalHost(classicHost, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
+        p->addHost(new LocalHost(currentHost, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
+        QMap<quint64, Evaluation> results;
+        connect(p, &HostPool::evaluationFinished, this, [&](quint64 job, const Evaluation &e) { results.insert(job, e); });
+        p->start();
+        QMap<quint64, QString> expected;
+        for (int round = 0; round < 2; ++round)
+            for (const auto &[file, host] : {std::pair{QStringLiteral("baseline_current.py"), QStringLiteral("trn-today")},
+                                             std::pair{QStringLiteral("baseline.py"), QStringLiteral("trn-2025")}}) {
+                EvalRequest request = baseline(QStringLiteral("silu"), true);
+                QFile f(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/") + file);
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                request.kernelSource = QString::fromUtf8(f.readAll());
+                request.backend = QStringLiteral("neuron");
+                expected.insert(p->submit(request), host);
+            }
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 4, 120000);
+        for (auto it = expected.cbegin(); it != expected.cend(); ++it) {
+            const Evaluation &e = results.value(it.key());
+            QVERIFY2(e.ok(), qPrintable(e.error));
+            QVERIFY2(e.host.startsWith(it.value() + u'#'), qPrintable(e.host + QStringLiteral(" for ") + it.value()));
+        }
+        delete p;
     }
 
     void cancelledJobsAreNeverReported()
