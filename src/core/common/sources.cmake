@@ -1,6 +1,7 @@
 target_sources(accelopt_core PRIVATE
   common/buildinfo.cpp common/buildinfo.h
   common/datapaths.cpp common/datapaths.h
+  common/jsontext.cpp common/jsontext.h
   common/logcategories.cpp common/logcategories.h
   common/loghub.cpp common/loghub.h
   common/recentfiles.cpp common/recentfiles.h)

@@ -1,11 +1,10 @@
 #include "hosts/hostconfig.h"
 
+#include "common/jsontext.h"
 #include "model/targets.h"
 
 #include <QDir>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QRegularExpression>
 
 QString HostConfig::kindName(Kind kind)
@@ -76,11 +75,7 @@ bool checkTypes(const QJsonObject &o, QString &error)
         }
         if (!expected.isEmpty()) {
             error = QStringLiteral("%1: '%2' must be %3, not %4")
-                        .arg(who, key, expected,
-                             QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
-                                 .mid(1)
-                                 .chopped(1)
-                                 .left(80));
+                        .arg(who, key, expected, JsonText::compact(v, 80));
             return false;
         }
     }

@@ -1,5 +1,7 @@
 #include "hosts/hostregistry.h"
 
+#include "common/jsontext.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -71,13 +73,7 @@ bool HostRegistry::load(QString &error)
     const QJsonValue version = root.value(QStringLiteral("version"));
     if (version.toInt(0) != fileVersion || version.toDouble() != fileVersion)
         return refuse(QStringLiteral("the hosts file %1 has version %2; this build reads version %3")
-                          .arg(m_path,
-                               version.isUndefined() ? QStringLiteral("(none)")
-                                                     : QString::fromUtf8(QJsonDocument(QJsonArray{version})
-                                                                             .toJson(QJsonDocument::Compact))
-                                                           .mid(1)
-                                                           .chopped(1)
-                                                           .left(40))
+                          .arg(m_path, JsonText::compact(version, 40))
                           .arg(fileVersion));
     const QJsonValue hostsValue = root.value(QStringLiteral("hosts"));
     if (!hostsValue.isUndefined() && !hostsValue.isArray())

@@ -1,5 +1,7 @@
 #include "llm/llmconfig.h"
 
+#include "common/jsontext.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -59,18 +61,13 @@ QJsonObject LlmConfig::toJson() const
 }
 
 namespace {
-QString shown(const QJsonValue &v)
-{
-    return QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1).left(60);
-}
-
 // A value out of range or of the wrong type was read as the default without a word (timeout_ms 1e99,
 // concurrency 1e12): refuse it, naming the endpoint, the field and what it may be. The ranges are the
 // Models dialog's.
 bool checkEndpoint(const QJsonValue &value, qsizetype index, QString &problem)
 {
     if (!value.isObject()) {
-        problem = QStringLiteral("endpoint %1 must be an object, not %2").arg(index + 1).arg(shown(value));
+        problem = QStringLiteral("endpoint %1 must be an object, not %2").arg(index + 1).arg(JsonText::compact(value));
         return false;
     }
     const QJsonObject o = value.toObject();
@@ -99,7 +96,7 @@ bool checkEndpoint(const QJsonValue &value, qsizetype index, QString &problem)
                                r.whole ? QStringLiteral("whole number") : QStringLiteral("number"))
                           .arg(r.low, 0, 'g', 10)
                           .arg(r.high, 0, 'g', 10)
-                          .arg(shown(v));
+                          .arg(JsonText::compact(v));
             return false;
         }
     }
@@ -107,7 +104,7 @@ bool checkEndpoint(const QJsonValue &value, qsizetype index, QString &problem)
                             "reasoning_effort"}) {
         const QJsonValue v = o.value(QLatin1StringView(key));
         if (!v.isUndefined() && !v.isString()) {
-            problem = QStringLiteral("%1: '%2' must be a string, not %3").arg(who, QLatin1StringView(key), shown(v));
+            problem = QStringLiteral("%1: '%2' must be a string, not %3").arg(who, QLatin1StringView(key), JsonText::compact(v));
             return false;
         }
     }
