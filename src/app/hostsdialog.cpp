@@ -231,6 +231,8 @@ void HostsDialog::showResult(const HostProbe::Result &r)
                 .arg(r.hello.value(QStringLiteral("python")).toString().toHtmlEscaped(),
                      r.hello.value(QStringLiteral("numpy")).toString().toHtmlEscaped(),
                      r.hello.value(QStringLiteral("backends")).toObject().keys().join(QStringLiteral(", ")));
+    for (const QString &line : r.nkiLines())
+        html += QStringLiteral("<br>") + line.toHtmlEscaped();
     setStatus(html);
 }
 

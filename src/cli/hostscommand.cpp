@@ -261,29 +261,13 @@ int HostsCommand::check(const QStringList &arguments)
             << hello.value(QStringLiteral("numpy")).toString() << "\n"
             << "  backends     "
             << hello.value(QStringLiteral("backends")).toObject().keys().join(QStringLiteral(", ")) << "\n";
-        // Which NKI each backend takes: nkisim both; a Neuron SDK what its release accepts.
-        const QJsonObject backends = hello.value(QStringLiteral("backends")).toObject();
-        if (backends.contains(QStringLiteral("sim")))
-            out << "  sim          classic and current NKI (nkisim)\n";
-        const QJsonObject neuron = backends.value(QStringLiteral("neuron")).toObject();
-        if (!neuron.isEmpty()) {
-            QStringList generations;
-            for (const QJsonValue &g : neuron.value(QStringLiteral("generations")).toArray())
-                generations << g.toString();
-            const QJsonObject current = neuron.value(QStringLiteral("nki_current")).toObject();
-            out << "  neuron       SDK " << neuron.value(QStringLiteral("sdk_release")).toString(QStringLiteral("?"))
-                << " (neuronx-cc " << neuron.value(QStringLiteral("neuronx_cc")).toString(QStringLiteral("?"))
-                << (current.value(QStringLiteral("present")).toBool()
-                        ? QStringLiteral(", nki %1").arg(current.value(QStringLiteral("version")).toString())
-                        : QString())
-                << "): takes " << (generations.isEmpty() ? QStringLiteral("no") : generations.join(QStringLiteral(" and ")))
-                << " NKI\n";
-            const QJsonObject notes = neuron.value(QStringLiteral("generation_notes")).toObject();
-            for (auto it = notes.begin(); it != notes.end(); ++it)
-                out << "               " << it.key() << ": " << it.value().toString() << "\n";
-        } else if (const QString why = hello.value(QStringLiteral("unavailable")).toObject().value(QStringLiteral("neuron")).toString();
-                   !why.isEmpty()) {
-            out << "  neuron       not available: " << why << "\n";
+        for (const QString &line : result.nkiLines()) {
+            // "sim: ...", "neuron: ..." in the column layout above; notes indented under them.
+            const qsizetype colon = line.indexOf(u':');
+            if (line.startsWith(u' '))
+                out << "               " << line.trimmed() << "\n";
+            else
+                out << "  " << line.left(colon).leftJustified(13) << line.mid(colon + 2) << "\n";
         }
     }
     if (!result.ok)

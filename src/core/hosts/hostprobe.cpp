@@ -5,6 +5,7 @@
 #include "hosts/runnerclient.h"
 #include "hosts/sshhost.h"
 
+#include <QJsonArray>
 #include <QTimer>
 
 QJsonObject HostProbe::Result::toJson(const QString &hostName) const
@@ -110,4 +111,34 @@ void HostProbe::finish(bool ok, const QString &error)
         },
         Qt::QueuedConnection);
     Q_EMIT finished(result);
+}
+
+QStringList HostProbe::Result::nkiLines() const
+{
+    QStringList lines;
+    const QJsonObject backends = hello.value(QStringLiteral("backends")).toObject();
+    if (backends.contains(QStringLiteral("sim")))
+        lines << QStringLiteral("sim: classic and current NKI (nkisim)");
+    const QJsonObject neuron = backends.value(QStringLiteral("neuron")).toObject();
+    if (neuron.isEmpty()) {
+        const QString why = hello.value(QStringLiteral("unavailable")).toObject().value(QStringLiteral("neuron")).toString();
+        if (!why.isEmpty())
+            lines << QStringLiteral("neuron: not available: %1").arg(why);
+        return lines;
+    }
+    QStringList generations;
+    for (const QJsonValue &g : neuron.value(QStringLiteral("generations")).toArray())
+        generations << g.toString();
+    const QJsonObject current = neuron.value(QStringLiteral("nki_current")).toObject();
+    lines << QStringLiteral("neuron: SDK %1 (neuronx-cc %2%3): takes %4 NKI")
+                 .arg(neuron.value(QStringLiteral("sdk_release")).toString(QStringLiteral("?")),
+                      neuron.value(QStringLiteral("neuronx_cc")).toString(QStringLiteral("?")),
+                      current.value(QStringLiteral("present")).toBool()
+                          ? QStringLiteral(", nki %1").arg(current.value(QStringLiteral("version")).toString())
+                          : QString(),
+                      generations.isEmpty() ? QStringLiteral("no") : generations.join(QStringLiteral(" and ")));
+    const QJsonObject notes = neuron.value(QStringLiteral("generation_notes")).toObject();
+    for (auto it = notes.begin(); it != notes.end(); ++it)
+        lines << QStringLiteral("  %1: %2").arg(it.key(), it.value().toString());
+    return lines;
 }

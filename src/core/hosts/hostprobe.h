@@ -28,6 +28,9 @@ public:
         int uploadedFiles = 0;
         double seconds = 0;
         QJsonObject toJson(const QString &hostName) const;
+        // Which NKI each backend takes, a line each ("neuron: SDK 2.33 (...): takes current NKI", then why
+        // a generation is refused); from hello, for `hosts check` and the Hosts dialog.
+        QStringList nkiLines() const;
     };
 
     explicit HostProbe(QObject *parent = nullptr);
