@@ -90,7 +90,7 @@ QStringList SearchConfig::problems() const
         out << QStringLiteral("the wall-time budget must be 0 (none) or positive (it is %1)")
                    .arg(budgetWallSeconds);
     if (!std::isfinite(targetPercentOfPeak) || targetPercentOfPeak < 0 || targetPercentOfPeak > 100)
-        out << QStringLiteral("the target %% of peak must be between 0 (none) and 100 (it is %1)")
+        out << QStringLiteral("the target percent of peak must be between 0 (none) and 100 (it is %1)")
                    .arg(targetPercentOfPeak);
     return out;
 }
