@@ -46,7 +46,8 @@ private Q_SLOTS:
         QVERIFY(p.join('\n').contains(QStringLiteral("beam width B")));
         QVERIFY(p.join('\n').contains(QStringLiteral("gain threshold")));
         QVERIFY(p.join('\n').contains(QStringLiteral("loss threshold")));
-        QVERIFY(p.join('\n').contains(QStringLiteral("% of peak")));
+        QVERIFY(p.join(u'\n').contains(QStringLiteral("target percent of peak")));
+        QVERIFY(!p.join(u'\n').contains(QStringLiteral("%%"))); // QString::arg has no %% escape
         QVERIFY(p.join('\n').contains(QStringLiteral("money budget")));
     }
     void jsonRoundTrip()
