@@ -7,14 +7,12 @@
 #include "userprompts.h"
 
 #include "common/datapaths.h"
-#include "hosts/hostconfig.h"
+#include "hosts/hostregistry.h"
 #include "hosts/localhost.h"
 #include "model/nkigeneration.h"
 #include "search/kernelport.h"
 
 #include <QAction>
-#include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QMainWindow>
 #include <QStatusBar>
@@ -54,18 +52,9 @@ void PortController::port()
     KernelPort::Request request;
     request.kernel = editor->text();
     request.task = taskRef;
-    const QString taskDir = taskRef.contains(QStringLiteral("dir"))
-                                ? taskRef.value(QStringLiteral("dir")).toString()
-                                : QDir(DataPaths::tasksDir()).filePath(taskRef.value(QStringLiteral("name")).toString());
-    QFile reference(QDir(taskDir).filePath(QStringLiteral("reference.py")));
-    if (reference.open(QIODevice::ReadOnly))
-        request.reference = QString::fromUtf8(reference.readAll());
 
     // Equality is nkisim's to decide, so the port runs on this machine whatever the run target is.
-    HostConfig local;
-    local.name = QStringLiteral("local");
-    local.slotCount = 1;
-    m_host = std::make_unique<LocalHost>(local, DataPaths::nkibenchDir());
+    m_host = std::make_unique<LocalHost>(HostRegistry::builtinLocal(), DataPaths::nkibenchDir());
     m_job = std::make_unique<KernelPort>(m_host.get());
     ComparePair pair;
     pair.left.name = editor->displayName();

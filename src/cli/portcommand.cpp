@@ -1,6 +1,5 @@
 #include "portcommand.h"
 
-#include "common/datapaths.h"
 #include "console.h"
 #include "evalbatch.h"
 #include "hostchoice.h"
@@ -17,18 +16,6 @@
 #include <QTextStream>
 
 #include <memory>
-
-namespace {
-// The task's reference program, for the model's prompt: a task folder's or a task name's reference.py.
-QString referenceOf(const QJsonObject &task)
-{
-    QString folder = task.value(QStringLiteral("dir")).toString();
-    if (folder.isEmpty() && !task.contains(QStringLiteral("dataset")))
-        folder = QDir(DataPaths::tasksDir()).filePath(task.value(QStringLiteral("name")).toString());
-    const KernelFile::ReadResult reference = KernelFile::read(QDir(folder).filePath(QStringLiteral("reference.py")));
-    return reference.ok ? reference.text : QString();
-}
-} // namespace
 
 int PortCommand::run(const QStringList &arguments)
 {
@@ -100,7 +87,6 @@ int PortCommand::run(const QStringList &arguments)
     }
     request.useModel = !parser.isSet(QStringLiteral("no-model"));
     request.llmConfig = parser.value(QStringLiteral("llm-config"));
-    request.reference = referenceOf(request.task);
     const QFileInfo source(kernelPath);
     const QString outPath = parser.isSet(QStringLiteral("out"))
                                 ? parser.value(QStringLiteral("out"))

@@ -11,6 +11,7 @@
 #include "llm/chatrequest.h"
 #include "llm/llmconfig.h"
 #include "model/kernelnormalizer.h"
+#include "model/tasksources.h"
 
 #include <QIODevice>
 #include <QJsonArray>
@@ -82,6 +83,12 @@ KernelPort::~KernelPort()
 void KernelPort::start(const Request &request)
 {
     m_parts->request = request;
+    if (request.reference.isEmpty()) {
+        // The model reads the task's reference; found as a search finds it, and optional here.
+        QString ignored;
+        if (const auto sources = TaskSources::load(request.task, DataPaths::tasksDir(), ignored))
+            m_parts->request.reference = sources->reference;
+    }
     m_parts->running = true;
     Host *host = m_parts->host;
     connect(host, &Host::slotFailed, this, [this](int, const QString &error, bool) {

@@ -21,7 +21,7 @@ public:
     struct Request
     {
         QString kernel;     // the classic source
-        QString reference;  // the task's reference.py, shown to the model; may be empty
+        QString reference;  // the task's reference, shown to the model; empty: read from `task`
         QJsonObject task;   // as in an eval request
         QString size = QStringLiteral("small");
         QList<int> seeds;   // empty: the runner's
