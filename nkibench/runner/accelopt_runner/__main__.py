@@ -10,6 +10,8 @@ import threading
 
 from . import DEFAULT_TASKS_DIR, NKIBENCH_DIR, jobs, limits, roofline
 
+ENV_NO_ZYGOTE = "ACCELOPT_RUNNER_NO_ZYGOTE"  # 1: as --no-zygote (a host's setting, e.g. to compare)
+
 
 def _config(a) -> dict:
     nkb = os.path.abspath(a.nkibench) if a.nkibench else NKIBENCH_DIR
@@ -25,6 +27,7 @@ def _config(a) -> dict:
             "memory_limit_mb": mem["memory_limit_mb"], "memory_limit_source": mem["source"], "memory": mem,
             "neuron_memory_limit_mb": a.neuron_memory_limit_mb,
             "timeout_s": a.timeout_s, "no_sandbox": a.no_sandbox, "keep_workdirs": a.keep_workdirs,
+            "zygote": a.cmd == "serve" and not a.no_zygote and os.environ.get(ENV_NO_ZYGOTE, "") in ("", "0"),
             "output_cap_chars": a.output_cap_kib * 1024, "roofline_compat": compat}
 
 
@@ -33,6 +36,9 @@ def main(argv=None) -> int:
     if argv[:1] == ["_child"]:
         from .child import main as child_main
         return child_main(argv[1])
+    if argv[:1] == ["_zygote"]:
+        from .zygote import main as zygote_main
+        return zygote_main(argv[1])
     p = argparse.ArgumentParser(prog="python3 -m accelopt_runner",
                                 description="AccelOpt Workbench host runner (JSON-lines protocol, DESIGN.md §5)")
     common = argparse.ArgumentParser(add_help=False)
@@ -55,7 +61,12 @@ def main(argv=None) -> int:
                              "full-size numeric eval)")
     common.add_argument("--output-cap-kib", type=int, default=16, help="kernel output kept per eval")
     common.add_argument("--no-sandbox", action="store_true", help="do not use bubblewrap even when installed")
-    common.add_argument("--keep-workdirs", action="store_true", help="keep each eval's temporary folder")
+    common.add_argument("--keep-workdirs", action="store_true", help="keep each eval's temporary folder (evals then "
+                                                                     "start cold, not from the slot's zygote)")
+    common.add_argument("--no-zygote", action="store_true",
+                        help="serve: start each nkisim eval in a fresh Python instead of forking it from the slot's "
+                             "pre-imported template (about 250 ms more per eval; for comparison and debugging). "
+                             f"Also ${ENV_NO_ZYGOTE}=1")
     common.add_argument("--roofline-compat", choices=["accelopt", "none"], default=None,
                         help="peak constants of %% of peak: 'accelopt' = the original's (for comparison with the "
                              "paper), 'none' = ours (default: $ACCELOPT_ROOFLINE_COMPAT, else ours)")

@@ -19,6 +19,7 @@ import time
 
 from . import NKIBENCH_DIR, RUNNER_DIR
 from .limits import BLAS_THREAD_VARS, how_to_raise
+from .zygote_client import ZygoteClient, ZygoteError
 
 log = logging.getLogger("accelopt_runner.sandbox")
 _bwrap_cache: dict = {}
@@ -121,107 +122,120 @@ def _signame(n: int) -> str:
         return f"signal {n}"
 
 
+_ZYGOTE: dict = {"client": None}  # evals run one at a time per runner process (one slot), so one zygote
+
+
+def close_zygote():
+    """Stops the slot's zygote, if one runs (at shutdown, and when a job needs another sandbox)."""
+    client, _ZYGOTE["client"] = _ZYGOTE["client"], None
+    if client is not None:
+        client.close()
+
+
+def _wrap_for(job: dict, env: dict, sandbox: dict, python: str | None):
+    """writable_dir -> the sandbox's command prefix (empty without bwrap), and the key that says which zygote may run
+    this job: the same interpreter, environment and sandbox."""
+    if not sandbox.get("active"):
+        return (lambda _dir: []), ("plain", python)
+    dev = ["--dev-bind", "/dev", "/dev"] if job["backend"] == "neuron" else ["--dev", "/dev"]
+    # the private /tmp hides the host's; re-expose (read-only) what the child needs from there
+    spec = job.get("task_spec") or {}
+    need = [RUNNER_DIR, NKIBENCH_DIR, spec.get("dir"), os.path.dirname(spec.get("reference_path") or ""),
+            os.path.dirname(os.path.dirname(os.path.abspath(python or sys.executable)))]
+    need += env["PYTHONPATH"].split(os.pathsep)
+    ro = []
+    for pth in dict.fromkeys(p for p in need if p):
+        real = os.path.realpath(pth)
+        if (real == "/tmp" or real.startswith("/tmp/")) and os.path.exists(real):
+            ro += ["--ro-bind", real, real]
+
+    def wrap(writable: str) -> list:
+        return [sandbox["bwrap"], "--ro-bind", "/", "/", *dev, "--proc", "/proc", "--tmpfs", "/tmp", *ro,
+                "--bind", writable, writable, "--unshare-net", "--unshare-ipc", "--die-with-parent",
+                "--chdir", writable, "--"]
+    return wrap, ("bwrap", python, tuple(dev), tuple(ro))
+
+
+def _zygote_for(job: dict, env: dict, wrap, key, python: str | None):
+    """The slot's zygote for this job, started or replaced as needed; None when it cannot start (the job then runs
+    in a cold child, as every job did before)."""
+    key = (key, tuple(sorted((k, v) for k, v in env.items() if k not in ("HOME", "TMPDIR"))))
+    client = _ZYGOTE["client"]
+    if client is not None and (client.key != key or not client.alive()):
+        close_zygote()
+        client = None
+    if client is None:
+        try:
+            client = ZygoteClient(key, wrap, python or sys.executable, env)
+        except ZygoteError as e:
+            log.warning("evaluations run in cold children: %s", e)
+            return None
+        _ZYGOTE["client"] = client
+    return client
+
+
+def _run_cold(wrap, env: dict, workdir: str, python: str | None, cap: int, cancel: threading.Event,
+              hard_deadline: float) -> dict:
+    """One evaluation in a fresh Python (in the sandbox when active): the same outcome as ZygoteClient.run."""
+    cmd = wrap(workdir) + [python or sys.executable, "-m", "accelopt_runner", "_child", workdir]
+    proc = subprocess.Popen(cmd, cwd=workdir, env=dict(env, HOME=workdir, TMPDIR=workdir), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    d_out, d_err = _Drain(proc.stdout, cap), _Drain(proc.stderr, cap)
+    d_out.start()
+    d_err.start()
+    why = None
+    while True:
+        # exited, but not yet reaped: its pid still names its process group, which is killed below
+        if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            break
+        time.sleep(0.02)
+        if cancel.is_set():
+            why = "cancelled"
+        elif time.monotonic() > hard_deadline:
+            why = "timeout"
+        if why:
+            break
+    try:  # what the evaluation left running in its group goes with it
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+    d_out.join(5)
+    d_err.join(5)
+    return {"returncode": proc.returncode, "stdout": d_out.text(), "stderr": d_err.text(), "why": why}
+
+
 def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | None = None,
-              keep_workdir: bool = False, collect_dir: str | None = None) -> dict:
+              keep_workdir: bool = False, collect_dir: str | None = None, zygote: bool = False) -> dict:
     """Run job (a normalised eval request, see jobs.py) in a child; always returns a result dict. collect_dir: move
-    the outputs the child saved (job "save_outputs": outputs_seed<i>.npz) there before the workdir goes."""
+    the outputs the child saved (job "save_outputs": outputs_seed<i>.npz) there before the workdir goes. zygote: fork
+    the child from the slot's warm template (nkisim evals only; a kept workdir would go with the zygote's folder)."""
     t0 = time.monotonic()
-    workdir = tempfile.mkdtemp(prefix="accelopt-eval-")
+    env = child_env(job, "")
+    wrap, key = _wrap_for(job, env, sandbox, python)
+    client = None
+    if zygote and job["backend"] == "sim" and not keep_workdir:
+        client = _zygote_for(job, env, wrap, key, python)
+    workdir = tempfile.mkdtemp(prefix="accelopt-eval-", dir=client.slotdir if client else None)
+    broken = None
     try:
         with open(os.path.join(workdir, "job.json"), "w", encoding="utf-8") as f:
             json.dump(job, f)
-        env = child_env(job, workdir)
-        cmd = [python or sys.executable, "-m", "accelopt_runner", "_child", workdir]
-        if sandbox.get("active"):
-            dev = ["--dev-bind", "/dev", "/dev"] if job["backend"] == "neuron" else ["--dev", "/dev"]
-            # the private /tmp hides the host's; re-expose (read-only) what the child needs from there
-            spec = job.get("task_spec") or {}
-            need = [RUNNER_DIR, NKIBENCH_DIR, spec.get("dir"), os.path.dirname(spec.get("reference_path") or ""),
-                    os.path.dirname(os.path.dirname(os.path.abspath(python or sys.executable)))]
-            need += env["PYTHONPATH"].split(os.pathsep)
-            ro = []
-            for pth in dict.fromkeys(p for p in need if p):
-                real = os.path.realpath(pth)
-                if (real == "/tmp" or real.startswith("/tmp/")) and os.path.exists(real):
-                    ro += ["--ro-bind", real, real]
-            cmd = [sandbox["bwrap"], "--ro-bind", "/", "/", *dev, "--proc", "/proc", "--tmpfs", "/tmp", *ro,
-                   "--bind", workdir, workdir, "--unshare-net", "--unshare-ipc", "--die-with-parent",
-                   "--chdir", workdir, "--"] + cmd
-        try:
-            proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, start_new_session=True)
-        except OSError as e:
-            return _fail(job, "infra_error", f"cannot start the evaluation process: {e}", t0)
         cap = int(job["limits"].get("output_cap_chars", 16384))
-        d_out, d_err = _Drain(proc.stdout, cap), _Drain(proc.stderr, cap)
-        d_out.start()
-        d_err.start()
-        hard = float(job["timeout_s"]) + float(job["limits"].get("grace_s", 5.0))
-        why = None
-        while True:
+        hard = t0 + float(job["timeout_s"]) + float(job["limits"].get("grace_s", 5.0))
+        outcome = None
+        if client is not None:
             try:
-                proc.wait(timeout=0.05)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            if cancel.is_set():
-                why = "cancelled"
-            elif time.monotonic() - t0 > hard:
-                why = "timeout"
-            if why:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-                proc.wait()
-                break
-        d_out.join(5)
-        d_err.join(5)
-        err_text = d_err.text()
-        if err_text.strip():
-            log.info("eval %s child stderr:\n%s", job.get("id"), err_text[-4000:])
-        if why == "cancelled":
-            r = _fail(job, "infra_error", "cancelled by the client", t0)
-            r["cancelled"] = True
-            return r
-        if why == "timeout":
-            return _fail(job, "timeout", f"the evaluation exceeded its time limit of {job['timeout_s']:g} s and was "
-                                         f"killed (the kernel did not return to Python to be interrupted)", t0)
-        rp = os.path.join(workdir, "result.json")
-        if os.path.isfile(rp):
+                outcome = client.run(workdir, {"HOME": workdir, "TMPDIR": workdir}, cap, cancel, hard)
+            except ZygoteError as e:  # the zygote failed, not the kernel: run this one cold, start afresh next time
+                log.warning("the slot's zygote failed (%s); this evaluation runs in a cold child", e)
+                broken, _ZYGOTE["client"] = client, None
+        if outcome is None:
             try:
-                with open(rp, encoding="utf-8") as f:
-                    res = json.load(f)
-                extra = d_out.text()
-                if extra.strip():
-                    res["output"] = (res.get("output") or "") + extra
-                res["wall_s"] = time.monotonic() - t0
-                return res
-            except (OSError, ValueError) as e:
-                return _fail(job, "crashed", f"the evaluation process wrote an unreadable result: {e}", t0)
-        rc = proc.returncode
-        tail = err_text.strip()[-1500:]
-        mem = job["limits"].get("memory_limit_mb")
-        if rc is not None and rc < 0:
-            sig = -rc
-            if sig == signal.SIGXCPU:
-                return _fail(job, "timeout", f"the evaluation exceeded its CPU time limit of "
-                                             f"{job['limits'].get('cpu_limit_s')} s", t0)
-            hint = ""
-            if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT):
-                hint = (f" (most likely memory exhaustion: {how_to_raise(job['limits'])})" if mem else
-                        " (possibly memory exhaustion: the host ran out of memory)")
-            if sig == signal.SIGXFSZ:
-                hint = " (it wrote more than the file size limit)"
-            return _fail(job, "crashed", f"the evaluation process died from {_signame(sig)}{hint}"
-                                         + (f"; stderr: {tail}" if tail else ""), t0)
-        if sandbox.get("active") and "bwrap:" in tail:
-            return _fail(job, "infra_error", f"the sandbox (bwrap) failed: {tail}", t0)
-        if "MemoryError" in tail:
-            return _fail(job, "crashed", f"the evaluation process ran out of memory ({how_to_raise(job['limits'])}): "
-                                         f"{tail}", t0)
-        return _fail(job, "crashed", f"the evaluation process exited with code {rc} without a result"
-                                     + (f"; stderr: {tail}" if tail else ""), t0)
+                outcome = _run_cold(wrap, env, workdir, python, cap, cancel, hard)
+            except OSError as e:
+                return _fail(job, "infra_error", f"cannot start the evaluation process: {e}", t0)
+        return _outcome_result(job, outcome, workdir, sandbox, t0)
     finally:
         if collect_dir:
             for fn in os.listdir(workdir):
@@ -229,6 +243,57 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
                     shutil.move(os.path.join(workdir, fn), os.path.join(collect_dir, fn))
         if not keep_workdir:
             shutil.rmtree(workdir, ignore_errors=True)
+        if broken is not None:
+            broken.close()
+
+
+def _outcome_result(job: dict, outcome: dict, workdir: str, sandbox: dict, t0: float) -> dict:
+    """The result of a finished, killed or crashed child from its result.json, exit status and output."""
+    why, err_text = outcome["why"], outcome["stderr"]
+    if err_text.strip():
+        log.info("eval %s child stderr:\n%s", job.get("id"), err_text[-4000:])
+    if why == "cancelled":
+        r = _fail(job, "infra_error", "cancelled by the client", t0)
+        r["cancelled"] = True
+        return r
+    if why == "timeout":
+        return _fail(job, "timeout", f"the evaluation exceeded its time limit of {job['timeout_s']:g} s and was "
+                                     f"killed (the kernel did not return to Python to be interrupted)", t0)
+    rp = os.path.join(workdir, "result.json")
+    if os.path.isfile(rp):
+        try:
+            with open(rp, encoding="utf-8") as f:
+                res = json.load(f)
+            extra = outcome["stdout"]
+            if extra.strip():
+                res["output"] = (res.get("output") or "") + extra
+            res["wall_s"] = time.monotonic() - t0
+            return res
+        except (OSError, ValueError) as e:
+            return _fail(job, "crashed", f"the evaluation process wrote an unreadable result: {e}", t0)
+    rc = outcome["returncode"]
+    tail = err_text.strip()[-1500:]
+    mem = job["limits"].get("memory_limit_mb")
+    if rc is not None and rc < 0:
+        sig = -rc
+        if sig == signal.SIGXCPU:
+            return _fail(job, "timeout", f"the evaluation exceeded its CPU time limit of "
+                                         f"{job['limits'].get('cpu_limit_s')} s", t0)
+        hint = ""
+        if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT):
+            hint = (f" (most likely memory exhaustion: {how_to_raise(job['limits'])})" if mem else
+                    " (possibly memory exhaustion: the host ran out of memory)")
+        if sig == signal.SIGXFSZ:
+            hint = " (it wrote more than the file size limit)"
+        return _fail(job, "crashed", f"the evaluation process died from {_signame(sig)}{hint}"
+                                     + (f"; stderr: {tail}" if tail else ""), t0)
+    if sandbox.get("active") and "bwrap:" in tail:
+        return _fail(job, "infra_error", f"the sandbox (bwrap) failed: {tail}", t0)
+    if "MemoryError" in tail:
+        return _fail(job, "crashed", f"the evaluation process ran out of memory ({how_to_raise(job['limits'])}): "
+                                     f"{tail}", t0)
+    return _fail(job, "crashed", f"the evaluation process exited with code {rc} without a result"
+                                 + (f"; stderr: {tail}" if tail else ""), t0)
 
 
 def _fail(job: dict, status: str, error: str, t0: float) -> dict:

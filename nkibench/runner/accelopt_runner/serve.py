@@ -44,6 +44,7 @@ def hello(cfg: dict) -> dict:
             "python": platform.python_version(), "numpy": numpy.__version__, "backends": backends,
             "unavailable": unavailable,
             "sandbox": {"active": sb["active"], "bwrap": sb["bwrap"], "reason": sb["reason"],
+                        "zygote": bool(cfg.get("zygote")),
                         "memory_limit_mb": mem["memory_limit_mb"], "rlimits": True},
             "limits": {"max_message_bytes": cfg["max_message_bytes"], "max_kernel_bytes": limits.MAX_KERNEL_BYTES,
                        "max_json_depth": protocol.MAX_DEPTH, "max_seeds": jobs.MAX_SEEDS,
@@ -71,7 +72,8 @@ def evaluate_request(req: dict, cfg: dict, cancel: threading.Event) -> dict:
         pre["wall_s"] = time.monotonic() - t0
         return pre
     sb = sandbox.bwrap_status(cfg.get("no_sandbox", False))
-    res = sandbox.run_child(job, cancel, sb, cfg.get("python"), cfg.get("keep_workdirs", False))
+    res = sandbox.run_child(job, cancel, sb, cfg.get("python"), cfg.get("keep_workdirs", False),
+                            zygote=cfg.get("zygote", False))
     res["sandbox"] = bool(sb["active"])
     res["wall_s"] = time.monotonic() - t0
     return res
@@ -252,6 +254,7 @@ class Server:
             r = _cancelled(req, "cancelled: the runner is shutting down")
             self.send(r)
         worker.join(30)
+        sandbox.close_zygote()
         if reply:
             self.send({"op": "bye"})
 

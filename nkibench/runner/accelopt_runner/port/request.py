@@ -129,7 +129,7 @@ def _equality(req, cfg, cancel, res, original, port):
             else:
                 sb = sandbox.bwrap_status(cfg.get("no_sandbox", False))
                 ev = sandbox.run_child(job, cancel, sb, cfg.get("python"), cfg.get("keep_workdirs", False),
-                                       collect_dir=out_dir)
+                                       collect_dir=out_dir, zygote=cfg.get("zygote", False))
             runs[role] = (job, ev, out_dir)
             res.setdefault("evals", None)
             res["evals"] = {**(res["evals"] or {}), role: _summary(ev)}

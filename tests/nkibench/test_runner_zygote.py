@@ -1,0 +1,196 @@
+"""The slot's zygote (accelopt_runner/zygote.py) keeps every property of a cold eval child: no network, a read-only
+file system but for the eval's own folder, the job's resource limits, nothing left running afterwards, and nothing
+one evaluation does reaching the next. The probe is an inline task whose reference (which the static checks do not
+see, and which runs in the eval child like the kernel) reports what it could do."""
+import json
+import os
+import pathlib
+import signal
+import socket
+import sys
+import textwrap
+import time
+import uuid
+
+import pytest
+
+from runner_helpers import ADD_KERNEL, ADD_REFERENCE, RUNNER_DIR, Serve, runner_env
+
+sys.path.insert(0, str(RUNNER_DIR))
+from accelopt_runner import sandbox  # noqa: E402
+
+PROBE = textwrap.dedent('''\
+    import json, os, resource, socket, subprocess, sys
+    import numpy
+
+    def _probe():
+        found = {"pid": os.getpid(), "cwd_is_home": os.environ.get("HOME") == os.getcwd()}
+        try:
+            socket.create_connection(("127.0.0.1", PORT), timeout=2).close()
+            found["net"] = "reached"
+        except OSError as e:
+            found["net"] = type(e).__name__
+        try:
+            with open(OUTSIDE, "a") as f:
+                f.write("written by an evaluation")
+            found["outside"] = "written"
+        except OSError as e:
+            found["outside"] = type(e).__name__
+        with open("mine.txt", "w") as f:
+            f.write("the eval's own folder is writable")
+        found["as_limit_mb"] = resource.getrlimit(resource.RLIMIT_AS)[0] // (1024 * 1024)
+        found["left_by_earlier"] = getattr(numpy, "_left_by_an_evaluation", None)
+        numpy._left_by_an_evaluation = MARK
+        found["children"] = [subprocess.Popen(["sleep", "300"]).pid,
+                             subprocess.Popen(["sleep", "300"], start_new_session=True).pid]
+        os.write(1, b"#" * 300000)  # below Python, straight to the process's stdout
+        print("PROBE " + json.dumps(found))
+
+    _probe()
+    ''')
+
+
+def probe_task(port: int, outside: pathlib.Path, mark: str) -> dict:
+    head = f"PORT = {port}\nOUTSIDE = {str(outside)!r}\nMARK = {mark!r}\n"
+    return {"name": "probe", "reference": head + PROBE + ADD_REFERENCE, "parameters": {"N": 128, "D": 128}}
+
+
+def found_by(result: dict) -> dict:
+    line = next(ln for ln in (result.get("output") or "").splitlines() if ln.startswith("PROBE "))
+    return json.loads(line[len("PROBE "):])
+
+
+def gone(pid: int, within_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def listener():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(4)
+    s.settimeout(0.1)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def outside():
+    # /var/tmp, not /tmp: the sandbox gives the eval a private /tmp, where a write would succeed unseen
+    path = pathlib.Path("/var/tmp") / f"accelopt-probe-{uuid.uuid4().hex}"
+    path.write_text("before")
+    yield path
+    path.unlink()
+
+
+needs_bwrap = pytest.mark.skipif(not sandbox.bwrap_status()["active"],
+                                 reason="bubblewrap cannot run here: " + sandbox.bwrap_status()["reason"])
+
+
+@needs_bwrap
+@pytest.mark.parametrize("mode", ["zygote", "cold"])
+def test_sandbox_properties_hold_in_both_modes(mode, listener, outside):
+    srv = Serve([] if mode == "zygote" else ["--no-zygote"])
+    try:
+        srv.send({"op": "hello"})
+        assert srv.recv()["sandbox"]["zygote"] is (mode == "zygote")
+        port = listener.getsockname()[1]
+        first = srv.eval("p1", probe_task(port, outside, "first"), ADD_KERNEL, memory_limit_mb=700, seeds=[1])
+        second = srv.eval("p2", probe_task(port, outside, "second"), ADD_KERNEL, memory_limit_mb=900, seeds=[1])
+    finally:
+        srv.close()
+    for r in (first, second):
+        assert r["status"] == "ok", r
+        assert "more bytes dropped" in r["output"]  # raw output is capped as printed output is
+    f1, f2 = found_by(first), found_by(second)
+    assert f1["net"] == "ConnectionRefusedError"  # a private network: nothing listens on its loopback
+    with pytest.raises(socket.timeout):
+        listener.accept()
+    assert f1["outside"] == "OSError" and outside.read_text() == "before"
+    assert f1["cwd_is_home"] is True
+    assert (f1["as_limit_mb"], f2["as_limit_mb"]) == (700, 900)
+    assert f2["left_by_earlier"] is None  # a fresh interpreter state for every evaluation
+    assert f1["pid"] != f2["pid"]
+    if mode == "zygote":  # a cold child's process in a session of its own outlives it; the zygote's does not
+        assert all(gone(pid) for pid in f1["children"] + f2["children"])
+    else:
+        assert gone(f1["children"][0]) and gone(f2["children"][0])
+        for pid in (f1["children"][1], f2["children"][1]):
+            os.kill(pid, signal.SIGKILL)
+
+
+def zygote_pids(server_pid: int) -> list:
+    """The zygotes below a serve process (bubblewrap sits between them)."""
+    parents, cmdlines = {}, {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = pathlib.Path(f"/proc/{entry}/stat").read_text()
+                cmdlines[int(entry)] = pathlib.Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat[stat.rfind(")") + 2:].split()[1])
+
+    def below(pid):
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == server_pid:
+                return True
+        return False
+    def zygote(pid):
+        cmd = cmdlines.get(pid, [])
+        return b"_zygote" in cmd and b"-m" in cmd
+    # the zygote's spare child, forked ahead of the next job, carries the same command line
+    return [pid for pid in cmdlines if zygote(pid) and not zygote(parents.get(pid, 0)) and below(pid)]
+
+
+def test_a_dead_zygote_costs_no_evaluation(tmp_path):
+    srv = Serve()
+    try:
+        task = {"name": "add_inline", "reference": ADD_REFERENCE, "parameters": {"N": 128, "D": 128}}
+        assert srv.eval("a", task, ADD_KERNEL, seeds=[1])["status"] == "ok"
+        pids = zygote_pids(srv.p.pid)
+        assert len(pids) == 1
+        os.kill(pids[0], signal.SIGKILL)
+        assert srv.eval("b", task, ADD_KERNEL, seeds=[1])["status"] == "ok"  # cold, or from a fresh zygote
+        assert srv.eval("c", task, ADD_KERNEL, seeds=[1])["status"] == "ok"
+        now = zygote_pids(srv.p.pid)
+        assert len(now) == 1 and now != pids
+    finally:
+        srv.close()
+    assert gone(now[0])  # the zygote stops with its runner
+
+
+def test_a_job_from_another_sandbox_gets_its_own_zygote(tmp_path):
+    """A task folder under /tmp must be bound into the sandbox: the zygote started without it is replaced."""
+    from runner_helpers import make_add_task
+    make_add_task(tmp_path / "tasks")
+    srv = Serve(["--tasks", str(tmp_path / "tasks")])
+    try:
+        inline = {"name": "add_inline", "reference": ADD_REFERENCE, "parameters": {"N": 128, "D": 128}}
+        assert srv.eval("a", inline, ADD_KERNEL, seeds=[1])["status"] == "ok"
+        r = srv.eval("b", {"name": "add"}, ADD_KERNEL, seeds=[1], size="small")
+        assert r["status"] == "ok", r
+    finally:
+        srv.close()
+
+
+def test_zygote_environment_is_the_allow_list(tmp_path, monkeypatch):
+    """The zygote is started with the eval child's allow-listed environment, not the runner's."""
+    env = runner_env()
+    env["ACCELOPT_TEST_SECRET"] = "do-not-pass"
+    srv = Serve(env=env)
+    try:
+        reference = ("import os\nprint('SECRET ' + repr(os.environ.get('ACCELOPT_TEST_SECRET')))\n" + ADD_REFERENCE)
+        task = {"name": "env", "reference": reference, "parameters": {"N": 128, "D": 128}}
+        r = srv.eval("e", task, ADD_KERNEL, seeds=[1])
+    finally:
+        srv.close()
+    assert r["status"] == "ok" and "SECRET None" in r["output"], r
