@@ -89,8 +89,11 @@ OptimizeDialog::OptimizeDialog(const Kernel &kernel, const QList<HostConfig> &ho
     for (QSpinBox *spin : {m_ui->beamSpin, m_ui->plansSpin, m_ui->samplesSpin, m_ui->iterationsSpin,
                            m_ui->fixSpin, m_ui->patienceSpin})
         connect(spin, &QSpinBox::valueChanged, this, [this] {
-            if (!m_showingPreset &&
-                readConfig() != SearchConfig::preset(m_ui->presetCombo->currentData().toString()))
+            std::optional<SearchConfig> preset =
+                SearchConfig::preset(m_ui->presetCombo->currentData().toString());
+            if (preset)
+                preset->checkAll = m_ui->checkAllCheck->isChecked(); // not part of a preset
+            if (!m_showingPreset && readConfig() != preset)
                 m_ui->presetCombo->setCurrentIndex(m_ui->presetCombo->findData(QString()));
         });
     connect(m_ui->modelsWarning, &QLabel::linkActivated, this, [this] { Q_EMIT modelsRequested(); });
@@ -190,6 +193,7 @@ SearchConfig OptimizeDialog::readConfig() const
     c.budgetTokens = m_ui->budgetTokensSpin->value();
     c.budgetWallSeconds = m_ui->budgetMinutesSpin->value() * 60.0;
     c.targetPercentOfPeak = m_ui->targetPercentSpin->value();
+    c.checkAll = m_ui->checkAllCheck->isChecked();
     return c;
 }
 
@@ -281,6 +285,7 @@ void OptimizeDialog::restore()
         config && !saved.isEmpty()) {
         m_base = *config;
         showConfig(*config);
+        m_ui->checkAllCheck->setChecked(config->checkAll);
         m_ui->budgetUsdSpin->setValue(config->budgetUsd);
         m_ui->budgetTokensSpin->setValue(
             int(std::min<qint64>(config->budgetTokens, m_ui->budgetTokensSpin->maximum())));

@@ -172,8 +172,10 @@ void SearchConsole::print(const SearchEvent &event)
                        << percent(baseline->evaluation.percentOfPeak) << "\n";
     } else if (const auto *done = event.as<IterationFinished>()) {
         const Totals &t = done->totals;
-        Console::out() << QStringLiteral("iteration %1/%2: best %3 (%4x), %5, %6 candidates (%7 correct), "
-                                         "cost $%8\n")
+        const QString unchecked =
+            done->unchecked > 0 ? QStringLiteral(", %1 slower, not checked").arg(done->unchecked) : QString();
+        Console::out() << QStringLiteral("iteration %1/%2: best %3 (%4x), %5, %6 candidates (%7 correct%8), "
+                                         "cost $%9\n")
                               .arg(done->iteration)
                               .arg(t.iterations)
                               .arg(ms(bestOf(t, &Evaluation::latencyMeanMs)))
@@ -181,6 +183,7 @@ void SearchConsole::print(const SearchEvent &event)
                               .arg(percent(bestOf(t, &Evaluation::percentOfPeak)))
                               .arg(done->candidates)
                               .arg(done->usable)
+                              .arg(unchecked)
                               .arg(t.costUsd, 0, 'f', 4);
     } else if (const auto *stopped = event.as<Stopped>()) {
         const Totals &t = stopped->totals;

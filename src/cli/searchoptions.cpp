@@ -72,6 +72,9 @@ void SearchOptions::add(QCommandLineParser &parser)
         {QStringLiteral("target-percent"),
          QStringLiteral("Stop when the best kernel reaches this % of the roofline peak."),
          QStringLiteral("X")},
+        {QStringLiteral("check-all"),
+         QStringLiteral("Check every candidate's numerics. By default a candidate is first only timed, and "
+                        "checked only if it is fast enough to enter the beam or make an experience.")},
     });
 }
 
@@ -123,6 +126,10 @@ bool SearchOptions::apply(const QCommandLineParser &parser, SearchConfig &config
             error = QStringLiteral("--budget-tokens wants a whole number");
             return false;
         }
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("check-all"))) {
+        config.checkAll = true;
         changed = true;
     }
     if (const QStringList problems = config.problems(); !problems.isEmpty()) {

@@ -1,10 +1,13 @@
 // Benchmark (CTest label bench): one optimization iteration at the paper's shape, B=6, N=12, K=2, against a
 // stand-in model server (ScriptedLlmServer on loopback) that answers every call after 1 s. Prints the wall
 // time of the iteration's LLM phase (its first planner call sent to its last executor reply) next to the
-// 72 s a one-plan-at-a-time executor needs (B x N plans, 1 s each, the K samples of a plan overlapping), and
-// the orchestration overhead per candidate (time in the search's own code: prompts, parsing, selection,
-// store writes; not waiting for models or hosts). Evaluations are real (local host, nkisim, small size)
-// and run meanwhile. Asserts nothing.
+// 72 s a one-plan-at-a-time executor needs (B x N plans, 1 s each, the K samples of a plan overlapping), the
+// whole iteration, and the orchestration overhead per candidate (time in the search's own code: prompts,
+// parsing, selection, store writes; not waiting for models or hosts). Evaluations are real (local host, 2
+// slots, nkisim, small size) and run meanwhile. Each row runs twice: as the search ran before issue 18 (every
+// candidate checked, each evaluation a fresh sandboxed Python: --check-all, ACCELOPT_RUNNER_NO_ZYGOTE=1) and as
+// it runs now (the cascade; evaluations forked from the slot's zygote), and says whether both chose the same
+// beam (by source). Asserts nothing.
 //
 // Iteration 1 grows the beam: its executor replies are the swiglu fixture's fast1 kernel with a distinct
 // module-level constant each, 24 distinct correct kernels, so iteration 2 starts with a full beam of 6 and
@@ -50,10 +53,15 @@ struct Figures
     double overheadCpuPerCandidateMs = 0;
     int candidates = 0;
     double totalS = 0;
+    QStringList beam; // source hashes, fastest first
 };
 
-Figures runOnce(int concurrency, const PromptLibrary &prompts)
+Figures runOnce(int concurrency, bool before, const PromptLibrary &prompts)
 {
+    if (before)
+        qputenv("ACCELOPT_RUNNER_NO_ZYGOTE", "1");
+    else
+        qunsetenv("ACCELOPT_RUNNER_NO_ZYGOTE");
     const QString tasks = QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/swiglu/");
     const QString fast = read(QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/fixtures/optimize/swiglu/fast1.py"));
     QTemporaryDir dir;
@@ -124,6 +132,7 @@ Figures runOnce(int concurrency, const PromptLibrary &prompts)
     SearchConfig config; // the paper's B=6, N=12, K=2
     config.iterations = 2;
     config.seed = 1;
+    config.checkAll = before;
     qint64 iterationStart = 0, iterationEnd = 0;
     QObject::connect(&search, &BeamSearch::event, [&](const SearchEvent &event) {
         const auto *selected = event.as<SearchEvents::BeamSelected>();
@@ -149,8 +158,11 @@ Figures runOnce(int concurrency, const PromptLibrary &prompts)
     f.overheadPerCandidateMs = search.orchestrationSeconds() * 1000.0 / std::max(1, f.candidates);
     f.overheadCpuPerCandidateMs = search.orchestrationCpuSeconds() * 1000.0 / std::max(1, f.candidates);
     f.totalS = clock.elapsed() / 1000.0;
+    for (const QString &id : search.beam())
+        f.beam << store.candidate(id)->sourceHash;
     if (search.beam().size() != 6)
         QTextStream(stderr) << "warning: iteration 2 ran with a beam of " << search.beam().size() << "\n";
+    qunsetenv("ACCELOPT_RUNNER_NO_ZYGOTE");
     return f;
 }
 
@@ -169,20 +181,32 @@ int main(int argc, char **argv)
            "swiglu small)\n";
     out << "one-plan-at-a-time executor: 72 plans x 1 s = 72 s for the LLM phase of one full-beam "
            "iteration\n\n";
-    out << "concurrency  planner  executor  max in flight  LLM phase (s)  iteration (s)  candidates  "
+    out << "search     concurrency  planner  executor  max in flight  LLM phase (s)  iteration (s)  candidates  "
            "overhead/candidate wall (ms)  cpu (ms)\n";
     for (int concurrency : {16, 64}) {
-        const Figures f = runOnce(concurrency, prompts);
-        out << QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8  %9\n")
-                   .arg(concurrency, 11)
-                   .arg(f.plannerCalls, 7)
-                   .arg(f.executorCalls, 8)
-                   .arg(f.maxInFlight, 13)
-                   .arg(f.llmPhaseS, 13, 'f', 1)
-                   .arg(f.iterationS, 13, 'f', 1)
-                   .arg(f.candidates, 10)
-                   .arg(f.overheadPerCandidateMs, 28, 'f', 2)
-                   .arg(f.overheadCpuPerCandidateMs, 8, 'f', 2);
+        QStringList beams[2];
+        double iterationS[2] = {0, 0};
+        for (const bool before : {true, false}) {
+            const Figures f = runOnce(concurrency, before, prompts);
+            beams[before ? 0 : 1] = f.beam;
+            iterationS[before ? 0 : 1] = f.iterationS;
+            out << QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8  %9  %10\n")
+                       .arg(before ? QStringLiteral("before") : QStringLiteral("now"), -9)
+                       .arg(concurrency, 11)
+                       .arg(f.plannerCalls, 7)
+                       .arg(f.executorCalls, 8)
+                       .arg(f.maxInFlight, 13)
+                       .arg(f.llmPhaseS, 13, 'f', 1)
+                       .arg(f.iterationS, 13, 'f', 1)
+                       .arg(f.candidates, 10)
+                       .arg(f.overheadPerCandidateMs, 28, 'f', 2)
+                       .arg(f.overheadCpuPerCandidateMs, 8, 'f', 2);
+            out.flush();
+        }
+        out << QStringLiteral("  iteration %1x faster; the same beam: %2\n")
+                   .arg(iterationS[0] / std::max(iterationS[1], 1e-9), 0, 'f', 2)
+                   .arg(beams[0] == beams[1] && !beams[0].isEmpty() ? QStringLiteral("yes")
+                                                                    : QStringLiteral("NO"));
         out.flush();
     }
     return 0;

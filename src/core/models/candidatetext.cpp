@@ -53,7 +53,7 @@ QString statusText(const SearchState::Row &row)
     const Evaluation &e = *row.evaluation;
     if (e.ok() && e.correct == false)
         return QStringLiteral("incorrect");
-    QString text = e.statusName();
+    QString text = e.ok() && !e.correct ? QStringLiteral("timed, not checked") : e.statusName();
     if (!e.reusedFrom.isEmpty())
         text += QStringLiteral(" (reused)");
     return text;
@@ -74,6 +74,9 @@ QString toolTip(const SearchState::Row &row)
         if (!e.reusedFrom.isEmpty())
             tip += QStringLiteral("\nThe same kernel as %1: its measurement is reused")
                        .arg(e.reusedFrom.left(8));
+        if (e.ok() && !e.correct)
+            tip += QStringLiteral("\nOnly timed: its numerics are checked only if it is fast enough to enter "
+                                  "the beam or make an experience (the search's cascade)");
         if (e.l2RelErr)
             tip += QStringLiteral("\nL2 relative error %1").arg(*e.l2RelErr, 0, 'g', 3);
     }

@@ -247,6 +247,7 @@ bool BeamSearch::begin(const Task &task, const SearchConfig &config)
     m_twinsWaiting.clear();
     m_calls.clear();
     m_jobs.clear();
+    m_planOf.clear();
     m_pairs.clear();
     m_iteration = 0;
     m_pending = 0;
@@ -443,18 +444,20 @@ void BeamSearch::replay(const Call &call, const LlmCallRecord &recorded)
     later([this, replayed, reply] { onChatFinished(replayed, reply); });
 }
 
-void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan)
+void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan, bool check)
 {
     ++m_pending;
-    const Job job{candidate.id, beamParentId, plan};
-    if (const auto stored = m_store->evaluation(candidate.id)) {
+    const Job job{candidate.id, beamParentId, plan, check};
+    m_planOf.insert(candidate.id, plan);
+    const auto stored = m_store->evaluation(candidate.id);
+    if (stored && (!check || !Selection::isUnchecked(*stored))) { // a resumed session: what already landed
         if (stored->reusedFrom.isEmpty() && stored->status != EvalStatus::InfraError &&
             !candidate.sourceHash.isEmpty() && !m_measuredBy.contains(candidate.sourceHash))
             m_measuredBy.insert(candidate.sourceHash, candidate.id);
         later([this, job, evaluation = *stored] { onEvaluation(job, evaluation, false); });
         return;
     }
-    if (takeOverTwin(job, candidate))
+    if (!check && takeOverTwin(job, candidate))
         return;
     tell(SearchEvents::EvaluationStarted{candidate.id, candidate.iteration});
     EvalRequest request;
@@ -465,6 +468,8 @@ void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentI
     request.target = m_task.target;
     request.size = m_task.size;
     request.timeoutSeconds = m_task.evalTimeoutSeconds;
+    // The cascade: a new kernel is first only timed; startChecks() has the ones that could matter checked.
+    request.timingOnly = !m_config.checkAll && !check && candidate.origin != Candidate::Origin::Baseline;
     m_jobs.insert(m_pool->submit(request), job);
 }
 
@@ -535,7 +540,9 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
     if (m_state == State::Finished || m_state == State::Idle)
         return;
     if (fresh)
-        storeOk(m_store->addEvaluation(job.candidateId, evaluation), QStringLiteral("an evaluation"));
+        storeOk(job.check ? m_store->replaceEvaluation(job.candidateId, evaluation)
+                          : m_store->addEvaluation(job.candidateId, evaluation),
+                QStringLiteral("an evaluation"));
     m_evaluations.insert(job.candidateId, evaluation);
     const Candidate candidate = m_candidates.value(job.candidateId);
     offerBest(candidate.id, evaluation);
@@ -548,9 +555,10 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
         onBaseline(evaluation);
         return;
     }
-    if (Selection::isUsable(evaluation)) {
-        m_children << ScoredKernel{candidate.id, job.beamParentId, candidate.sourceHash, evaluation};
-    } else if (fixable(evaluation) && candidate.fixRound < m_config.fixRounds && !checkBudgets()) {
+    keepChild(job, candidate, evaluation);
+    if (job.check && evaluation.reusedFrom.isEmpty())
+        settleCheckedTwins(candidate, evaluation);
+    if (fixable(evaluation) && candidate.fixRound < m_config.fixRounds && !checkBudgets()) {
         Call call;
         call.role = AgentRole::Fixer;
         call.beamParentId = job.beamParentId;
@@ -571,6 +579,69 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
         send(call, Fixer::messages(*m_prompts, input), candidate.id);
     }
     workDone();
+}
+
+void BeamSearch::keepChild(const Job &job, const Candidate &candidate, const Evaluation &evaluation)
+{
+    // A check result replaces the timing-only child it checked (or drops it, when it failed).
+    if (job.check)
+        m_children.removeIf([&](const ScoredKernel &k) { return k.candidateId == candidate.id; });
+    if (Selection::isUsable(evaluation) || Selection::isUnchecked(evaluation))
+        m_children << ScoredKernel{candidate.id, job.beamParentId, candidate.sourceHash, evaluation};
+}
+
+void BeamSearch::settleCheckedTwins(const Candidate &checked, const Evaluation &evaluation)
+{
+    // Twins took over the timing-only measurement; the check stands for them as well.
+    if (checked.sourceHash.isEmpty())
+        return;
+    for (const ScoredKernel &k : std::as_const(m_children)) {
+        if (k.candidateId == checked.id || k.sourceHash != checked.sourceHash ||
+            !Selection::isUnchecked(k.evaluation))
+            continue;
+        Evaluation reused = evaluation;
+        reused.id = k.candidateId;
+        reused.reusedFrom = checked.id;
+        const Job twin{k.candidateId, k.parentId, m_planOf.value(k.candidateId), true};
+        ++m_pending; // onEvaluation's workDone() takes it back
+        later([this, twin, reused] { onEvaluation(twin, reused, true); });
+    }
+}
+
+bool BeamSearch::startChecks()
+{
+    if (m_config.checkAll)
+        return false;
+    std::sort(m_children.begin(), m_children.end(),
+              [](const ScoredKernel &a, const ScoredKernel &b) { return a.candidateId < b.candidateId; });
+    Selection::CascadeScope scope;
+    scope.width = m_config.beamWidth;
+    scope.noiseFloor = m_config.noiseFloor;
+    scope.experiences = m_memory != nullptr;
+    scope.gain = m_config.gainThreshold;
+    scope.loss = m_config.lossThreshold;
+    scope.topK = m_config.topK;
+    if (m_memory)
+        scope.hitPlans = m_shownPlans;
+    for (const ScoredKernel &k : std::as_const(m_children))
+        scope.planOf.insert(k.candidateId, m_candidates.value(k.candidateId).planId);
+    const QStringList ids = Selection::toCheck(m_beam, m_children, scope);
+    if (ids.isEmpty())
+        return false;
+    QHash<QString, ScoredKernel> byId;
+    for (const ScoredKernel &k : std::as_const(m_children))
+        byId.insert(k.candidateId, k);
+    ++m_pending; // held while the checks go out
+    QSet<QString> sources;
+    for (const QString &id : ids) {
+        const ScoredKernel k = byId.value(id);
+        if (!k.sourceHash.isEmpty() && sources.contains(k.sourceHash))
+            continue; // one check per source; settleCheckedTwins hands it on
+        sources.insert(k.sourceHash);
+        submitCandidate(m_candidates.value(id), k.parentId, m_planOf.value(id), true);
+    }
+    workDone();
+    return true;
 }
 
 void BeamSearch::onBaseline(const Evaluation &evaluation)
@@ -775,7 +846,7 @@ void BeamSearch::workDone()
                       .arg(m_callsFailed)
                       .arg(m_callsFailed == 1 ? QString() : QStringLiteral("s"), m_firstCallError);
         finish(StopReason::ModelsFailed);
-    } else if (m_state == State::Generating)
+    } else if (m_state == State::Generating && !startChecks())
         selectAndSummarize();
     else if (m_state == State::Summarizing)
         finishIteration();
@@ -890,6 +961,7 @@ void BeamSearch::finishIteration()
         if (c.iteration == m_iteration) {
             ++done.candidates;
             done.usable += Selection::isUsable(m_evaluations.value(c.id)) ? 1 : 0;
+            done.unchecked += Selection::isUnchecked(m_evaluations.value(c.id)) ? 1 : 0;
         }
     tell(std::move(done));
     ++m_iteration;

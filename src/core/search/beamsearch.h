@@ -112,6 +112,7 @@ private:
         QString candidateId;
         QString beamParentId;
         Plan plan;
+        bool check = false; // the cascade's numeric check of a candidate that was only timed
     };
 
     class Busy;
@@ -131,7 +132,10 @@ private:
     void onPlan(const Call &call, const ChatReply &reply);
     void onKernel(const Call &call, const ChatReply &reply);
     void onSummary(const Call &call, const ChatReply &reply);
-    void submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan);
+    void submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan, bool check = false);
+    bool startChecks();
+    void keepChild(const Job &job, const Candidate &candidate, const Evaluation &evaluation);
+    void settleCheckedTwins(const Candidate &checked, const Evaluation &evaluation);
     void workDone();
     void selectAndSummarize();
     void recordOutcomes();
@@ -185,6 +189,7 @@ private:
     QHash<QString, QList<Job>> m_twinsWaiting;
     QMap<QPair<ChatClient *, quint64>, Call> m_calls;
     QHash<quint64, Job> m_jobs;
+    QHash<QString, Plan> m_planOf; // candidate id -> the plan it carries out, for its check's fixer
     QString m_baselineId;
     QList<ExperiencePair> m_pairs;
     bool m_sending = false;

@@ -41,6 +41,7 @@ constexpr DoubleField kDoubleFields[] = {
     {"target_percent_of_peak", &SearchConfig::targetPercentOfPeak},
 };
 const char *const kTokensKey = "budget_tokens";
+const char *const kCheckAllKey = "check_all";
 
 bool setError(QString *error, const QString &text)
 {
@@ -103,13 +104,14 @@ QJsonObject SearchConfig::toJson() const
     for (const DoubleField &f : kDoubleFields)
         o.insert(QLatin1String(f.key), this->*f.member);
     o.insert(QLatin1String(kTokensKey), budgetTokens);
+    o.insert(QLatin1String(kCheckAllKey), checkAll);
     return o;
 }
 
 std::optional<SearchConfig> SearchConfig::fromJson(const QJsonObject &o, QString *error)
 {
     SearchConfig c;
-    QStringList known{kVersion, QLatin1String(kTokensKey)};
+    QStringList known{kVersion, QLatin1String(kTokensKey), QLatin1String(kCheckAllKey)};
     if (o.contains(kVersion)) {
         const QJsonValue v = o.value(kVersion);
         if (!v.isDouble() || v.toDouble() != std::floor(v.toDouble()))
@@ -153,6 +155,12 @@ std::optional<SearchConfig> SearchConfig::fromJson(const QJsonObject &o, QString
     }
     if (!integer(kTokensKey, c.budgetTokens))
         return std::nullopt;
+    if (const QJsonValue v = o.value(QLatin1String(kCheckAllKey)); !v.isUndefined()) {
+        if (!v.isBool())
+            return fail(error, QStringLiteral("search config: \"%1\" must be true or false")
+                                   .arg(QLatin1String(kCheckAllKey)));
+        c.checkAll = v.toBool();
+    }
     for (auto it = o.begin(); it != o.end(); ++it)
         if (!known.contains(it.key()))
             return fail(error, QStringLiteral("search config: unknown setting \"%1\"").arg(it.key()));

@@ -30,6 +30,10 @@ struct SearchConfig
     // Seeds every LLM call's sampling (with the call's place in the search), so a rerun with the same seed
     // asks the same questions the same way. 0: a fresh one is drawn when the session starts, then kept.
     int seed = 0;
+    // The cascade (false): a candidate is first only timed, and its numerics are checked only when it is fast
+    // enough to enter the beam, make an experience or decide a plan's hit rate; the rest stay "not checked".
+    // True: every candidate is checked as it is evaluated, as the original method does.
+    bool checkAll = false;
 
     // Everything wrong with the settings, in words naming the setting; empty when usable.
     QStringList problems() const;

@@ -131,7 +131,8 @@ struct Json
     {
         return merged(totalsJson(e.totals), {{QStringLiteral("iteration"), e.iteration},
                                              {QStringLiteral("candidates"), e.candidates},
-                                             {QStringLiteral("correct"), e.usable}});
+                                             {QStringLiteral("correct"), e.usable},
+                                             {QStringLiteral("not_checked"), e.unchecked}});
     }
     QJsonObject operator()(const Stopped &e) const
     {

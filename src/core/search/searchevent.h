@@ -124,6 +124,7 @@ struct IterationFinished
     int candidates = 0; // of this iteration
     int usable = 0;
     Totals totals;
+    int unchecked = 0; // only timed: not fast enough to matter, so never checked (the cascade)
 };
 
 struct Stopped

@@ -15,6 +15,12 @@ bool isUsable(const Evaluation &evaluation)
            *evaluation.latencyMeanMs > 0 && std::isfinite(*evaluation.latencyMeanMs);
 }
 
+bool isUnchecked(const Evaluation &evaluation)
+{
+    return evaluation.ok() && !evaluation.correct.has_value() && evaluation.latencyMeanMs &&
+           *evaluation.latencyMeanMs > 0 && std::isfinite(*evaluation.latencyMeanMs);
+}
+
 double latency(const Evaluation &evaluation)
 {
     return evaluation.latencyMeanMs.value_or(std::numeric_limits<double>::infinity());
@@ -129,6 +135,51 @@ QList<ExperiencePair> experiencePairs(const QList<ScoredKernel> &parents, const 
     if (topK >= 0 && pairs.size() > topK)
         pairs.resize(topK);
     return pairs;
+}
+
+QStringList toCheck(const QList<ScoredKernel> &parents, const QList<ScoredKernel> &children,
+                    const CascadeScope &scope)
+{
+    QSet<QString> unchecked;
+    QList<ScoredKernel> assumed = children; // every unchecked child taken as correct
+    for (ScoredKernel &k : assumed)
+        if (isUnchecked(k.evaluation)) {
+            unchecked.insert(k.candidateId);
+            k.evaluation.correct = true;
+        }
+    QSet<QString> out;
+    for (const ScoredKernel &k : nextBeam(parents, assumed, scope.width, scope.noiseFloor))
+        if (unchecked.contains(k.candidateId))
+            out.insert(k.candidateId);
+    if (scope.experiences)
+        for (const ExperiencePair &pair :
+             experiencePairs(parents, assumed, scope.gain, scope.loss, scope.topK))
+            if (unchecked.contains(pair.after.candidateId))
+                out.insert(pair.after.candidateId);
+    if (!scope.hitPlans.isEmpty()) {
+        QHash<QString, Evaluation> parentEval;
+        for (const ScoredKernel &p : parents)
+            parentEval.insert(p.candidateId, p.evaluation);
+        QHash<QString, const ScoredKernel *> fastest; // per plan: its fastest unchecked child faster than its parent
+        QSet<QString> decided;                        // plans with a checked child faster than its parent
+        for (const ScoredKernel &k : assumed) {
+            const QString plan = scope.planOf.value(k.candidateId);
+            const auto parent = parentEval.constFind(k.parentId);
+            if (!scope.hitPlans.contains(plan) || parent == parentEval.constEnd() ||
+                !isFaster(k.evaluation, *parent, scope.noiseFloor))
+                continue;
+            if (!unchecked.contains(k.candidateId))
+                decided.insert(plan);
+            else if (!fastest.contains(plan) || latency(k.evaluation) < latency(fastest.value(plan)->evaluation))
+                fastest.insert(plan, &k);
+        }
+        for (auto it = fastest.cbegin(); it != fastest.cend(); ++it)
+            if (!decided.contains(it.key()))
+                out.insert(it.value()->candidateId);
+    }
+    QStringList ids(out.cbegin(), out.cend());
+    ids.sort();
+    return ids;
 }
 
 } // namespace Selection

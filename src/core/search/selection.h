@@ -2,7 +2,9 @@
 
 #include "model/evaluation.h"
 
+#include <QHash>
 #include <QList>
+#include <QSet>
 #include <QString>
 
 // A kernel as selection sees it: its candidate id, the beam kernel it was derived from (for a fixer's output,
@@ -34,6 +36,8 @@ namespace Selection {
 
 // Status ok, known correct and a positive mean latency: a kernel that may enter the beam.
 bool isUsable(const Evaluation &evaluation);
+// Status ok and a positive mean latency, but its correctness not checked: the cascade only timed it.
+bool isUnchecked(const Evaluation &evaluation);
 // The mean latency a usable kernel ranks by; infinity when unknown.
 double latency(const Evaluation &evaluation);
 
@@ -69,5 +73,25 @@ QList<ScoredKernel> nextBeam(const QList<ScoredKernel> &parents, const QList<Sco
 // |log speedup| first.
 QList<ExperiencePair> experiencePairs(const QList<ScoredKernel> &parents, const QList<ScoredKernel> &children,
                                       double gain, double loss, int topK);
+
+// What the search's cascade (SearchConfig::checkAll false) still has to check once an iteration's candidates
+// are timed: the unchecked children that, were they correct, would enter the next beam (nextBeam), make one of
+// the iteration's experiences (experiencePairs, when `experiences`), or be the fastest kernel faster than its
+// parent of a plan in `hitPlans` that has no checked one faster (that kernel decides the plan's hit for the
+// memory's hit rates). Checking them and asking again until nothing is left gives the beam and the experiences
+// that checking every candidate gives. `children` in the order the selection takes them; sorted ids out.
+struct CascadeScope
+{
+    int width = 1;
+    double noiseFloor = 0.01;
+    bool experiences = false;
+    double gain = 1.04;
+    double loss = 1.0 / 1.15;
+    int topK = 0;
+    QSet<QString> hitPlans;
+    QHash<QString, QString> planOf; // candidate id -> its plan's id
+};
+QStringList toCheck(const QList<ScoredKernel> &parents, const QList<ScoredKernel> &children,
+                    const CascadeScope &scope);
 
 } // namespace Selection

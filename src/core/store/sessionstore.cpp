@@ -610,10 +610,21 @@ bool SessionStore::hasSource(const QString &sessionId, const QString &sourceHash
 
 bool SessionStore::addEvaluation(const QString &candidateId, const Evaluation &e, int runIndex)
 {
+    return writeEvaluation(QStringLiteral("INSERT OR IGNORE"), candidateId, e, runIndex);
+}
+
+bool SessionStore::replaceEvaluation(const QString &candidateId, const Evaluation &e, int runIndex)
+{
+    return writeEvaluation(QStringLiteral("INSERT OR REPLACE"), candidateId, e, runIndex);
+}
+
+bool SessionStore::writeEvaluation(const QString &verb, const QString &candidateId, const Evaluation &e,
+                                   int runIndex)
+{
     Statement q(
         m_db.connection(),
-        QStringLiteral(
-            "INSERT OR IGNORE INTO evaluations (candidate_id, run_index, host, status, error, "
+        verb + QStringLiteral(
+            " INTO evaluations (candidate_id, run_index, host, status, error, "
             "correct, l2_rel_err, max_abs_err, latency_mean_ms, latency_min_ms, latency_max_ms, "
             "latency_p50_ms, rel_spread, peak_ms, percent_of_peak, bound, metrics_json, raw_json, "
             "wall_s, attempts, reused_from, created_at) VALUES (:c, :run, :host, :status, :error, :correct, "

@@ -89,6 +89,8 @@ public:
 
     // Evaluations: one per candidate and run index (a re-measurement is run 1, 2, ...).
     bool addEvaluation(const QString &candidateId, const Evaluation &evaluation, int runIndex = 0);
+    // The search's cascade: a candidate's numeric check replaces the timing-only evaluation stored for it.
+    bool replaceEvaluation(const QString &candidateId, const Evaluation &evaluation, int runIndex = 0);
     std::optional<Evaluation> evaluation(const QString &candidateId, int runIndex = 0) const;
     // The fastest correct candidate of the session (status ok, correct, lowest mean latency).
     std::optional<Candidate> bestCandidate(const QString &sessionId) const;
@@ -142,6 +144,8 @@ public:
 
 private:
     bool fail(const QString &error) const;
+    bool writeEvaluation(const QString &verb, const QString &candidateId, const Evaluation &evaluation,
+                         int runIndex);
     bool insertPlan(PlanRecord &plan, QString &error);
     bool insertCandidate(Candidate &candidate, QString &error);
     bool touchSession(const QString &sessionId, QString &error);

@@ -190,7 +190,7 @@ private Q_SLOTS:
         QCOMPARE(count<SearchEvents::BeamSelected>(events), 2); // the baseline, then iteration 1
         QCOMPARE(count<SearchEvents::PlanCreated>(events), 1);
         QCOMPARE(count<SearchEvents::CandidateCreated>(events), 2);
-        QCOMPARE(count<SearchEvents::EvaluationFinished>(events), 2);
+        QCOMPARE(count<SearchEvents::EvaluationFinished>(events), 3); // the baseline; the kernel timed, checked
         QCOMPARE(count<SearchEvents::ExperienceStored>(events), 1);
         QCOMPARE(count<SearchEvents::IterationFinished>(events), 1);
         QCOMPARE(count<SearchEvents::LlmCallFinished>(events), 3); // planner, executor, summarizer
@@ -279,6 +279,74 @@ private Q_SLOTS:
         QCOMPARE(fresh->faster, 0);
         QCOMPARE(fresh->hitRate(), 0.0);
         QCOMPARE(first->hitRate(), 0.5);
+    }
+
+    // The cascade: children are first only timed, and only those that could enter the beam (or make an
+    // experience) are checked. B=2, N=1, K=3 with three replies: the fast kernel, a kernel as fast but wrong
+    // (sigmoid for silu), and a kernel at the baseline's speed. The wrong one is caught by its check, the slow
+    // one is never checked, and the beam is the one that checking everything gives.
+    void cascadeChecksOnlyWhatCouldEnterTheBeam()
+    {
+        QString wrong = m_fast;
+        wrong.replace(QStringLiteral("op=nl.silu"), QStringLiteral("op=nl.sigmoid"));
+        QVERIFY(wrong != m_fast);
+        const QString slow = m_baseline + QStringLiteral("\n_VARIANT = 1\n");
+        QHash<QString, QStringList> beams;
+        for (const bool checkAll : {false, true}) {
+            QTemporaryDir dir;
+            Rig rig(dir.path(), m_prompts);
+            QVERIFY(rig.store.open() && rig.memory.open());
+            int executorCalls = 0;
+            rig.server.setHandler([&](const ScriptedLlmServer::Request &r) {
+                switch (roleOf(r)) {
+                case AgentRole::Planner: return ScriptedLlmServer::completion(planReply());
+                case AgentRole::Summarizer: return ScriptedLlmServer::completion(summaryReply());
+                default: break;
+                }
+                const QString replies[] = {m_fast, wrong, slow};
+                return ScriptedLlmServer::completion(fenced(replies[executorCalls++ % 3]));
+            });
+            SearchConfig config = tiny(2, 1, 3, 1);
+            config.fixRounds = 0;
+            config.checkAll = checkAll;
+            QList<SearchEvent> events;
+            connect(rig.search, &BeamSearch::event, this, [&events](const SearchEvent &e) { events << e; });
+            QSignalSpy done(rig.search, &BeamSearch::finished);
+            QVERIFY2(rig.search->start(task(), config), qPrintable(rig.search->lastError()));
+            QVERIFY(done.wait(180000));
+            QCOMPARE(done.first().first().value<StopReason>(), StopReason::Iterations);
+            checkEventOrder(events);
+            const QString session = rig.search->sessionId();
+            QHash<QString, std::optional<Evaluation>> bySource;
+            for (const Candidate &c : rig.store.candidates(session))
+                if (c.origin != Candidate::Origin::Baseline)
+                    bySource.insert(c.source.trimmed(), rig.store.evaluation(c.id));
+            QCOMPARE(bySource.size(), 3);
+            const auto fast = bySource.value(m_fast.trimmed()), bad = bySource.value(wrong.trimmed()),
+                       base = bySource.value(slow.trimmed());
+            QVERIFY(fast && bad && base);
+            QCOMPARE(fast->correct, std::optional<bool>(true));
+            QCOMPARE(bad->status, EvalStatus::Incorrect);
+            QCOMPARE(base->status, EvalStatus::Ok);
+            QCOMPARE(base->correct, checkAll ? std::optional<bool>(true) : std::nullopt);
+            const auto *iteration = [&]() -> const SearchEvents::IterationFinished * {
+                for (const SearchEvent &e : std::as_const(events))
+                    if (const auto *finished = e.as<SearchEvents::IterationFinished>())
+                        return finished;
+                return nullptr;
+            }();
+            QVERIFY(iteration);
+            QCOMPARE(iteration->unchecked, checkAll ? 0 : 1);
+            QCOMPARE(iteration->usable, checkAll ? 2 : 1);
+            // timed, then checked: the fast and the wrong kernel; only timed: the slow one
+            QCOMPARE(count<SearchEvents::EvaluationFinished>(events), checkAll ? 4 : 6);
+            QStringList beam;
+            for (const QString &id : rig.store.beam(session, 1))
+                beam << rig.store.candidate(id)->sourceHash;
+            beams.insert(checkAll ? QStringLiteral("all") : QStringLiteral("cascade"), beam);
+            QCOMPARE(beam.size(), 2);
+        }
+        QCOMPARE(beams.value(QStringLiteral("cascade")), beams.value(QStringLiteral("all")));
     }
 
     void failuresCostOnlyTheirSample()

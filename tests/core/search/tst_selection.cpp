@@ -1,5 +1,6 @@
 #include "search/selection.h"
 
+#include <QRandomGenerator>
 #include <QTest>
 
 #include <cmath>
@@ -119,6 +120,120 @@ private Q_SLOTS:
         const auto edge = Selection::experiencePairs({k("p", {}, "hp", eval(1.0))},
                                                      {k("s", "p", "hs", eval(1.15))}, 1.04, 1.0 / 1.15, 8);
         QCOMPARE(edge.size(), 1);
+    }
+
+    void cascadeChecksWhatCouldMatter()
+    {
+        // Parents at 1.0 and 0.9; children timed only. The fastest two unchecked would enter a beam of 2; a
+        // slow one makes a negative experience; the rest matter to nothing.
+        QList<ScoredKernel> parents{k(QStringLiteral("p1"), {}, QStringLiteral("hp1"), eval(1.0)),
+                                    k(QStringLiteral("p2"), {}, QStringLiteral("hp2"), eval(0.9))};
+        auto timed = [](double ms) {
+            Evaluation e = eval(ms);
+            e.correct.reset();
+            return e;
+        };
+        QList<ScoredKernel> children{k(QStringLiteral("a"), QStringLiteral("p1"), QStringLiteral("ha"), timed(0.5)),
+                                     k(QStringLiteral("b"), QStringLiteral("p1"), QStringLiteral("hb"), timed(0.6)),
+                                     k(QStringLiteral("c"), QStringLiteral("p1"), QStringLiteral("hc"), timed(0.97)),
+                                     k(QStringLiteral("d"), QStringLiteral("p2"), QStringLiteral("hd"), timed(2.0))};
+        QVERIFY(Selection::isUnchecked(children.at(0).evaluation));
+        QVERIFY(!Selection::isUsable(children.at(0).evaluation));
+        Selection::CascadeScope scope;
+        scope.width = 2;
+        QCOMPARE(Selection::toCheck(parents, children, scope), (QStringList{"a", "b"}));
+        scope.experiences = true;
+        scope.topK = 8; // c (1.03x) is inside both thresholds; d (0.45x) is a negative experience
+        QCOMPARE(Selection::toCheck(parents, children, scope), (QStringList{"a", "b", "d"}));
+        // a turned out incorrect: the next fastest is a contender now.
+        children[0].evaluation.correct = false;
+        children[0].evaluation.status = EvalStatus::Incorrect;
+        scope.experiences = false;
+        QCOMPARE(Selection::toCheck(parents, children, scope), (QStringList{"b"}));
+        children[1].evaluation = children.at(0).evaluation; // b too: c (0.97, faster than p1) joins p2
+        QCOMPARE(Selection::toCheck(parents, children, scope), (QStringList{"c"}));
+    }
+
+    void cascadeEndsWhereCheckingEverythingEnds()
+    {
+        // Random iterations: checking what toCheck names, round after round, gives the beam, the experiences
+        // and the plans' hits that checking every child gives.
+        QRandomGenerator rng(20261201);
+        for (int trial = 0; trial < 400; ++trial) {
+            QList<ScoredKernel> parents;
+            const int beamWidth = 1 + int(rng.bounded(4));
+            for (int i = 0; i < beamWidth; ++i)
+                parents << k(QStringLiteral("p%1").arg(i), {}, QStringLiteral("hp%1").arg(i),
+                             eval(0.5 + rng.generateDouble(), 0.02 * rng.generateDouble()));
+            QList<ScoredKernel> truth, timed;
+            QHash<QString, QString> planOf;
+            QHash<QString, std::pair<Evaluation, Evaluation>> measured; // hash -> (truth, timed)
+            const int count = int(rng.bounded(30));
+            for (int i = 0; i < count; ++i) {
+                const QString id = QStringLiteral("c%1").arg(i, 3, 10, QLatin1Char('0'));
+                const QString parent = parents.at(int(rng.bounded(beamWidth))).candidateId;
+                // a few children share a source (hash) with another, some with a parent
+                const QString hash = rng.bounded(6) == 0 ? QStringLiteral("hp0")
+                                     : rng.bounded(5) == 0 ? QStringLiteral("hshared")
+                                                           : QStringLiteral("h") + id;
+                // the search measures a source once: a twin shares its measurement (a parent's is checked)
+                Evaluation e = eval(0.3 + 1.5 * rng.generateDouble(), 0.03 * rng.generateDouble());
+                if (rng.bounded(4) == 0) {
+                    e.correct = false;
+                    e.status = EvalStatus::Incorrect;
+                }
+                Evaluation t = e;
+                t.status = EvalStatus::Ok;
+                t.correct.reset();
+                if (hash == QLatin1String("hp0"))
+                    e = t = parents.at(0).evaluation;
+                else if (measured.contains(hash))
+                    std::tie(e, t) = measured.value(hash);
+                measured.insert(hash, {e, t});
+                truth << k(id, parent, hash, e);
+                planOf.insert(id, parent + QStringLiteral("/plan") + QString::number(rng.bounded(3)));
+                timed << k(id, parent, hash, t);
+            }
+            Selection::CascadeScope scope;
+            scope.width = beamWidth;
+            scope.experiences = true;
+            scope.topK = int(rng.bounded(5));
+            scope.planOf = planOf;
+            for (const QString &plan : std::as_const(planOf))
+                if (rng.bounded(2) == 0)
+                    scope.hitPlans.insert(plan);
+            int rounds = 0;
+            for (QStringList next; !(next = Selection::toCheck(parents, timed, scope)).isEmpty(); ++rounds) {
+                QVERIFY(rounds < 40);
+                for (const ScoredKernel &t : std::as_const(timed))
+                    QVERIFY(!next.contains(t.candidateId) || Selection::isUnchecked(t.evaluation));
+                for (int i = 0; i < timed.size(); ++i)
+                    if (next.contains(timed.at(i).candidateId)) {
+                        for (int j = 0; j < timed.size(); ++j) // the check settles its twins too
+                            if (timed.at(j).sourceHash == timed.at(i).sourceHash)
+                                timed[j].evaluation = truth.at(j).evaluation;
+                    }
+            }
+            QCOMPARE(ids(Selection::nextBeam(parents, timed, beamWidth)),
+                     ids(Selection::nextBeam(parents, truth, beamWidth)));
+            auto pairs = [&](const QList<ScoredKernel> &children) {
+                QStringList out;
+                for (const ExperiencePair &p :
+                     Selection::experiencePairs(parents, children, scope.gain, scope.loss, scope.topK))
+                    out << p.before.candidateId + QStringLiteral(">") + p.after.candidateId;
+                return out;
+            };
+            QCOMPARE(pairs(timed), pairs(truth));
+            auto hits = [&](const QList<ScoredKernel> &children) {
+                QSet<QString> out;
+                for (const ScoredKernel &c : children)
+                    for (const ScoredKernel &p : std::as_const(parents))
+                        if (p.candidateId == c.parentId && Selection::isFaster(c.evaluation, p.evaluation))
+                            out.insert(planOf.value(c.candidateId));
+                return out & scope.hitPlans;
+            };
+            QCOMPARE(hits(timed), hits(truth));
+        }
     }
 };
 

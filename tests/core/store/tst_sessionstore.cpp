@@ -121,6 +121,16 @@ private Q_SLOTS:
         QCOMPARE(rows(QStringLiteral("plans")), 1);
         QCOMPARE(rows(QStringLiteral("evaluations")), 1);
         QCOMPARE(m_store->evaluation(batch.at(0).id)->latencyMeanMs, 2.0);
+        // The cascade's check replaces a timing-only evaluation: one row, the checked one, which a resumed
+        // session replays.
+        Evaluation timed = evaluation(QStringLiteral("ok"), 3.0, 0.2);
+        timed.correct.reset();
+        QVERIFY(m_store->addEvaluation(batch.at(1).id, timed));
+        QVERIFY(!m_store->evaluation(batch.at(1).id)->correct.has_value());
+        QVERIFY(m_store->replaceEvaluation(batch.at(1).id, evaluation(QStringLiteral("incorrect"), 3.0, 0.2)));
+        QCOMPARE(rows(QStringLiteral("evaluations")), 2);
+        QCOMPARE(m_store->evaluation(batch.at(1).id)->correct, std::optional<bool>(false));
+        QCOMPARE(m_store->evaluation(batch.at(1).id)->status, EvalStatus::Incorrect);
         QCOMPARE(m_store->plans(m_session, 1).first().plan.steps,
                  (QStringList{QStringLiteral("a"), QStringLiteral("b")}));
     }
