@@ -22,6 +22,8 @@ packages=(
   bubblewrap
   # SSH host tests start a real sshd on loopback
   openssh-server openssh-client
+  # SLURM host tests start a real one-node SLURM (munge, slurmctld, slurmd) on loopback
+  munge slurmctld slurmd slurm-client
 )
 
 missing=()

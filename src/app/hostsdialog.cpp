@@ -15,6 +15,9 @@ HostsDialog::HostsDialog(std::shared_ptr<SshPrompter> prompter, QWidget *parent,
     m_ui->setupUi(this);
     m_ui->kindCombo->addItem(tr("SSH"), QStringLiteral("ssh"));
     m_ui->kindCombo->addItem(tr("This machine"), QStringLiteral("local"));
+    m_ui->kindCombo->addItem(tr("SLURM cluster"), QStringLiteral("slurm"));
+    m_ui->sshHostEdit->setToolTip(
+        tr("For a SLURM cluster: its head node; empty when this machine submits jobs"));
     m_ui->backendCombo->addItem(tr("sim (nkisim)"), QStringLiteral("sim"));
     m_ui->backendCombo->addItem(tr("neuron (Trainium)"), QStringLiteral("neuron"));
     m_ui->targetCombo->addItems(Targets::all());
@@ -63,6 +66,12 @@ void HostsDialog::showHost(int row)
     m_ui->targetCombo->setCurrentText(c.target);
     m_ui->slotsSpin->setValue(c.slotCount);
     m_ui->deployEdit->setText(c.deployRoot);
+    m_ui->weightSpin->setValue(c.weight);
+    m_ui->partitionEdit->setText(c.partition);
+    m_ui->accountEdit->setText(c.account);
+    m_ui->timeEdit->setText(c.timeLimit);
+    m_ui->gresEdit->setText(c.gres);
+    m_ui->nodesSpin->setValue(c.nodes);
     QStringList env;
     for (auto it = c.environment.begin(); it != c.environment.end(); ++it)
         env << it.key() + u'=' + it.value();
@@ -95,6 +104,12 @@ bool HostsDialog::readForm(HostConfig &out, QString &error) const
                         {QStringLiteral("target"), m_ui->targetCombo->currentText()},
                         {QStringLiteral("slots"), m_ui->slotsSpin->value()},
                         {QStringLiteral("deploy_root"), m_ui->deployEdit->text().trimmed()},
+                        {QStringLiteral("weight"), m_ui->weightSpin->value()},
+                        {QStringLiteral("partition"), m_ui->partitionEdit->text().trimmed()},
+                        {QStringLiteral("account"), m_ui->accountEdit->text().trimmed()},
+                        {QStringLiteral("time_limit"), m_ui->timeEdit->text().trimmed()},
+                        {QStringLiteral("gres"), m_ui->gresEdit->text().trimmed()},
+                        {QStringLiteral("nodes"), m_ui->nodesSpin->value()},
                         {QStringLiteral("env"), env}};
     HostConfig config;
     if (!HostConfig::fromJson(o, config, error))
@@ -103,6 +118,7 @@ bool HostsDialog::readForm(HostConfig &out, QString &error) const
     if (m_current >= 0 && m_current < m_hosts.size()) {
         config.knownHostsFile = m_hosts.at(m_current).knownHostsFile;
         config.sshConfigFile = m_hosts.at(m_current).sshConfigFile;
+        config.constraint = m_hosts.at(m_current).constraint;
     }
     out = config;
     return true;
@@ -231,6 +247,8 @@ void HostsDialog::showResult(const HostProbe::Result &r)
                 .arg(r.hello.value(QStringLiteral("python")).toString().toHtmlEscaped(),
                      r.hello.value(QStringLiteral("numpy")).toString().toHtmlEscaped(),
                      r.hello.value(QStringLiteral("backends")).toObject().keys().join(QStringLiteral(", ")));
+    if (const QString slurm = r.slurmLine(); !slurm.isEmpty())
+        html += tr("<br>SLURM %1").arg(slurm.toHtmlEscaped());
     for (const QString &line : r.nkiLines())
         html += QStringLiteral("<br>") + line.toHtmlEscaped();
     setStatus(html);
@@ -249,7 +267,9 @@ QString HostsDialog::statusText() const
 void HostsDialog::updateEnabled()
 {
     const bool builtin = m_current == 0;
-    const bool ssh = m_ui->kindCombo->currentData().toString() == QStringLiteral("ssh");
+    const QString kind = m_ui->kindCombo->currentData().toString();
+    const bool slurm = kind == QStringLiteral("slurm");
+    const bool ssh = kind == QStringLiteral("ssh") || slurm; // a SLURM cluster's head node, when not here
     for (QWidget *w : {static_cast<QWidget *>(m_ui->nameEdit), static_cast<QWidget *>(m_ui->kindCombo),
                        static_cast<QWidget *>(m_ui->pythonEdit), static_cast<QWidget *>(m_ui->venvEdit),
                        static_cast<QWidget *>(m_ui->backendCombo), static_cast<QWidget *>(m_ui->targetCombo),
@@ -259,5 +279,10 @@ void HostsDialog::updateEnabled()
                        static_cast<QWidget *>(m_ui->portSpin), static_cast<QWidget *>(m_ui->identityEdit),
                        static_cast<QWidget *>(m_ui->deployEdit)})
         w->setEnabled(!builtin && ssh);
+    m_ui->weightSpin->setEnabled(!builtin);
+    for (QWidget *w : {static_cast<QWidget *>(m_ui->partitionEdit), static_cast<QWidget *>(m_ui->accountEdit),
+                       static_cast<QWidget *>(m_ui->timeEdit), static_cast<QWidget *>(m_ui->gresEdit),
+                       static_cast<QWidget *>(m_ui->nodesSpin)})
+        w->setEnabled(!builtin && slurm);
     m_ui->removeButton->setEnabled(!builtin);
 }

@@ -22,9 +22,11 @@ bool parseOrFail(QCommandLineParser &parser, const QString &command, const QStri
 
 QString address(const HostConfig &c)
 {
-    if (c.kind == HostConfig::Kind::Local)
-        return QStringLiteral("this machine");
-    return (c.user.isEmpty() ? QString() : c.user + u'@') + c.sshHost +
+    if (c.kind == HostConfig::Kind::Local || (c.kind == HostConfig::Kind::Slurm && c.sshHost.isEmpty()))
+        return c.kind == HostConfig::Kind::Slurm ? QStringLiteral("SLURM from this machine")
+                                                 : QStringLiteral("this machine");
+    return (c.kind == HostConfig::Kind::Slurm ? QStringLiteral("SLURM at ") : QString()) +
+           (c.user.isEmpty() ? QString() : c.user + u'@') + c.sshHost +
            (c.port > 0 ? QStringLiteral(":%1").arg(c.port) : QString());
 }
 } // namespace
@@ -46,6 +48,8 @@ int HostsCommand::run(const QStringList &arguments)
             << "Usage: accelopt hosts list|add|check|remove ...\n"
                "  list [--json]                 the hosts, the built-in 'local' first\n"
                "  add NAME --ssh HOST [options] add or replace an SSH host (see add --help)\n"
+               "  add NAME --slurm HEAD [--partition P --account A --time T --gres G --nodes N]\n"
+               "                                a SLURM cluster at its head node ('local': this machine)\n"
                "  check NAME [--accept-fingerprint SHA256:...]\n"
                "                                connect, verify the host key, deploy, start a runner\n"
                "  remove NAME                   forget a host\n"
@@ -95,6 +99,25 @@ int HostsCommand::add(const QStringList &arguments)
          QStringLiteral("HOST")},
         {QStringLiteral("local"),
          QStringLiteral("Another configuration of this machine (other python, slots).")},
+        {QStringLiteral("slurm"),
+         QStringLiteral(
+             "A SLURM cluster reached at its head node HEAD (an SSH host, as --ssh takes), or 'local' "
+             "when this machine is a submit host. Its slots run as srun steps of one allocation."),
+         QStringLiteral("HEAD")},
+        {QStringLiteral("partition"), QStringLiteral("SLURM partition (default: the cluster's)."),
+         QStringLiteral("P")},
+        {QStringLiteral("account"), QStringLiteral("SLURM account to charge."), QStringLiteral("A")},
+        {QStringLiteral("time"), QStringLiteral("Time limit of the allocation, as salloc --time takes it."),
+         QStringLiteral("T")},
+        {QStringLiteral("gres"), QStringLiteral("Generic resources per node, e.g. neuron:16."),
+         QStringLiteral("G")},
+        {QStringLiteral("constraint"), QStringLiteral("Node features the allocation needs."),
+         QStringLiteral("C")},
+        {QStringLiteral("nodes"), QStringLiteral("Nodes to allocate (default 1); --slots is per node."),
+         QStringLiteral("N"), QStringLiteral("1")},
+        {QStringLiteral("weight"),
+         QStringLiteral("This host's share of the work against other hosts with free slots (default 1)."),
+         QStringLiteral("W"), QStringLiteral("1")},
         {QStringLiteral("user"), QStringLiteral("SSH user (default: from ssh config, else yours)."),
          QStringLiteral("USER")},
         {QStringLiteral("port"), QStringLiteral("SSH port (default: from ssh config, else 22)."),
@@ -109,8 +132,8 @@ int HostsCommand::add(const QStringList &arguments)
          QStringLiteral("KEY=VALUE")},
         {QStringLiteral("backend"), QStringLiteral("sim or neuron (default sim)."), QStringLiteral("BACKEND"),
          QStringLiteral("sim")},
-        {QStringLiteral("target"), QStringLiteral("trn1, trn2 or trn3 (default trn1)."), QStringLiteral("TARGET"),
-         QStringLiteral("trn1")},
+        {QStringLiteral("target"), QStringLiteral("trn1, trn2 or trn3 (default trn1)."),
+         QStringLiteral("TARGET"), QStringLiteral("trn1")},
         {QStringLiteral("slots"), QStringLiteral("Parallel evaluations: NeuronCores or simulator workers."),
          QStringLiteral("N"), QStringLiteral("1")},
         {QStringLiteral("deploy-root"), QStringLiteral("Remote folder for deployed runners."),
@@ -128,14 +151,32 @@ int HostsCommand::add(const QStringList &arguments)
             << "accelopt hosts add: give one host name, e.g. accelopt hosts add trn1-dev --ssh trn1-dev\n";
         return 2;
     }
-    if (parser.isSet(QStringLiteral("ssh")) == parser.isSet(QStringLiteral("local"))) {
-        SubcommandParser::err() << "accelopt hosts add: give exactly one of --ssh HOST or --local\n";
+    const int kinds = int(parser.isSet(QStringLiteral("ssh"))) + int(parser.isSet(QStringLiteral("local"))) +
+                      int(parser.isSet(QStringLiteral("slurm")));
+    if (kinds != 1) {
+        SubcommandParser::err()
+            << "accelopt hosts add: give exactly one of --ssh HOST, --slurm HEAD or --local\n";
         return 2;
     }
+    const bool slurm = parser.isSet(QStringLiteral("slurm"));
+    for (const char *option : {"partition", "account", "time", "gres", "constraint", "nodes"})
+        if (!slurm && parser.isSet(QLatin1String(option))) {
+            SubcommandParser::err() << "accelopt hosts add: --" << option
+                                    << " is for a SLURM host (--slurm HEAD)\n";
+            return 2;
+        }
+    const QString head = parser.value(QStringLiteral("slurm"));
     QJsonObject o{{QStringLiteral("name"), parser.positionalArguments().first()},
-                  {QStringLiteral("kind"),
-                   parser.isSet(QStringLiteral("ssh")) ? QStringLiteral("ssh") : QStringLiteral("local")},
-                  {QStringLiteral("ssh_host"), parser.value(QStringLiteral("ssh"))},
+                  {QStringLiteral("kind"), slurm                                 ? QStringLiteral("slurm")
+                                           : parser.isSet(QStringLiteral("ssh")) ? QStringLiteral("ssh")
+                                                                                 : QStringLiteral("local")},
+                  {QStringLiteral("ssh_host"), slurm ? (head == QStringLiteral("local") ? QString() : head)
+                                                     : parser.value(QStringLiteral("ssh"))},
+                  {QStringLiteral("partition"), parser.value(QStringLiteral("partition"))},
+                  {QStringLiteral("account"), parser.value(QStringLiteral("account"))},
+                  {QStringLiteral("time_limit"), parser.value(QStringLiteral("time"))},
+                  {QStringLiteral("gres"), parser.value(QStringLiteral("gres"))},
+                  {QStringLiteral("constraint"), parser.value(QStringLiteral("constraint"))},
                   {QStringLiteral("user"), parser.value(QStringLiteral("user"))},
                   {QStringLiteral("identity_file"), parser.value(QStringLiteral("identity"))},
                   {QStringLiteral("python"), parser.value(QStringLiteral("python"))},
@@ -148,11 +189,16 @@ int HostsCommand::add(const QStringList &arguments)
     bool ok = true;
     const int slots = parser.value(QStringLiteral("slots")).toInt(&ok);
     o.insert(QStringLiteral("slots"), ok ? slots : -1);
+    const int nodes = parser.value(QStringLiteral("nodes")).toInt(&ok);
+    o.insert(QStringLiteral("nodes"), ok ? nodes : -1);
+    const double weight = parser.value(QStringLiteral("weight")).toDouble(&ok);
+    o.insert(QStringLiteral("weight"), ok ? weight : -1.0);
     if (parser.isSet(QStringLiteral("port"))) {
         const int port = parser.value(QStringLiteral("port")).toInt(&ok);
         if (!ok || port < 1 || port > 65535) {
-            SubcommandParser::err() << "accelopt hosts add: --port must be a whole number from 1 to 65535, not '"
-                                    << parser.value(QStringLiteral("port")) << "'\n";
+            SubcommandParser::err()
+                << "accelopt hosts add: --port must be a whole number from 1 to 65535, not '"
+                << parser.value(QStringLiteral("port")) << "'\n";
             return 2;
         }
         o.insert(QStringLiteral("port"), port);
@@ -261,6 +307,8 @@ int HostsCommand::check(const QStringList &arguments)
             << hello.value(QStringLiteral("numpy")).toString() << "\n"
             << "  backends     "
             << hello.value(QStringLiteral("backends")).toObject().keys().join(QStringLiteral(", ")) << "\n";
+        if (const QString slurm = result.slurmLine(); !slurm.isEmpty())
+            out << "  slurm        " << slurm << "\n";
         for (const QString &line : result.nkiLines()) {
             // "sim: ...", "neuron: ..." in the column layout above; notes indented under them.
             const qsizetype colon = line.indexOf(u':');

@@ -390,6 +390,36 @@ private Q_SLOTS:
         r = run({QStringLiteral("hosts"), QStringLiteral("remove"), QStringLiteral("trn")}, env);
         QCOMPARE(r.exitCode, 0);
 
+        // A SLURM cluster submitted to from this machine; its settings go where salloc reads them.
+        r = run({"hosts", "add", "pc", "--slurm", "local", "--partition", "trn", "--time", "1:00:00", "--nodes", "2",
+                 "--slots", "4", "--weight", "2"},
+                env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("SLURM from this machine")), qPrintable(r.out));
+        r = run({"hosts", "list", "--json"}, env);
+        const QJsonObject pc = QJsonDocument::fromJson(r.out.split(u'\n').value(1).toUtf8()).object();
+        QCOMPARE(pc.value(QStringLiteral("kind")).toString(), QStringLiteral("slurm"));
+        QCOMPARE(pc.value(QStringLiteral("partition")).toString(), QStringLiteral("trn"));
+        QCOMPARE(pc.value(QStringLiteral("time_limit")).toString(), QStringLiteral("1:00:00"));
+        QCOMPARE(pc.value(QStringLiteral("nodes")).toInt(), 2);
+        QCOMPARE(pc.value(QStringLiteral("weight")).toDouble(), 2.0);
+        QVERIFY(!pc.contains(QStringLiteral("ssh_host")));
+        const struct
+        {
+            QStringList args;
+            const char *says;
+        } refused[] = {{{"x", "--ssh", "box", "--partition", "trn"}, "--partition is for a SLURM host"},
+                       {{"x", "--slurm", "local", "--partition=-A"}, "must not start with '-'"},
+                       {{"x", "--slurm", "local", "--nodes", "0"}, "nodes must be between 1 and 1024"},
+                       {{"x", "--slurm", "local", "--weight", "none"}, "weight must be a number above 0"},
+                       {{"x", "--slurm", "local", "--ssh", "box"}, "exactly one of --ssh HOST, --slurm HEAD"}};
+        for (const auto &bad : refused) {
+            r = run(QStringList{"hosts", "add"} + bad.args, env);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(QLatin1String(bad.says)), qPrintable(r.err));
+        }
+        QCOMPARE(run({"hosts", "remove", "pc"}, env).exitCode, 0);
+
         QFile corrupt(dir.filePath(QStringLiteral("hosts.json")));
         QVERIFY(corrupt.open(QIODevice::WriteOnly));
         corrupt.write("{\"version\": 1, \"hosts\": [");

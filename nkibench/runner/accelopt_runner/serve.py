@@ -6,8 +6,10 @@ from __future__ import annotations
 import collections
 import json
 import logging
+import os
 import platform
 import re
+import subprocess
 import sys
 import threading
 import time
@@ -40,7 +42,8 @@ def hello(cfg: dict) -> dict:
         unavailable["neuron"] = f"Neuron SDK not found on this host: {info['reason']}"
     sb = sandbox.bwrap_status(cfg.get("no_sandbox", False))
     mem = cfg.get("memory") or limits.resolve(cfg.get("memory_limit_mb"))
-    return {"op": "hello", "runner_version": RUNNER_VERSION, "protocol_version": PROTOCOL_VERSION,
+    extra = {"slurm": slurm_info()} if os.environ.get("SLURM_JOB_ID") else {}
+    return {**extra,"op": "hello", "runner_version": RUNNER_VERSION, "protocol_version": PROTOCOL_VERSION,
             "python": platform.python_version(), "numpy": numpy.__version__, "backends": backends,
             "unavailable": unavailable,
             "sandbox": {"active": sb["active"], "bwrap": sb["bwrap"], "reason": sb["reason"],
@@ -56,6 +59,24 @@ def hello(cfg: dict) -> dict:
                        "roofline_compat": cfg.get("roofline_compat") or "none"},
             "blas": {**limits.blas_library(), "threads_per_eval": limits.blas_threads(mem["slots"])},
             "tasks_dir": cfg.get("tasks_dir"), "tasks": taskspec.list_tasks(cfg.get("tasks_dir"))}
+
+
+def slurm_info() -> dict:
+    """The SLURM allocation this runner runs in (a workbench SLURM host starts one runner under salloc to hold the
+    allocation, and one per slot under srun): its job id, its nodes one by one, and the partitions sinfo lists."""
+    info = {"job_id": os.environ.get("SLURM_JOB_ID", ""), "nodelist": os.environ.get("SLURM_JOB_NODELIST", ""),
+            "nodes": [], "partitions": []}
+
+    def run(args):
+        try:
+            p = subprocess.run(args, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+            return p.stdout.split() if p.returncode == 0 else []
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+    if info["nodelist"]:
+        info["nodes"] = run(["scontrol", "show", "hostnames", info["nodelist"]]) or [info["nodelist"]]
+    info["partitions"] = run(["sinfo", "-h", "-o", "%P"])
+    return info
 
 
 def evaluate_request(req: dict, cfg: dict, cancel: threading.Event) -> dict:

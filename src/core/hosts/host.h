@@ -2,7 +2,9 @@
 
 #include "hosts/hostconfig.h"
 
+#include <QMap>
 #include <QObject>
+#include <QStringList>
 
 class QIODevice;
 
@@ -44,6 +46,11 @@ public:
     virtual void openSlot(int slot) = 0;
     virtual void closeSlot(int slot) = 0;
 
+    // Words that run the slot's runner, before its interpreter: a SLURM host's `srun ...` (or `salloc ...`
+    // for the runner that holds its allocation). Empty: the runner itself. Taken at the next openSlot.
+    void setRunnerPrefix(int slot, const QStringList &words) { m_prefixes.insert(slot, words); }
+    QStringList runnerPrefix(int slot) const { return m_prefixes.value(slot); }
+
 Q_SIGNALS:
     void slotOpened(int slot, QIODevice *stream);
     void slotFailed(int slot, const QString &error, bool transient);
@@ -52,6 +59,7 @@ Q_SIGNALS:
 
 private:
     HostConfig m_config;
+    QMap<int, QStringList> m_prefixes;
     State m_state = State::Offline;
     QString m_detail;
 };

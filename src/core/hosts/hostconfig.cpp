@@ -9,7 +9,15 @@
 
 QString HostConfig::kindName(Kind kind)
 {
-    return kind == Kind::Ssh ? QStringLiteral("ssh") : QStringLiteral("local");
+    switch (kind) {
+    case Kind::Ssh:
+        return QStringLiteral("ssh");
+    case Kind::Slurm:
+        return QStringLiteral("slurm");
+    case Kind::Local:
+        break;
+    }
+    return QStringLiteral("local");
 }
 
 QJsonObject HostConfig::toJson() const
@@ -21,7 +29,17 @@ QJsonObject HostConfig::toJson() const
                   {QStringLiteral("python"), python}, {QStringLiteral("venv"), venv},
                   {QStringLiteral("env"), env},       {QStringLiteral("backend"), backend},
                   {QStringLiteral("target"), target}, {QStringLiteral("slots"), slotCount}};
-    if (kind == Kind::Ssh) {
+    if (weight != 1)
+        o.insert(QStringLiteral("weight"), weight);
+    if (kind == Kind::Slurm) {
+        o.insert(QStringLiteral("partition"), partition);
+        o.insert(QStringLiteral("account"), account);
+        o.insert(QStringLiteral("time_limit"), timeLimit);
+        o.insert(QStringLiteral("gres"), gres);
+        o.insert(QStringLiteral("constraint"), constraint);
+        o.insert(QStringLiteral("nodes"), nodes);
+    }
+    if (kind == Kind::Ssh || (kind == Kind::Slurm && !sshHost.isEmpty())) {
         o.insert(QStringLiteral("ssh_host"), sshHost);
         o.insert(QStringLiteral("user"), user);
         o.insert(QStringLiteral("port"), port);
@@ -37,14 +55,15 @@ QJsonObject HostConfig::toJson() const
 
 const QStringList &HostConfig::jsonKeys()
 {
-    static const QStringList keys{QStringLiteral("name"),          QStringLiteral("kind"),
-                                  QStringLiteral("python"),        QStringLiteral("venv"),
-                                  QStringLiteral("env"),           QStringLiteral("backend"),
-                                  QStringLiteral("target"),        QStringLiteral("slots"),
-                                  QStringLiteral("ssh_host"),      QStringLiteral("user"),
-                                  QStringLiteral("port"),          QStringLiteral("identity_file"),
-                                  QStringLiteral("deploy_root"),   QStringLiteral("ssh_config"),
-                                  QStringLiteral("known_hosts")};
+    static const QStringList keys{
+        QStringLiteral("name"),        QStringLiteral("kind"),       QStringLiteral("python"),
+        QStringLiteral("venv"),        QStringLiteral("env"),        QStringLiteral("backend"),
+        QStringLiteral("target"),      QStringLiteral("slots"),      QStringLiteral("ssh_host"),
+        QStringLiteral("user"),        QStringLiteral("port"),       QStringLiteral("identity_file"),
+        QStringLiteral("deploy_root"), QStringLiteral("ssh_config"), QStringLiteral("known_hosts"),
+        QStringLiteral("weight"),      QStringLiteral("partition"),  QStringLiteral("account"),
+        QStringLiteral("time_limit"),  QStringLiteral("gres"),       QStringLiteral("constraint"),
+        QStringLiteral("nodes")};
     return keys;
 }
 
@@ -60,9 +79,13 @@ bool checkTypes(const QJsonObject &o, QString &error)
         if (v.isUndefined())
             continue;
         QString expected;
-        if (key == QStringLiteral("slots") || key == QStringLiteral("port")) {
+        if (key == QStringLiteral("slots") || key == QStringLiteral("port") ||
+            key == QStringLiteral("nodes")) {
             if (!v.isDouble() || v.toDouble() != double(qint64(v.toDouble())))
                 expected = QStringLiteral("a whole number");
+        } else if (key == QStringLiteral("weight")) {
+            if (!v.isDouble())
+                expected = QStringLiteral("a number");
         } else if (key == QStringLiteral("env")) {
             if (!v.isObject())
                 expected = QStringLiteral("an object of NAME: \"value\" strings");
@@ -95,11 +118,13 @@ bool HostConfig::fromJson(const QJsonObject &o, HostConfig &out, QString &error)
         return false;
     }
     const QString kind = o.value(QStringLiteral("kind")).toString(QStringLiteral("local"));
-    if (kind != QStringLiteral("local") && kind != QStringLiteral("ssh")) {
-        error = QStringLiteral("host %1: kind must be 'local' or 'ssh', not '%2'").arg(c.name, kind);
+    if (kind != QStringLiteral("local") && kind != QStringLiteral("ssh") && kind != QStringLiteral("slurm")) {
+        error = QStringLiteral("host %1: kind must be 'local', 'ssh' or 'slurm', not '%2'").arg(c.name, kind);
         return false;
     }
-    c.kind = kind == QStringLiteral("ssh") ? Kind::Ssh : Kind::Local;
+    c.kind = kind == QStringLiteral("ssh")     ? Kind::Ssh
+             : kind == QStringLiteral("slurm") ? Kind::Slurm
+                                               : Kind::Local;
     c.python = o.value(QStringLiteral("python")).toString();
     c.venv = o.value(QStringLiteral("venv")).toString();
     const QJsonObject env = o.value(QStringLiteral("env")).toObject();
@@ -112,7 +137,8 @@ bool HostConfig::fromJson(const QJsonObject &o, HostConfig &out, QString &error)
     }
     c.target = o.value(QStringLiteral("target")).toString(QStringLiteral("trn1"));
     if (!Targets::isKnown(c.target)) {
-        error = QStringLiteral("host %1: target must be %2, not '%3'").arg(c.name, Targets::listed(), c.target);
+        error =
+            QStringLiteral("host %1: target must be %2, not '%3'").arg(c.name, Targets::listed(), c.target);
         return false;
     }
     c.slotCount = o.value(QStringLiteral("slots")).toInt(1);
@@ -120,6 +146,36 @@ bool HostConfig::fromJson(const QJsonObject &o, HostConfig &out, QString &error)
         error = QStringLiteral("host %1: slots must be between 1 and 256").arg(c.name);
         return false;
     }
+    c.weight = o.value(QStringLiteral("weight")).toDouble(1);
+    if (!(c.weight > 0 && c.weight <= 1000)) {
+        error = QStringLiteral("host %1: weight must be a number above 0 and at most 1000").arg(c.name);
+        return false;
+    }
+    c.partition = o.value(QStringLiteral("partition")).toString();
+    c.account = o.value(QStringLiteral("account")).toString();
+    c.timeLimit = o.value(QStringLiteral("time_limit")).toString();
+    c.gres = o.value(QStringLiteral("gres")).toString();
+    c.constraint = o.value(QStringLiteral("constraint")).toString();
+    c.nodes = o.value(QStringLiteral("nodes")).toInt(1);
+    if (c.nodes < 1 || c.nodes > 1024) {
+        error = QStringLiteral("host %1: nodes must be between 1 and 1024").arg(c.name);
+        return false;
+    }
+    if (c.kind == Kind::Slurm && c.slotCount * c.nodes > 4096) {
+        error = QStringLiteral("host %1: slots x nodes must be at most 4096").arg(c.name);
+        return false;
+    }
+    // What goes on salloc's command line: a value that looks like an option would change its meaning.
+    for (const auto &[key, value] : {std::pair{"partition", c.partition},
+                                     {"account", c.account},
+                                     {"time_limit", c.timeLimit},
+                                     {"gres", c.gres},
+                                     {"constraint", c.constraint}})
+        if (value.startsWith(u'-') || value.contains(QRegularExpression(QStringLiteral("\\s")))) {
+            error = QStringLiteral("host %1: %2 '%3' must not start with '-' or hold spaces")
+                        .arg(c.name, QLatin1String(key), value);
+            return false;
+        }
     c.sshHost = o.value(QStringLiteral("ssh_host")).toString();
     c.user = o.value(QStringLiteral("user")).toString();
     c.port = o.value(QStringLiteral("port")).toInt(0);

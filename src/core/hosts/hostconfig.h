@@ -11,7 +11,8 @@ struct HostConfig
     enum class Kind
     {
         Local,
-        Ssh
+        Ssh,
+        Slurm // a SLURM cluster: its submit host is this machine (sshHost empty) or a head node over SSH
     };
 
     QString name;
@@ -22,8 +23,17 @@ struct HostConfig
     QMap<QString, QString> environment;
     QString backend = QStringLiteral("sim");
     QString target = QStringLiteral("trn1");
-    int slotCount = 1; // NeuronCores, or simulator workers
-    // SSH side (Kind::Ssh); unset fields come from ~/.ssh/config for `sshHost`
+    int slotCount = 1; // NeuronCores, or simulator workers (a SLURM host: per allocated node)
+    double weight =
+        1; // a share of the pool's work: with free slots on several hosts, the least loaded per weight
+    // SLURM side (Kind::Slurm): the allocation the slots run in; empty fields are the cluster's defaults
+    QString partition;
+    QString account;
+    QString timeLimit; // as salloc --time takes it, e.g. 2:00:00
+    QString gres;      // e.g. neuron:16
+    QString constraint;
+    int nodes = 1;
+    // SSH side (Kind::Ssh, or a SLURM head node); unset fields come from ~/.ssh/config for `sshHost`
     QString sshHost; // alias or host name as in ~/.ssh/config
     QString user;
     int port = 0; // 0: from ssh config, else 22

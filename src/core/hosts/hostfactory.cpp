@@ -2,6 +2,7 @@
 
 #include "common/datapaths.h"
 #include "hosts/localhost.h"
+#include "hosts/slurmhost.h"
 #include "hosts/sshhost.h"
 
 Host *HostFactory::create(const HostConfig &config, std::shared_ptr<SshPrompter> prompter, QObject *parent)
@@ -11,6 +12,8 @@ Host *HostFactory::create(const HostConfig &config, std::shared_ptr<SshPrompter>
         return new LocalHost(config, DataPaths::nkibenchDir(), parent);
     case HostConfig::Kind::Ssh:
         return new SshHost(config, DataPaths::nkibenchDir(), std::move(prompter), parent);
+    case HostConfig::Kind::Slurm:
+        return new SlurmHost(config, DataPaths::nkibenchDir(), std::move(prompter), parent);
     }
     return nullptr;
 }

@@ -4,6 +4,7 @@
 #include "hosts/runnerclient.h"
 #include "model/nkigeneration.h"
 
+#include <QHash>
 #include <QIODevice>
 #include <QJsonArray>
 #include <QTimer>
@@ -44,8 +45,9 @@ void HostPool::addHost(Host *host)
     connect(host, &Host::slotFailed, this, [this, host](int index, const QString &error, bool transient) {
         onSlotGone(host, index, error, true, transient);
     });
-    connect(host, &Host::slotClosed, this,
-            [this, host](int index, const QString &reason) { onSlotGone(host, index, reason, false, false); });
+    connect(host, &Host::slotClosed, this, [this, host](int index, const QString &reason) {
+        onSlotGone(host, index, reason, false, false);
+    });
     connect(host, &Host::stateChanged, this, [this, host](Host::State state, const QString &detail) {
         Q_EMIT hostStateChanged(host, state, detail);
     });
@@ -192,23 +194,46 @@ void HostPool::onHello(Slot *slot, const QJsonObject &hello)
     dispatch();
 }
 
+HostPool::Slot *HostPool::nextIdleSlot(const QList<Slot *> &skipped) const
+{
+    // With free slots on several hosts, the one with the least work per unit of its weight goes first; on a
+    // tie, the host added first.
+    QHash<const Host *, int> busy;
+    for (const Slot *slot : m_slots)
+        busy[slot->host] += slot->state == SlotState::Busy ? 1 : 0;
+    Slot *best = nullptr;
+    double bestLoad = 0;
+    for (Slot *slot : m_slots) {
+        if (slot->state != SlotState::Idle || !slot->client || skipped.contains(slot))
+            continue;
+        const double load = (busy.value(slot->host) + 1) / slot->host->config().weight;
+        if (!best || load < bestLoad) {
+            best = slot;
+            bestLoad = load;
+        }
+    }
+    return best;
+}
+
 void HostPool::dispatch()
 {
-    for (Slot *slot : std::as_const(m_slots)) {
-        if (m_queue.isEmpty())
+    QList<Slot *> skipped; // idle, but nothing queued is for them
+    while (!m_queue.isEmpty()) {
+        Slot *slot = nextIdleSlot(skipped);
+        if (!slot)
             break;
-        if (slot->state != SlotState::Idle || !slot->client)
-            continue;
-        // The first job this slot can take; a job no slot can take goes anyway, so the runner's refusal (which
-        // offers the port) comes back instead of a job that waits forever.
+        // The first job this slot can take; a job no slot can take goes anyway, so the runner's refusal
+        // (which offers the port) comes back instead of a job that waits forever.
         qsizetype pick = -1;
         for (qsizetype i = 0; i < m_queue.size() && pick < 0; ++i) {
             const Job &candidate = m_jobs[m_queue.at(i)];
             if (accepts(slot, candidate) || !someSlotCouldTake(candidate))
                 pick = i;
         }
-        if (pick < 0)
+        if (pick < 0) {
+            skipped << slot;
             continue;
+        }
         const quint64 job = m_queue.takeAt(pick);
         Job &entry = m_jobs[job];
         ++entry.attempts;
@@ -309,7 +334,8 @@ void HostPool::onSlotGone(Host *host, int index, const QString &reason, bool fai
             return;
         }
         slot->state = SlotState::Dead;
-        slot->lastError = QStringLiteral("unreachable for %1 s: %2").arg(unreachableWindowMs / 1000).arg(reason);
+        slot->lastError =
+            QStringLiteral("unreachable for %1 s: %2").arg(unreachableWindowMs / 1000).arg(reason);
         host->setState(Host::State::Failed, slot->lastError);
         failQueueIfNoSlotCanServe();
         dispatch();

@@ -88,6 +88,7 @@ private:
     void onHello(Slot *slot, const QJsonObject &hello);
     void onResult(Slot *slot, const Evaluation &evaluation);
     void dispatch();
+    Slot *nextIdleSlot(const QList<Slot *> &skipped) const;
     static bool accepts(const Slot *slot, const Job &job);
     bool someSlotCouldTake(const Job &job) const;
     void finish(quint64 job, Evaluation evaluation);

@@ -113,6 +113,21 @@ void HostProbe::finish(bool ok, const QString &error)
     Q_EMIT finished(result);
 }
 
+QString HostProbe::Result::slurmLine() const
+{
+    const QJsonObject slurm = hello.value(QStringLiteral("slurm")).toObject();
+    if (slurm.isEmpty())
+        return {};
+    auto joined = [&slurm](const char *key) {
+        QStringList words;
+        for (const QJsonValue &v : slurm.value(QLatin1String(key)).toArray())
+            words << v.toString();
+        return words.isEmpty() ? QStringLiteral("?") : words.join(QStringLiteral(", "));
+    };
+    return QStringLiteral("job %1 on %2; partitions: %3")
+        .arg(slurm.value(QStringLiteral("job_id")).toString(), joined("nodes"), joined("partitions"));
+}
+
 QStringList HostProbe::Result::nkiLines() const
 {
     QStringList lines;
@@ -121,7 +136,8 @@ QStringList HostProbe::Result::nkiLines() const
         lines << QStringLiteral("sim: classic and current NKI (nkisim)");
     const QJsonObject neuron = backends.value(QStringLiteral("neuron")).toObject();
     if (neuron.isEmpty()) {
-        const QString why = hello.value(QStringLiteral("unavailable")).toObject().value(QStringLiteral("neuron")).toString();
+        const QString why =
+            hello.value(QStringLiteral("unavailable")).toObject().value(QStringLiteral("neuron")).toString();
         if (!why.isEmpty())
             lines << QStringLiteral("neuron: not available: %1").arg(why);
         return lines;
@@ -131,12 +147,14 @@ QStringList HostProbe::Result::nkiLines() const
         generations << g.toString();
     const QJsonObject current = neuron.value(QStringLiteral("nki_current")).toObject();
     lines << QStringLiteral("neuron: SDK %1 (neuronx-cc %2%3): takes %4 NKI")
-                 .arg(neuron.value(QStringLiteral("sdk_release")).toString(QStringLiteral("?")),
-                      neuron.value(QStringLiteral("neuronx_cc")).toString(QStringLiteral("?")),
-                      current.value(QStringLiteral("present")).toBool()
-                          ? QStringLiteral(", nki %1").arg(current.value(QStringLiteral("version")).toString())
-                          : QString(),
-                      generations.isEmpty() ? QStringLiteral("no") : generations.join(QStringLiteral(" and ")));
+                 .arg(
+                     neuron.value(QStringLiteral("sdk_release")).toString(QStringLiteral("?")),
+                     neuron.value(QStringLiteral("neuronx_cc")).toString(QStringLiteral("?")),
+                     current.value(QStringLiteral("present")).toBool()
+                         ? QStringLiteral(", nki %1").arg(current.value(QStringLiteral("version")).toString())
+                         : QString(),
+                     generations.isEmpty() ? QStringLiteral("no")
+                                           : generations.join(QStringLiteral(" and ")));
     const QJsonObject notes = neuron.value(QStringLiteral("generation_notes")).toObject();
     for (auto it = notes.begin(); it != notes.end(); ++it)
         lines << QStringLiteral("  %1: %2").arg(it.key(), it.value().toString());

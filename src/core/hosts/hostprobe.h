@@ -31,6 +31,8 @@ public:
         // Which NKI each backend takes, a line each ("neuron: SDK 2.33 (...): takes current NKI", then why
         // a generation is refused); from hello, for `hosts check` and the Hosts dialog.
         QStringList nkiLines() const;
+        // A SLURM host's allocation: "job 12 on trn-1, trn-2; partitions: trn*, debug"; empty for others.
+        QString slurmLine() const;
     };
 
     explicit HostProbe(QObject *parent = nullptr);

@@ -39,8 +39,11 @@ void LocalHost::openSlot(int slot)
         env.insert(it.key(), it.value());
     process->setProcessEnvironment(env);
     process->setWorkingDirectory(m_nkibenchDir);
-    process->setProgram(config().pythonForLocal());
-    process->setArguments({QStringLiteral("-m"), QStringLiteral("accelopt_runner"), QStringLiteral("serve")});
+    QStringList command = runnerPrefix(slot);
+    command << config().pythonForLocal() << QStringLiteral("-m") << QStringLiteral("accelopt_runner")
+            << QStringLiteral("serve");
+    process->setProgram(command.takeFirst());
+    process->setArguments(command);
     // Simulator workers fill every core of a laptop; a little lower priority keeps the window (and the rest
     // of the desktop) responsive meanwhile. nkisim's latencies are modelled, not timed, so they do not
     // change. Hardware timing (the neuron backend) keeps the normal priority.
@@ -54,9 +57,10 @@ void LocalHost::openSlot(int slot)
     connect(process, &QProcess::started, this, [this, slot, process] { Q_EMIT slotOpened(slot, process); });
     connect(process, &QProcess::errorOccurred, this, [this, slot, process](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart)
-            Q_EMIT slotFailed(slot, QStringLiteral("cannot start %1: %2. Set the host's python interpreter.")
-                                        .arg(process->program(), process->errorString()),
-                            false);
+            Q_EMIT slotFailed(slot,
+                              QStringLiteral("cannot start %1: %2. Set the host's python interpreter.")
+                                  .arg(process->program(), process->errorString()),
+                              false);
     });
     connect(process, &QProcess::finished, this, [this, slot, process](int code, QProcess::ExitStatus status) {
         if (m_processes.value(slot) != process)

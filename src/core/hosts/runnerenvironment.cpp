@@ -15,7 +15,9 @@ bool RunnerEnvironment::passes(const QString &name)
         QStringLiteral("MKL_NUM_THREADS"),
         // The runner's own settings (nkibench/runner/README.md).
         QStringLiteral("ACCELOPT_ROOFLINE_COMPAT"), QStringLiteral("ACCELOPT_RUNNER_MEMORY_LIMIT_MB"),
-        QStringLiteral("ACCELOPT_RUNNER_SLOTS"), QStringLiteral("ACCELOPT_RUNNER_NO_ZYGOTE")};
+        QStringLiteral("ACCELOPT_RUNNER_SLOTS"), QStringLiteral("ACCELOPT_RUNNER_NO_ZYGOTE"),
+        // SLURM's client commands (a SLURM host's salloc and srun) find their cluster by it
+        QStringLiteral("SLURM_CONF")};
     static const QStringList prefixes{QStringLiteral("LC_"), QStringLiteral("NEURON_"),
                                       QStringLiteral("NKISIM_")};
     // Even under an allowed prefix, a name that says it holds a secret stays behind.

@@ -7,7 +7,8 @@ target_sources(accelopt_core PRIVATE
   hosts/hostregistry.cpp hosts/hostregistry.h
   hosts/localhost.cpp hosts/localhost.h
   hosts/runnerclient.cpp hosts/runnerclient.h
-  hosts/runnerenvironment.cpp hosts/runnerenvironment.h)
+  hosts/runnerenvironment.cpp hosts/runnerenvironment.h
+  hosts/slurmhost.cpp hosts/slurmhost.h)
 target_sources(accelopt_core PRIVATE
   hosts/runnerbundle.cpp hosts/runnerbundle.h
   hosts/sshchanneldevice.cpp hosts/sshchanneldevice.h

@@ -117,7 +117,8 @@ bool SshConnection::connectSession(QString &error, QString &fingerprint)
     const QByteArray host = m_config.sshHost.toUtf8();
     ssh_options_set(s, SSH_OPTIONS_HOST, host.constData());
     // libssh finds ~/.ssh through the password database, not $HOME; every other file of ours follows $HOME,
-    // so a key accepted under HOME=/elsewhere went to the real home and was not found where it was looked for.
+    // so a key accepted under HOME=/elsewhere went to the real home and was not found where it was looked
+    // for.
     const QByteArray sshDir = QDir::home().filePath(QStringLiteral(".ssh")).toUtf8();
     ssh_options_set(s, SSH_OPTIONS_SSH_DIR, sshDir.constData());
     const QByteArray homeKnownHosts = QDir::home().filePath(QStringLiteral(".ssh/known_hosts")).toUtf8();
@@ -363,7 +364,7 @@ bool SshConnection::uploadFile(sftp_session sftp, const QString &local, const QS
     return true;
 }
 
-QString SshConnection::remoteCommand(int slot) const
+QString SshConnection::remoteCommand(int slot, const QStringList &prefix) const
 {
     QStringList env{QStringLiteral("PYTHONPATH=%1/runner:%1").arg(shellQuote(m_remoteDir)),
                     QStringLiteral("PYTHONDONTWRITEBYTECODE=1"), QStringLiteral("PYTHONUNBUFFERED=1")};
@@ -375,11 +376,15 @@ QString SshConnection::remoteCommand(int slot) const
     QString activate;
     if (!m_config.venv.isEmpty())
         activate = QStringLiteral(". %1/bin/activate && ").arg(shellQuote(m_config.venv));
-    return QStringLiteral("cd %1 && %2exec env %3 %4 -m accelopt_runner serve")
-        .arg(shellQuote(m_remoteDir), activate, env.join(u' '), python);
+    QStringList wrapper;
+    for (const QString &word : prefix)
+        wrapper << shellQuote(word);
+    return QStringLiteral("cd %1 && %2exec env %3 %4%5 -m accelopt_runner serve")
+        .arg(shellQuote(m_remoteDir), activate, env.join(u' '),
+             wrapper.isEmpty() ? QString() : wrapper.join(u' ') + u' ', python);
 }
 
-void SshConnection::openChannel(int slot)
+void SshConnection::openChannel(int slot, const QStringList &prefix)
 {
     if (!m_session || !ssh_is_connected(m_session.get())) {
         Q_EMIT channelFailed(slot, QStringLiteral("not connected to %1").arg(endpoint()), true);
@@ -388,7 +393,7 @@ void SshConnection::openChannel(int slot)
     m_channels.erase(slot);
     SshChannelPtr channel(ssh_channel_new(m_session.get()));
     if (!channel || ssh_channel_open_session(channel.get()) != SSH_OK ||
-        ssh_channel_request_exec(channel.get(), remoteCommand(slot).toUtf8().constData()) != SSH_OK) {
+        ssh_channel_request_exec(channel.get(), remoteCommand(slot, prefix).toUtf8().constData()) != SSH_OK) {
         const QString why = sshError(m_session.get());
         if (!ssh_is_connected(m_session.get())) {
             dropConnection(why);
@@ -458,7 +463,8 @@ void SshConnection::pump()
                     progress = true;
                     if (isStderr) {
                         const QString text = QString::fromUtf8(buffer, n);
-                        qCDebug(lcHosts).noquote() << endpoint() << "slot" << slot << "runner:" << text.trimmed();
+                        qCDebug(lcHosts).noquote()
+                            << endpoint() << "slot" << slot << "runner:" << text.trimmed();
                         QString &tail = m_stderrTail[slot];
                         tail = (tail + text).right(stderrTailChars);
                     } else

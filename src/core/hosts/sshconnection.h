@@ -22,7 +22,7 @@ public:
 
     // Worker-thread entry points (invoke with Qt::QueuedConnection).
     void connectAndDeploy();
-    void openChannel(int slot);
+    void openChannel(int slot, const QStringList &prefix = {}); // prefix: Host::runnerPrefix
     void write(int slot, const QByteArray &data);
     void closeChannel(int slot);
     void shutdown();
@@ -42,7 +42,7 @@ private:
     bool authenticate(QString &error);
     bool deploy(QString &error, int &uploaded);
     bool uploadFile(sftp_session sftp, const QString &local, const QString &remote, QString &error);
-    QString remoteCommand(int slot) const;
+    QString remoteCommand(int slot, const QStringList &prefix) const;
     QString endpoint() const;
     void pump();
     void dropConnection(const QString &reason);

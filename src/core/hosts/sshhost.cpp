@@ -25,7 +25,9 @@ SshHost::SshHost(const HostConfig &config, const QString &nkibenchDir, std::shar
         Q_EMIT slotOpened(slot, device);
     });
     connect(m_connection, &SshConnection::channelFailed, this,
-            [this](int slot, const QString &error, bool transient) { Q_EMIT slotFailed(slot, error, transient); });
+            [this](int slot, const QString &error, bool transient) {
+                Q_EMIT slotFailed(slot, error, transient);
+            });
     connect(m_connection, &SshConnection::channelData, this, [this](int slot, const QByteArray &data) {
         if (SshChannelDevice *device = m_devices.value(slot))
             device->appendData(data);
@@ -50,7 +52,9 @@ void SshHost::openSlot(int slot)
 {
     if (m_link == Link::Up) {
         QMetaObject::invokeMethod(
-            m_connection, [this, slot] { m_connection->openChannel(slot); }, Qt::QueuedConnection);
+            m_connection,
+            [this, slot, prefix = runnerPrefix(slot)] { m_connection->openChannel(slot, prefix); },
+            Qt::QueuedConnection);
         return;
     }
     if (!m_waiting.contains(slot))
@@ -83,7 +87,9 @@ void SshHost::onConnected(const QString &fingerprint, const QString &remoteDir, 
     m_waiting.clear();
     for (int slot : waiting)
         QMetaObject::invokeMethod(
-            m_connection, [this, slot] { m_connection->openChannel(slot); }, Qt::QueuedConnection);
+            m_connection,
+            [this, slot, prefix = runnerPrefix(slot)] { m_connection->openChannel(slot, prefix); },
+            Qt::QueuedConnection);
 }
 
 void SshHost::onConnectFailed(const QString &error, bool transient)

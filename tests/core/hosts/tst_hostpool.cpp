@@ -77,6 +77,32 @@ class TestHostPool : public QObject
     }
 
 private Q_SLOTS:
+    void weightsShareTheWorkAmongHosts()
+    {
+        // Two hosts of two slots, all idle: the work goes to the least loaded per unit of weight. Even weights
+        // alternate the hosts; a host of weight 3 takes both of two jobs before the other gets one.
+        for (const double heavy : {1.0, 3.0}) {
+            HostPool p;
+            HostConfig a = local(2), b = local(2);
+            a.name = QStringLiteral("a");
+            b.name = QStringLiteral("b");
+            b.weight = heavy;
+            p.addHost(new LocalHost(a, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
+            p.addHost(new LocalHost(b, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
+            QStringList ranOn;
+            connect(&p, &HostPool::evaluationFinished, this,
+                    [&ranOn](quint64, const Evaluation &e) { ranOn << e.host.section(u'#', 0, 0); });
+            p.start();
+            QTRY_COMPARE_WITH_TIMEOUT(p.liveSlotCount(), 4, 60000);
+            p.submit(baseline(QStringLiteral("silu"), true));
+            p.submit(baseline(QStringLiteral("silu"), true));
+            QTRY_COMPARE_WITH_TIMEOUT(ranOn.size(), 2, 60000);
+            ranOn.sort();
+            QCOMPARE(ranOn, heavy == 1.0 ? (QStringList{"a", "b"}) : (QStringList{"b", "b"}));
+            p.stop();
+        }
+    }
+
     void runsJobsOnEverySlot()
     {
         QList<Evaluation> results;
