@@ -5,13 +5,15 @@
 // whole iteration, and the orchestration overhead per candidate (time in the search's own code: prompts,
 // parsing, selection, store writes; not waiting for models or hosts). Evaluations are real (local host, 2
 // slots, nkisim, small size) and run meanwhile. Each row runs twice: as the search ran before issue 18 (every
-// candidate checked, each evaluation a fresh sandboxed Python: --check-all, ACCELOPT_RUNNER_NO_ZYGOTE=1) and as
-// it runs now (the cascade; evaluations forked from the slot's zygote), and says whether both chose the same
-// beam (by source). Asserts nothing.
+// candidate checked, each evaluation a fresh sandboxed Python: --check-all, ACCELOPT_RUNNER_NO_ZYGOTE=1) and
+// as it runs now (the cascade; evaluations forked from the slot's zygote), and says whether both chose the
+// same beam (by latency). Asserts nothing.
 //
 // Iteration 1 grows the beam: its executor replies are the swiglu fixture's fast1 kernel with a distinct
 // module-level constant each, 24 distinct correct kernels, so iteration 2 starts with a full beam of 6 and
-// is the one measured.
+// is the one measured. Each reply also loads a tile 0 to 20 extra times (by its seed), so the candidates'
+// latencies spread over about 10 %: some enter the beam, most do not. The beam is compared by latency, as
+// ties between kernels of equal latency are broken by candidate ids, which differ between sessions.
 #include "agents/promptlibrary.h"
 #include "common/datapaths.h"
 #include "hosts/hostconfig.h"
@@ -42,6 +44,22 @@ QString read(const QString &path)
     return QString::fromUtf8(f.readAll());
 }
 
+// fast1 with `loads` extra loads of a weight tile before it returns: the same result, a little later.
+QString padded(QString kernel, int loads)
+{
+    if (loads == 0)
+        return kernel;
+    const QString pad =
+        QStringLiteral("    for _pad in nl.affine_range(%1):\n"
+                       "        junk = nl.ndarray((nl.par_dim(128), NB), dtype=np.float32, buffer=nl.sbuf, "
+                       "name=\"junk\")\n"
+                       "        junk[ip, inb] = nl.load(w_up[0, ip, inb], dtype=np.float32)\n"
+                       "    return out\n")
+            .arg(loads);
+    kernel.replace(QStringLiteral("    return out\n"), pad);
+    return kernel;
+}
+
 struct Figures
 {
     double llmPhaseS = 0;
@@ -53,7 +71,7 @@ struct Figures
     double overheadCpuPerCandidateMs = 0;
     int candidates = 0;
     double totalS = 0;
-    QStringList beam; // source hashes, fastest first
+    QList<double> beam; // the beam's latencies (ms), fastest first
 };
 
 Figures runOnce(int concurrency, bool before, const PromptLibrary &prompts)
@@ -93,7 +111,9 @@ Figures runOnce(int concurrency, bool before, const PromptLibrary &prompts)
                 ++f.executorCalls;
                 lastExecutor = clock.elapsed();
             }
-            content = QStringLiteral("```python\n%1\n_SAMPLE = %2\n```\n").arg(fast).arg(seed);
+            content = QStringLiteral("```python\n%1\n_SAMPLE = %2\n```\n")
+                          .arg(padded(fast, int(seed % 6) * 4))
+                          .arg(seed);
         } else {
             content = QStringLiteral(
                           "Title: t%1\nLesson: l%1\nBefore:\n```python\na\n```\nAfter:\n```python\nb\n```\n")
@@ -159,7 +179,7 @@ Figures runOnce(int concurrency, bool before, const PromptLibrary &prompts)
     f.overheadCpuPerCandidateMs = search.orchestrationCpuSeconds() * 1000.0 / std::max(1, f.candidates);
     f.totalS = clock.elapsed() / 1000.0;
     for (const QString &id : search.beam())
-        f.beam << store.candidate(id)->sourceHash;
+        f.beam << store.evaluation(id)->latencyMeanMs.value_or(0);
     if (search.beam().size() != 6)
         QTextStream(stderr) << "warning: iteration 2 ran with a beam of " << search.beam().size() << "\n";
     qunsetenv("ACCELOPT_RUNNER_NO_ZYGOTE");
@@ -181,10 +201,11 @@ int main(int argc, char **argv)
            "swiglu small)\n";
     out << "one-plan-at-a-time executor: 72 plans x 1 s = 72 s for the LLM phase of one full-beam "
            "iteration\n\n";
-    out << "search     concurrency  planner  executor  max in flight  LLM phase (s)  iteration (s)  candidates  "
+    out << "search     concurrency  planner  executor  max in flight  LLM phase (s)  iteration (s)  "
+           "candidates  "
            "overhead/candidate wall (ms)  cpu (ms)\n";
     for (int concurrency : {16, 64}) {
-        QStringList beams[2];
+        QList<double> beams[2];
         double iterationS[2] = {0, 0};
         for (const bool before : {true, false}) {
             const Figures f = runOnce(concurrency, before, prompts);
@@ -203,10 +224,14 @@ int main(int argc, char **argv)
                        .arg(f.overheadCpuPerCandidateMs, 8, 'f', 2);
             out.flush();
         }
-        out << QStringLiteral("  iteration %1x faster; the same beam: %2\n")
+        QStringList latencies;
+        for (double ms : std::as_const(beams[1]))
+            latencies << QString::number(ms * 1000.0, 'f', 2);
+        out << QStringLiteral("  iteration %1x faster; the same beam: %2 (latencies in us: %3)\n")
                    .arg(iterationS[0] / std::max(iterationS[1], 1e-9), 0, 'f', 2)
                    .arg(beams[0] == beams[1] && !beams[0].isEmpty() ? QStringLiteral("yes")
-                                                                    : QStringLiteral("NO"));
+                                                                    : QStringLiteral("NO"),
+                        latencies.join(QStringLiteral(", ")));
         out.flush();
     }
     return 0;
