@@ -123,8 +123,9 @@ def u(ident, file, function, reason):
 SMP = "samples/src__nki_samples__tutorials__"
 REF = "samples_ref/src__nki_samples__reference__"
 ATT = SMP + "attention_fwd_performance__attention_kernels.py"
-TORCH = "its module imports torch at its top level (for its host harness): torch is not on this machine, so the " \
-        "module cannot load"
+SDK_ATT = SDK + "attention__attention_kernels.py"
+TORCH_XLA = "its module imports torch_xla (PyTorch/XLA, the Neuron device bridge) at its top level, for its host " \
+            "harness; Debian packages no torch_xla, so the module cannot load here"
 QUANT_SIBLINGS = "its relative imports (..util.common_types, ..util.kernel_helpers, .rmsnorm_quant_tile_info) name " \
                  "helper modules the corpus gathers as harness and flattens; nkisim resolves relative imports against " \
                  "a kernel file's folder (test_nkisim_corpus_constructs), the flattened corpus has no such folder"
@@ -144,16 +145,22 @@ ENTRIES += [
     e("samples/attn_fwd_v2", ATT, "attn_fwd_v2", [t(128, 128), t(128, 128), t(128, 128)], "attention_dk", 1e-4),
 ] + [e(f"samples/attn_fwd_{n}", ATT, f"attn_fwd_{n}", [t(128, 1024), t(128, 1024), t(128, 1024)], "attention_dk",
        2e-2) for n in ("v3", "v4", "v5", "v6", "v7", "v8", "v8a", "v9", "v10", "v11")] + [
-    u("samples/interpolate_bilinear", "samples/contributed__interpolate_bilinear_fwd.py", "interpolate_bilinear_fwd",
-      TORCH),
+    # the SDK docs' copy of the same attention tutorial (it imports torch, unused, at its top level)
+    e(f"sdk226/attn_fwd_{n}", SDK_ATT, f"attn_fwd_{n}", [t(128, 128 if n in ("v1", "v2") else 1024)] * 3,
+      "attention_dk", 1e-4 if n in ("v1", "v2") else 2e-2)
+    for n in ("v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v8a", "v9", "v10", "v11")] + [
+    # bilinear 2x upsampling, chunked along H (chunk 10 by default): 130 rows of (N, C) (a partial partition tile)
+    e("samples/interpolate_bilinear", "samples/contributed__interpolate_bilinear_fwd.py",
+      "interpolate_bilinear_2x_fwd", [t(2, 65, 23, 17)], "upsample_bilinear_2x"),
     u("samples/interpolate_trilinear", "samples/contributed__interpolate_trilinear_fwd.py",
-      "interpolate_trilinear_fwd", TORCH),
-    u("samples/maxpooling", "samples/contributed__maxpooling.py", "maxpool_kernel", TORCH),
-    u("sdk226/attention", "sdk226/general__nki__examples__attention__attention_kernels.py", "fused_self_attn_for_SD_small_head_size", TORCH),
-    u("sdk226/prof_kernel", "sdk226/general__nki__examples__prof-kernel.py", "tensor_exp_kernel_", TORCH),
-    u("sdk226/sd_attention", "sdk226/general__nki__examples__sd_attention__sd_attention_nki_kernels.py",
-      "fused_self_attn_for_SD_small_head_size",
-      "its module imports scipy at its top level (for its host reference): scipy is not on this machine"),
+      "interpolate_trilinear_2x_fwd", TORCH_XLA),
+    e("samples/maxpooling", "samples/contributed__maxpooling.py", "max_pooling_2d_stride_1", [t(200, 48), v(3)],
+      "maxpool_stride1"),
+    # like layout-dynamic-loop, its `return` sits inside the tile loop: one tile
+    e("sdk226/prof_kernel", SDK + "prof-kernel.py", "tensor_exp_kernel_", [t(100, 256)], "exp"),
+    # bf16 matmuls (mixed_precision=True, the default)
+    e("sdk226/sd_attention", SDK + "sd_attention__sd_attention_nki_kernels.py",
+      "fused_self_attn_for_SD_small_head_size", [t(512, 64), t(512, 64), t(512, 64)], "attention_sd", 2e-2),
     u("samples/pipelined_attention", "samples/contributed__pipelined_attention.py", "flash_fwd",
       "its module runs its own 16k-token bf16 test at import: `flash_fwd[0](...)`, a launch grid of 0 instances, "
       "returns None on nkisim and np.testing.assert_allclose(None, ...) fails on isfinite"),

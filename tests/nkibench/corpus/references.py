@@ -253,3 +253,33 @@ def flash_attention(q, k, v, seed):
             s = q[b, i].T @ k[b, i // rep] / np.sqrt(d)
             out[b, i] = _softmax(np.where(mask, s, -np.inf)) @ v[b, i // rep]
     return out
+
+
+def _upsample2x_axis(x, axis):
+    # linear 2x upsampling along one axis with half-pixel centres (PyTorch's align_corners=False): output i samples
+    # the input at (i + 0.5) / 2 - 0.5, clamped to the first sample; neighbours clamp at the last
+    n = x.shape[axis]
+    src = np.maximum((np.arange(2 * n) + 0.5) / 2 - 0.5, 0.0)
+    i0 = np.floor(src).astype(int)
+    i1 = np.minimum(i0 + 1, n - 1)
+    w = (src - i0).reshape([-1 if a == axis else 1 for a in range(x.ndim)])
+    return np.take(x, i0, axis=axis) * (1 - w) + np.take(x, i1, axis=axis) * w
+
+
+def upsample_bilinear_2x(x):
+    # (N, C, H, W) -> (N, C, 2H, 2W), torch.nn.functional.interpolate(scale_factor=2, mode="bilinear")
+    x = _f(x)[0]
+    return _upsample2x_axis(_upsample2x_axis(x, 2), 3)
+
+
+def maxpool_stride1(x, k):
+    # 2-D max pooling of a (H, W) tensor, a k x k window, stride 1, no padding: (H - k + 1, W - k + 1)
+    x = _f(x)[0]
+    h, w = x.shape[0] - k + 1, x.shape[1] - k + 1
+    return np.max([x[i:i + h, j:j + w] for i in range(k) for j in range(k)], axis=0)
+
+
+def attention_sd(q, k, v):
+    # q, k, v: (seq, d_head); softmax(q k^T * 0.125) v: (seq, d_head) (the scale 0.125 is fixed in the kernel)
+    q, k, v = _f(q, k, v)
+    return _softmax(q @ k.T * 0.125) @ v
