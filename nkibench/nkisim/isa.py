@@ -569,7 +569,14 @@ def reciprocal(data, mask=None, dtype=None, **kwargs):
 
 def affine_select(pred, on_true_tile, on_false_value, mask=None, dtype=None, **kwargs):
     api = "nisa.affine_select"
-    tile_arg(on_true_tile, api, "on_true_tile", ("sbuf",))
+    # on_true_tile may be in SBUF or PSUM. The classic API reference (nki.isa.affine_select, SDK 2.26 and before)
+    # sets no memory rule for it, where it does for GpSimd instructions that cannot read PSUM (nki.isa.tensor_tensor:
+    # "Since GpSimd Engine cannot access PSUM, the input or output tiles cannot be in PSUM if op is np.power");
+    # and nki-samples' reference flash_fwd passes its PSUM scores straight in (`on_true_tile=qk_psum`) and was tested
+    # under the SDK's simulate_kernel and on hardware (its test/unit/test_flash_attn_fwd.py). Only the current API's
+    # page (nki.isa.affine_select(dst, pattern, ...), NKI 0.x) says "The input on_true_tile must also be in SBUF";
+    # that API's affine_select is a different instruction signature, not simulated (current/isa.py).
+    tile_arg(on_true_tile, api, "on_true_tile")
     p = np.asarray(taint.plain(pred))  # timing-only runs use its shape only
     if p.dtype != np.bool_:
         raise cerr("affine_select needs an affine predicate built from nl.arange comparisons")

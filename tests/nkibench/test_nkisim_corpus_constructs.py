@@ -98,3 +98,27 @@ def test_reshape_with_the_shape_keyword_and_the_no_reorder_directive():
     bad = nkisim.load_kernel("import neuronxcc.nki.language as nl\ndef kernel(a):\n"
                              "    return a.reshape((4, 4), shape=(4, 4))\n")
     assert "shape once" in str(nkisim.run_kernel(bad, [rnd(4, 4)]).error)
+
+
+def test_affine_select_reads_its_on_true_tile_from_psum():
+    # a causal mask applied straight to matmul scores in PSUM (nki-samples' reference flash_fwd); the classic
+    # nisa.affine_select sets no memory rule for on_true_tile (isa.affine_select)
+    fn = nkisim.load_kernel(
+        "import numpy as np\nimport neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n"
+        "import neuronxcc.nki.isa as nisa\n"
+        "@nki.jit\ndef kernel(q, k):\n"
+        "    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+        "    qk = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)\n"
+        "    qk[...] = nisa.nc_matmul(nl.load(q), nl.load(k))\n"
+        "    i_q, i_k = nl.mgrid[0:128, 0:128]\n"
+        "    masked = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)\n"
+        "    masked[...] = nisa.affine_select(pred=(i_q >= i_k), on_true_tile=qk, on_false_value=-9984.0,\n"
+        "                                     dtype=nl.float32)\n"
+        "    nl.store(out, masked)\n    return out\n")
+    q, k = rnd(64, 128), rnd(64, 128, seed=1)
+    r = nkisim.run_kernel(fn, [q, k])
+    assert r.error is None, r.error
+    want = np.where(np.tril(np.ones((128, 128), bool)), q.T @ k, -9984.0)
+    np.testing.assert_allclose(r.outputs[0], want, rtol=1e-4, atol=1e-4)
+    sel = [i for i in r.trace if i.op == "affine_select"]
+    assert sel and sel[0].engine == "gpsimd" and sel[0].attrs.get("psum_operand")

@@ -242,17 +242,21 @@ def adaptive_avgpool(x, output_size):
 
 def flash_attention(q, k, v, seed):
     # q: (bs, heads, d, seq_q), k: (bs, kv_heads, d, seq_k), v: (bs, kv_heads, seq_k, d); causal, scale 1/sqrt(d);
-    # the output (bs, heads, seq_q, d)
+    # in training mode (the default config) the output (bs, heads, seq_q, d) and the log-sum-exp of each query's
+    # scaled, masked scores, (bs, heads, 128, seq_q / 128) with query t * 128 + p at [.., p, t]
     q, k, v = _f(q, k, v)
     bs, h, d, sq = q.shape
     rep = h // k.shape[1]
     out = np.zeros((bs, h, sq, d))
+    lse = np.zeros((bs, h, 128, sq // 128))
     mask = np.tril(np.ones((sq, k.shape[3]), bool))
     for b in range(bs):
         for i in range(h):
-            s = q[b, i].T @ k[b, i // rep] / np.sqrt(d)
-            out[b, i] = _softmax(np.where(mask, s, -np.inf)) @ v[b, i // rep]
-    return out
+            s = np.where(mask, q[b, i].T @ k[b, i // rep] / np.sqrt(d), -np.inf)
+            out[b, i] = _softmax(s) @ v[b, i // rep]
+            m = s.max(axis=1)
+            lse[b, i] = (m + np.log(np.exp(s - m[:, None]).sum(axis=1))).reshape(sq // 128, 128).T
+    return out, lse
 
 
 def _upsample2x_axis(x, axis):
