@@ -276,7 +276,7 @@ def _activation(api, op, data, bias, scale, reduce_op, reduce_res, mask, dtype, 
         rname = ops.reduce(reduce_op or np.add)
         attrs["reduce_op"] = rname
         axes = tuple(range(1, len(data.shape)))
-        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True).reshape(reduce_res.shape)),)
+        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True)),)
     return run_op(api, opname, engine, operands, fn, data.shape, out_dtype(dtype, data), mask=mask, attrs=attrs,
                   side_writes=side)
 
@@ -408,7 +408,7 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
     rname = ops.reduce(reduce_op)
     held = {}
     axes = tuple(range(1, len(data.shape)))
-    side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True).reshape(reduce_res.shape)),)
+    side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True)),)
     return scalar_op(api, data, n0, operand0, reverse0, None, None, False, out_dtype(dtype, data), mask, "vector",
                      False, side=side, held=held, opname="tensor_scalar_reduce")
 
@@ -610,7 +610,7 @@ def select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd
         tile_arg(reduce_res, api, "reduce_res")
         rname = ops.reduce(reduce_op)
         axes = tuple(range(1, len(on_true.shape)))
-        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True).reshape(reduce_res.shape)),)
+        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True)),)
     res = run_op(api, "select_reduce", "vector", operands, fn, on_true.shape, dst.alloc.dtype, mask=mask,
                  side_writes=side)
     core.store_into(dst, res)
@@ -643,7 +643,7 @@ def range_select(on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=No
     if reduce_res is not None:
         rname = ops.reduce(reduce_op)
         axes = tuple(range(1, len(on_true_tile.shape)))
-        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True).reshape(reduce_res.shape)),)
+        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True)),)
     return run_op(api, "range_select", "vector", operands, fn, on_true_tile.shape, out_dtype(dtype, on_true_tile),
                   mask=mask, side_writes=side)
 
