@@ -18,10 +18,21 @@ def v(value):
     return {"value": value}
 
 
-def e(ident, file, function, inputs, reference, rtol=2e-5, grid=None, expect_error=None):
+def obj(name, **kwargs):
+    """An object the kernel's module defines, built with these keyword arguments; g("A.B") names a value of it."""
+    return {"construct": name, "kwargs": kwargs}
+
+
+def g(path):
+    return {"global": path}
+
+
+def e(ident, file, function, inputs, reference, rtol=2e-5, grid=None, expect_error=None, covers=None):
     d = {"id": ident, "file": file, "function": function, "inputs": inputs, "reference": reference, "rtol": rtol}
     if grid:
         d["grid"] = grid
+    if covers:
+        d["covers"] = covers
     if expect_error:
         d["expect_error"] = expect_error
     return d
@@ -122,13 +133,11 @@ def u(ident, file, function, reason):
 
 SMP = "samples/src__nki_samples__tutorials__"
 REF = "samples_ref/src__nki_samples__reference__"
+REF_PKG = "samples_ref/src/nki_samples/reference/"  # kernel files that import their package's modules keep its layout
 ATT = SMP + "attention_fwd_performance__attention_kernels.py"
 SDK_ATT = SDK + "attention__attention_kernels.py"
 TORCH_XLA = "its module imports torch_xla (PyTorch/XLA, the Neuron device bridge) at its top level, for its host " \
             "harness; Debian packages no torch_xla, so the module cannot load here"
-QUANT_SIBLINGS = "its relative imports (..util.common_types, ..util.kernel_helpers, .rmsnorm_quant_tile_info) name " \
-                 "helper modules the corpus gathers as harness and flattens; nkisim resolves relative imports against " \
-                 "a kernel file's folder (test_nkisim_corpus_constructs), the flattened corpus has no such folder"
 ENTRIES += [
     e("samples/avgpool", SMP + "average_pool2d__average_pool2d_nki_kernels.py", "tensor_avgpool_kernel",
       [t(64, 16, 16), v(2)], "avgpool"),
@@ -187,7 +196,14 @@ ENTRIES += [
      "inputs": [t(128, 128), t(64, 1024), t(128, 512), v(1), v(1), v(1)]},
     e("samples_ref/adaptive_avg_pool2d", REF + "vision.py", "adaptive_avg_pool2d_kernel",
       [t(1, 128, 12, 12), v([5, 4])], "adaptive_avgpool"),
-    u("samples_ref/rmsnorm_quant", REF + "rmsnorm_quant__rmsnorm_quant.py", "rmsnorm_quant_kernel", QUANT_SIBLINGS),
-    u("samples_ref/rmsnorm_quant_constants", REF + "rmsnorm_quant__rmsnorm_quant_constants.py", "build_constants",
-      QUANT_SIBLINGS),
+    # 200 rows (a partial second partition tile); the output is float8_e4m3, each row's float32 scale in its last 4
+    # elements as bytes (some of which read as NaN)
+    e("samples_ref/rmsnorm_quant", REF_PKG + "rmsnorm_quant/rmsnorm_quant.py", "rmsnorm_quant_kernel",
+      [t(2, 100, 512), t(512), obj("RmsNormQuantKernelArgs", lower_bound=0.0)], "rmsnorm_quant", 2e-2,
+      # the kernel file beside it holds only build_constants, a trace-mode sub-kernel (@nki.jit(mode='trace'),
+      # traced into the kernel that calls it, as the SDK runs it): this entry runs it
+      covers=[REF_PKG + "rmsnorm_quant/rmsnorm_quant_constants.py"]),
+    e("samples_ref/rmsnorm_quant_no_norm", REF_PKG + "rmsnorm_quant/rmsnorm_quant.py", "rmsnorm_quant_kernel",
+      [t(2, 100, 512), t(512), obj("RmsNormQuantKernelArgs", lower_bound=4.0, norm_type=g("NormType.NO_NORM"))],
+      "rmsnorm_quant", 2e-2),
 ]

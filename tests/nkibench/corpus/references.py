@@ -299,3 +299,48 @@ def attention_pipelined(q, k, v, softmax_scale, use_causal_mask):
         for j in range(0, q.shape[2], 1024):
             out[i, j:j + 1024] = _softmax(q[i, :, j:j + 1024].T @ k[i] * softmax_scale) @ v[i]
     return out
+
+
+def _bf16(x):
+    # round float32 values to bfloat16 (nearest, ties to even), kept in float32
+    b = np.asarray(x, np.float32).view(np.uint32)
+    b = (b + np.uint32(0x7FFF) + ((b >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    return b.view(np.float32)
+
+
+def _fp8_e4m3_values():
+    # the 256 float8_e4m3 values by byte: 4 exponent bits (bias 7; the top exponent holds inf and NaN, so 240 is the
+    # largest finite value), 3 mantissa bits, subnormals at exponent 0
+    b = np.arange(256)
+    e, m = (b >> 3) & 15, b & 7
+    v = np.where(e == 0, m * 2.0 ** -9, (1 + m / 8) * 2.0 ** (e - 7))
+    v = np.where(e == 15, np.where(m == 0, np.inf, np.nan), v)
+    return np.where(b & 0x80, -v, v)
+
+
+def _fp8_e4m3(x):
+    # nearest float8_e4m3 value, saturating at +-240
+    vals = _fp8_e4m3_values()[:0x78]
+    x = np.clip(np.asarray(x, np.float64), -240, 240)
+    i = np.abs(np.abs(x)[..., None] - vals).argmin(axis=-1)
+    return np.where(x < 0, -vals[i], vals[i])
+
+
+def rmsnorm_quant(hidden, gamma, kargs):
+    # nki-samples' rmsnorm_quant: each row of the last axis, in bfloat16, optionally RMS-normalized (x / sqrt(mean(x^2)
+    # + eps) * gamma), optionally clipped to +-lower_bound, then quantized to float8_e4m3 by its absolute maximum:
+    # dequantizing scale s = max(absmax * (1/240), 1e-6) in float32, values x / s. The output holds the H quantized
+    # values and, in 4 more float8 elements, the bytes of s (a float32, little-endian) read as float8_e4m3.
+    x = _bf16(hidden).astype(np.float64).reshape(-1, hidden.shape[-1])
+    if kargs.norm_type.name == "RMS_NORM":
+        x = _bf16(x / np.sqrt(np.mean(x * x, axis=1, keepdims=True) + kargs.eps) * gamma.reshape(1, -1))
+        x = x.astype(np.float64)
+    if kargs.lower_bound and kargs.lower_bound > 0:
+        x = np.clip(x, -kargs.lower_bound, kargs.lower_bound)
+        absmax = np.minimum(np.abs(x).max(axis=1, keepdims=True), kargs.lower_bound)
+    else:
+        absmax = np.abs(x).max(axis=1, keepdims=True)
+    s = np.maximum(absmax.astype(np.float32) * np.float32(1 / 240), np.float32(1e-6)).astype(np.float32)
+    q = _fp8_e4m3(x * (np.float32(1) / s).astype(np.float64))
+    tail = _fp8_e4m3_values()[s.view(np.uint8).reshape(-1, 4)]
+    return np.concatenate([q, tail], axis=1).reshape(hidden.shape[:-1] + (hidden.shape[-1] + 4,))
