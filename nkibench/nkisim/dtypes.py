@@ -262,3 +262,38 @@ def from_bytes(raw, dt: DType):
     if dt.name in ("tfloat32", "float32r"):
         return raw.view(np.float32).copy()
     return raw.view(dt.dtype).copy()
+
+
+class HostArray(np.ndarray):
+    """A host numpy array of a narrow NKI dtype (bfloat16, tfloat32, fp8): its values rounded to the dtype and stored
+    as float32, as nkisim stores them on chip, with the dtype they stand for in `nki_dtype`. The SDK's host code makes
+    such arrays with nl.static_cast (nki-samples' double_row_matmul test: nl.static_cast(rhs, nl.float8_e4m3)), and a
+    kernel given one sees a tensor of that dtype. numpy operations on it give plain float32 arrays."""
+
+    nki_dtype = None
+
+    def __array_finalize__(self, obj):
+        self.nki_dtype = getattr(obj, "nki_dtype", None)
+
+    def __array_wrap__(self, out, context=None, return_scalar=False):
+        return np.asarray(out)  # arithmetic results are plain arrays: they are no longer of the narrow dtype
+
+    def __reduce__(self):
+        return np.asarray(self).__reduce__()
+
+
+def host_array(values, dt: DType):
+    """values as a host array of dt: a plain numpy array when numpy has the dtype, else a HostArray."""
+    dt = normalize(dt)
+    v = dt.cast(np.asarray(values, dtype=np.float32 if dt.is_float else None))
+    if not dt._drop:
+        return np.asarray(v, dtype=dt.dtype)
+    out = np.asarray(v, dtype=np.float32).view(HostArray)
+    out.nki_dtype = dt
+    return out
+
+
+def of_array(a) -> DType:
+    """The NKI dtype of a host array (a HostArray says which narrow dtype it holds)."""
+    dt = getattr(a, "nki_dtype", None)
+    return dt if dt is not None else normalize(a.dtype)

@@ -204,7 +204,12 @@ class iinfo:  # noqa: N801
 
 
 def static_cast(x, dtype):
-    return dtypes.normalize(dtype).type(x)
+    """Host-side cast: a scalar to the dtype's storage type; an array to a host array of the dtype, its values rounded
+    to it (a dtypes.HostArray for the narrow ones numpy lacks, which a kernel then receives as that dtype)."""
+    dt = dtypes.normalize(dtype)
+    if isinstance(x, (np.ndarray, list, tuple)):
+        return dtypes.host_array(x, dt)
+    return dt.type(x)
 
 
 # --- indexing helpers ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import context, errors, importer, memory, replay, taint
-from .dtypes import normalize
+from .dtypes import of_array
 from .taint import file_kind
 from .tensor import Tile, new_alloc
 from .trace import Trace
@@ -266,7 +266,8 @@ def _attempt(fn, args, kwargs, res, target, numeric, use_replay, used):
 
 def _wrap_arg(a, name, ctx):
     if isinstance(a, np.ndarray):
-        dt = normalize(a.dtype)
+        dt = of_array(a)  # a HostArray (nl.static_cast on the host) is of the narrow dtype it holds
+        a = np.asarray(a)
         data = None
         if ctx.numeric:
             data = a if a.flags.c_contiguous and a.dtype == dt.dtype else np.ascontiguousarray(a, dtype=dt.dtype)

@@ -61,11 +61,22 @@ def _inputs(entry, seed, names=None):
         elif "value" in d:
             v = d["value"]
             out.append(tuple(v) if isinstance(v, list) else v)
-        elif d.get("dist") == "uniform":
-            out.append(rng.uniform(d["low"], d["high"], d["shape"]).astype(d["dtype"]))
         else:
-            out.append(rng.standard_normal(d["shape"]).astype(d["dtype"]))
+            if d.get("dist") == "uniform":
+                x = rng.uniform(d["low"], d["high"], d["shape"])
+            else:
+                x = rng.standard_normal(d["shape"])
+            out.append(_as_dtype(x, d["dtype"]))
     return out
+
+
+def _as_dtype(x, name):
+    """A numpy dtype, or an NKI dtype numpy lacks (bfloat16, float8_e4m3, ...): then the host array nkisim's
+    nl.static_cast makes, as the SDK's host code makes it (a kernel receives it as that dtype)."""
+    try:
+        return x.astype(name)
+    except TypeError:
+        return nkisim.language.static_cast(x.astype(np.float32), getattr(nkisim.language, name))
 
 
 def _l2(got, want):

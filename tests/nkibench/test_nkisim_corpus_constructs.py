@@ -221,3 +221,41 @@ def test_device_bytes_of_nki_dtypes_round_trip():
         assert raw.dtype == np.uint8 and raw.shape == (4, 8 * dt.itemsize)
         np.testing.assert_array_equal(D.from_bytes(raw, dt), v)
     assert D.float8_e4m3.cast(np.array([np.inf, 1e6], np.float32)).tolist() == [np.inf, 240.0]
+
+
+def test_fp8_host_inputs_and_the_double_row_matmul_mode():
+    # nki-samples' double_row_matmul takes its rhs as float8_e4m3 (its test: nl.static_cast(rhs, nl.float8_e4m3)) and
+    # contracts two K tiles per nc_matmul with perf_mode='double_row_gen3' on (K, 2, free) tiles
+    nl = nkisim.language
+    fn = nkisim.load_kernel(
+        HEAD + "@nki.jit\ndef kernel(lhsT, rhs):\n"
+        "    assert rhs.dtype == nl.float8_e4m3 and lhsT.dtype == nl.float8_e4m3, 'operands must be float8_e4m3'\n"
+        "    out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+        "    s = nl.ndarray((128, 2, 128), dtype=nl.float8_e4m3, buffer=nl.sbuf)\n"
+        "    m = nl.ndarray((128, 2, 256), dtype=nl.float8_e4m3, buffer=nl.sbuf)\n"
+        "    for r in nl.affine_range(2):\n"
+        "        s[:, r, :] = nl.load(lhsT[r * 128:(r + 1) * 128, :])\n"
+        "        m[:, r, :] = nl.load(rhs[r * 128:(r + 1) * 128, :])\n"
+        "    acc = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.psum)\n"
+        "    acc[...] = nisa.nc_matmul(s, m, perf_mode='double_row_gen3')\n"
+        "    nl.store(out, nl.copy(acc))\n    return out\n")
+    lhsT = nl.static_cast(rnd(256, 128) * 4, nl.float8_e4m3)
+    rhs = nl.static_cast(rnd(256, 256, seed=1) * 4, nl.float8_e4m3)
+    assert isinstance(lhsT, np.ndarray) and lhsT.nki_dtype == nl.float8_e4m3
+    assert np.array_equal(lhsT, nkisim.dtypes.float8_e4m3.cast(rnd(256, 128) * 4))  # the values are rounded
+    r = nkisim.run_kernel(fn, [lhsT, rhs])
+    assert r.error is None, r.error
+    np.testing.assert_allclose(r.outputs[0], np.asarray(lhsT, np.float64).T @ np.asarray(rhs, np.float64), rtol=1e-5,
+                               atol=1e-4)
+    mm = [i for i in r.trace if i.op == "nc_matmul"]
+    assert len(mm) == 1 and mm[0].attrs["perf_mode"] == "double_row" and mm[0].attrs["k"] == 128
+    # plain float32 arrays are float32 tensors; double_row is the FP8 mode only
+    r = nkisim.run_kernel(fn, [np.asarray(lhsT), rhs])
+    assert r.error is not None and "float8_e4m3" in str(r.error)
+    bf = nkisim.load_kernel(
+        HEAD + "@nki.jit\ndef kernel(a):\n"
+        "    s = nl.ndarray((128, 2, 128), dtype=nl.bfloat16, buffer=nl.sbuf)\n"
+        "    s[...] = 0.0\n"
+        "    acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)\n"
+        "    acc[...] = nisa.nc_matmul(s, s, perf_mode='double_row')\n    return a\n")
+    assert "FP8 mode" in str(nkisim.run_kernel(bf, [rnd(2, 2)]).error)

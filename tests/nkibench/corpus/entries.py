@@ -190,10 +190,10 @@ ENTRIES += [
     # trains (it returns the log-sum-exp too); its causal mask is nisa.affine_select straight on the PSUM scores
     e("samples_ref/flash_fwd", REF + "attention.py", "flash_fwd",
       [t(1, 2, 128, 2048), t(1, 1, 128, 2048), t(1, 1, 2048, 128), v(None)], "flash_attention", 2e-2, grid=[1, 1]),
-    # called with float32 operands, its first line (an assert on the rhs dtype) says what the entry cannot give
-    {**u("samples_ref/double_row_matmul", REF + "double_row_matmul.py", "quantized_double_row_matmul",
-         "its rhs must arrive as float8_e4m3, which a corpus entry's numpy inputs cannot be"),
-     "inputs": [t(128, 128), t(64, 1024), t(128, 512), v(1), v(1), v(1)]},
+    # its rhs arrives quantized, as float8_e4m3 (the host array nl.static_cast makes); 2 x 2 x 2 blocks of tiles
+    e("samples_ref/double_row_matmul", REF + "double_row_matmul.py", "quantized_double_row_matmul",
+      [t(256, 512), {"shape": [256, 2048], "dtype": "float8_e4m3"}, t(128, 1024, dist="uniform", low=0.5, high=2.0),
+       v(2), v(2), v(2)], "quantized_double_row_matmul", 2e-2),
     e("samples_ref/adaptive_avg_pool2d", REF + "vision.py", "adaptive_avg_pool2d_kernel",
       [t(1, 128, 12, 12), v([5, 4])], "adaptive_avgpool"),
     # 200 rows (a partial second partition tile); the output is float8_e4m3, each row's float32 scale in its last 4

@@ -344,3 +344,26 @@ def rmsnorm_quant(hidden, gamma, kargs):
     q = _fp8_e4m3(x * (np.float32(1) / s).astype(np.float64))
     tail = _fp8_e4m3_values()[s.view(np.uint8).reshape(-1, 4)]
     return np.concatenate([q, tail], axis=1).reshape(hidden.shape[:-1] + (hidden.shape[-1] + 4,))
+
+
+def quantized_double_row_matmul(lhs, rhs_quantized, rhs_scale, tiles_m, tiles_n, tiles_k):
+    # nki-samples' double_row_matmul: lhs (M, K) @ rhs (K, N), where rhs arrives quantized to float8_e4m3 with every
+    # two 128-row tiles of a 512-column block side by side ((K/2, 2N), the layout its test's reshape makes) and its
+    # column scale pre-broadcast to (128, N) (applied to each 128-row tile of the result); lhs is quantized on the fly
+    # to float8_e4m3, per row and per K block of 128 * tiles_k columns, by the row block's absolute maximum / 240
+    lhs, rq, rs = _f(lhs, rhs_quantized, rhs_scale)
+    m, k = lhs.shape
+    n = rq.shape[1] // 2
+    rhs = np.zeros((k, n))
+    for kk in range(0, k // 128, 2):
+        for nn in range(n // 512):
+            pair = rq[kk // 2 * 128:(kk // 2 + 1) * 128, nn * 1024:(nn + 1) * 1024]
+            rhs[kk * 128:(kk + 1) * 128, nn * 512:(nn + 1) * 512] = pair[:, :512]
+            rhs[(kk + 1) * 128:(kk + 2) * 128, nn * 512:(nn + 1) * 512] = pair[:, 512:]
+    out = np.zeros((m, n))
+    bk = 128 * tiles_k
+    for k0 in range(0, k, bk):
+        block = lhs[:, k0:k0 + bk]
+        scale = np.abs(block).max(axis=1, keepdims=True) / 240
+        out += (_fp8_e4m3(block / scale) @ rhs[k0:k0 + bk]) * scale
+    return out * np.tile(rs, (m // 128, 1))
