@@ -203,6 +203,9 @@ ENTRIES += [
       # the kernel file beside it holds only build_constants, a trace-mode sub-kernel (@nki.jit(mode='trace'),
       # traced into the kernel that calls it, as the SDK runs it): this entry runs it
       covers=[REF_PKG + "rmsnorm_quant/rmsnorm_quant_constants.py"]),
+    # launched on a 1-D grid it shards the rows over the instances (100 each)
+    e("samples_ref/rmsnorm_quant_spmd", REF_PKG + "rmsnorm_quant/rmsnorm_quant.py", "rmsnorm_quant_kernel",
+      [t(2, 100, 512), t(512), obj("RmsNormQuantKernelArgs", lower_bound=0.0)], "rmsnorm_quant", 2e-2, grid=[2]),
     e("samples_ref/rmsnorm_quant_no_norm", REF_PKG + "rmsnorm_quant/rmsnorm_quant.py", "rmsnorm_quant_kernel",
       [t(2, 100, 512), t(512), obj("RmsNormQuantKernelArgs", lower_bound=4.0, norm_type=g("NormType.NO_NORM"))],
       "rmsnorm_quant", 2e-2),
