@@ -50,3 +50,9 @@ class no_reorder:  # noqa: N801 - the SDK's name
 
     def __exit__(self, *exc):
         return False
+
+
+class multi_buffer(no_reorder):  # noqa: N801 - the SDK's name
+    """A scheduling directive: `nl.sequential_range(n, directives=ncc.multi_buffer(k))` lets the compiler keep k
+    iterations' buffers in flight (nki-samples' rmsnorm_quant, over its PSUM banks). It changes no result; nkisim
+    runs the loop as written."""

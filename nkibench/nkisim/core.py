@@ -225,9 +225,12 @@ def run_op(api, op, engine, operands, fn, out_shape, odt, *, mask=None, space=No
     wt = res_tile.restrict(obox) if obox is not None else res_tile
     writes = [wt.access()]
     for st, vfn in side_writes:
+        # A per-partition result (reduce_res): under a mask, only the partitions the instruction covers are written.
+        if box is not None and st.shape and st.shape[0] == space[0] and box[0] != (0, space[0]):
+            st = st.restrict((box[0],) + tuple((0, n) for n in st.shape[1:]))
         writes.append(st.access())
         if ctx.numeric:
-            st.write(st.alloc.dtype.cast(vfn()))
+            st.write(st.alloc.dtype.cast(np.reshape(vfn(), st.shape)))
     parts, free = counts(box, space) if counts_override is None else counts_override
     if engine in ("vector", "scalar"):
         check_free_size(api, engine, free, any(r.memory == "psum" for r in reads) or out_mem == "psum")

@@ -83,11 +83,13 @@ def _round_mantissa(a, drop, maxval):
     half = np.uint32((1 << (drop - 1)) - 1)
     rounded = (bits + half + ((bits >> np.uint32(drop)) & np.uint32(1))) & np.uint32(~((1 << drop) - 1) & 0xFFFFFFFF)
     out = rounded.view(np.float32)
-    # Rounding can carry a NaN payload into Inf; keep non-finite inputs as they were.
-    out = np.where(np.isfinite(a), out, a)
     if maxval is not None:
-        out = np.clip(out, -maxval, maxval, out=out) if out.ndim else np.float32(np.clip(out, -maxval, maxval))
-    return out.astype(np.float32, copy=False)
+        # finite values beyond the format saturate
+        out = np.clip(out, -maxval, maxval, out=out) if out.ndim else np.clip(out, -maxval, maxval)
+    # Rounding can carry a NaN payload into Inf; keep non-finite inputs as they were (an fp8 infinity stays one: a
+    # float32 scale's bytes read as float8_e4m3 can hold 0x78, rmsnorm_quant stores them so).
+    out = np.where(np.isfinite(a), out, a)
+    return np.float32(out) if out.ndim == 0 else out.astype(np.float32, copy=False)
 
 
 float32 = DType("float32", np.float32, 4, "f")
@@ -184,3 +186,114 @@ def promote(a: DType, b: DType) -> DType:
     if u.itemsize >= 4:
         return float32 if u.itemsize == 4 else int64
     return {1: int16, 2: int32}[u.itemsize]
+
+
+# --- bytes on the device (Tile.view: reinterpreting a tensor's bytes as another dtype) -------------------------
+# Little-endian, as the device and numpy on x86 lay out multi-byte elements. The fp8 formats: float8_e4m3 with an
+# IEEE-style top exponent (infinities and NaNs there, so 240 is the largest finite value, as nkisim rounds it),
+# float8_e4m3fn (no infinities, S.1111.111 is NaN, 448 the largest), float8_e5m2 (IEEE-style). Subnormals decode
+# exactly.
+_FP8 = {"float8_e4m3": (4, 3, 7, True), "float8_e4m3fn": (4, 3, 7, False), "float8_e5m2": (5, 2, 15, True)}
+_FP8_TABLES = {}
+
+
+def _fp8_table(name):
+    """The 256 values of an fp8 format, by byte."""
+    t = _FP8_TABLES.get(name)
+    if t is None:
+        ebits, mbits, bias, ieee = _FP8[name]
+        b = np.arange(256)
+        sign = np.where(b & 0x80, -1.0, 1.0)
+        e = (b >> mbits) & ((1 << ebits) - 1)
+        m = b & ((1 << mbits) - 1)
+        top = (1 << ebits) - 1
+        val = np.where(e == 0, m * 2.0 ** (1 - bias - mbits), (1 + m / 2.0 ** mbits) * 2.0 ** (e - bias))
+        if ieee:
+            val = np.where(e == top, np.where(m == 0, np.inf, np.nan), val)
+        else:
+            val = np.where((e == top) & (m == (1 << mbits) - 1), np.nan, val)
+        t = (sign * val).astype(np.float32)
+        _FP8_TABLES[name] = t
+    return t
+
+
+def _fp8_encode(v, name):
+    """Bytes of fp8 values (held in float32): the nearest code, ties to the even code; NaN as the canonical NaN."""
+    table = _fp8_table(name)
+    v = np.asarray(v, np.float32)
+    codes = np.arange(128)
+    pos = table[:128]
+    keep = np.isfinite(pos)
+    inf_code = codes[np.isinf(pos)]
+    pos, codes = pos[keep], codes[keep]  # ascending with the code
+    a = np.abs(v)
+    i = np.clip(np.searchsorted(pos, a), 1, len(pos) - 1)
+    lo, hi = pos[i - 1], pos[i]
+    with np.errstate(invalid="ignore"):
+        pick_hi = (a - lo > hi - a) | ((a - lo == hi - a) & (codes[i] % 2 == 0)) | (a > pos[-1])
+    out = np.where(pick_hi, codes[i], codes[i - 1]).astype(np.uint8)
+    if len(inf_code):
+        out = np.where(np.isinf(a), np.uint8(inf_code[0]), out)
+    out = np.where(np.signbit(v), out | 0x80, out).astype(np.uint8)
+    return np.where(np.isnan(v), np.uint8(0x7F), out).astype(np.uint8)
+
+
+def to_bytes(values, dt: DType):
+    """The device bytes of an array of dt values (as nkisim stores them): shape (..., last * itemsize), uint8."""
+    v = np.ascontiguousarray(values)
+    if dt.name in _FP8:
+        return _fp8_encode(v, dt.name)
+    if dt.name == "bfloat16":
+        raw = (np.ascontiguousarray(v, np.float32).view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+    elif dt.name in ("tfloat32", "float32r"):
+        raw = np.ascontiguousarray(v, np.float32)
+    else:
+        raw = np.ascontiguousarray(v, dt.dtype)
+    return raw.view(np.uint8).reshape(v.shape[:-1] + (-1,))
+
+
+def from_bytes(raw, dt: DType):
+    """dt values (as nkisim stores them) from device bytes, shape (..., n) uint8 -> (..., n / itemsize)."""
+    raw = np.ascontiguousarray(raw, np.uint8)
+    if dt.name in _FP8:
+        return _fp8_table(dt.name)[raw]
+    if dt.name == "bfloat16":
+        return (raw.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
+    if dt.name in ("tfloat32", "float32r"):
+        return raw.view(np.float32).copy()
+    return raw.view(dt.dtype).copy()
+
+
+class HostArray(np.ndarray):
+    """A host numpy array of a narrow NKI dtype (bfloat16, tfloat32, fp8): its values rounded to the dtype and stored
+    as float32, as nkisim stores them on chip, with the dtype they stand for in `nki_dtype`. The SDK's host code makes
+    such arrays with nl.static_cast (nki-samples' double_row_matmul test: nl.static_cast(rhs, nl.float8_e4m3)), and a
+    kernel given one sees a tensor of that dtype. numpy operations on it give plain float32 arrays."""
+
+    nki_dtype = None
+
+    def __array_finalize__(self, obj):
+        self.nki_dtype = getattr(obj, "nki_dtype", None)
+
+    def __array_wrap__(self, out, context=None, return_scalar=False):
+        return np.asarray(out)  # arithmetic results are plain arrays: they are no longer of the narrow dtype
+
+    def __reduce__(self):
+        return np.asarray(self).__reduce__()
+
+
+def host_array(values, dt: DType):
+    """values as a host array of dt: a plain numpy array when numpy has the dtype, else a HostArray."""
+    dt = normalize(dt)
+    v = dt.cast(np.asarray(values, dtype=np.float32 if dt.is_float else None))
+    if not dt._drop:
+        return np.asarray(v, dtype=dt.dtype)
+    out = np.asarray(v, dtype=np.float32).view(HostArray)
+    out.nki_dtype = dt
+    return out
+
+
+def of_array(a) -> DType:
+    """The NKI dtype of a host array (a HostArray says which narrow dtype it holds)."""
+    dt = getattr(a, "nki_dtype", None)
+    return dt if dt is not None else normalize(a.dtype)

@@ -25,10 +25,10 @@ _package = None
 
 def _names():
     import nkisim
-    from nkisim import compiler, constants, isa, language, typing
+    from nkisim import backends, compiler, constants, isa, language, typing
     return {"neuronxcc.nki": nkisim, "neuronxcc.nki.language": language, "neuronxcc.nki.isa": isa,
             "neuronxcc.nki.typing": typing, "neuronxcc.nki.compiler": compiler,
-            "neuronxcc.nki.language.constants": constants}
+            "neuronxcc.nki.language.constants": constants, **backends.MODULES}
 
 
 def _current_names():

@@ -98,9 +98,27 @@ def _free_size(t):
 
 # --- TensorE ------------------------------------------------------------------------------------------------------
 
+_FP8_NAMES = ("float8_e4m3", "float8_e4m3fn", "float8_e5m2")
+
+
+def _double_row(perf_mode):
+    """Whether perf_mode asks for the Tensor engine's double-row FP8 mode: 'double_row' (nisa.matmul_perf_mode) or
+    'double_row_gen3' (the classic string nki-samples' double_row_matmul passes)."""
+    if perf_mode is None:
+        return False
+    name = str(getattr(perf_mode, "value", getattr(perf_mode, "name", perf_mode)))
+    if name in ("none", ""):
+        return False
+    if name in ("double_row", "double_row_gen3"):
+        return True
+    raise cerr(f"nisa.nc_matmul: unknown perf_mode {perf_mode!r} (nkisim knows 'double_row' and 'double_row_gen3')")
+
+
 def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
-              tile_position=(), tile_size=(), mask=None, dtype=None, **kwargs):
+              tile_position=(), tile_size=(), mask=None, dtype=None, perf_mode=None, **kwargs):
     api = "nisa.nc_matmul"
+    if _double_row(perf_mode):
+        return _double_row_matmul(api, stationary, moving, mask, dtype)
     stationary, moving, mask = unmask(api, stationary, moving, mask)
     tile_arg(stationary, api, "stationary", ("sbuf",))
     tile_arg(moving, api, "moving", ("sbuf",))
@@ -119,6 +137,35 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
                    "err_size_of_dimension_exceed_arch_limit")
     return _matmul(api, "nc_matmul", stationary, moving, k, m, n, mask, dtype, is_transpose=bool(is_transpose),
                    is_stationary_onezero=bool(is_stationary_onezero), is_moving_onezero=bool(is_moving_onezero))
+
+
+def _double_row_matmul(api, stationary, moving, mask, dtype):
+    """FP8 double-row mode (NeuronCore-v3 and later; "Double FP8 mode, 2x matmul throughput by packing two FP8
+    weight/ifmap element pairs", nki.isa.matmul_perf_mode): each operand holds two rows of the contraction per
+    partition, stationary (K, 2, M) and moving (K, 2, N), and the instruction contracts over both, 2K rows:
+    out[m, n] = sum over k, r of stationary[k, r, m] * moving[k, r, n]. That is what nki-samples'
+    double_row_matmul computes with it (perf_mode='double_row_gen3' on tiles of two consecutive K tiles of lhs^T
+    and rhs), and its numeric test checks the kernel against np.matmul. The trace records one pass over K
+    partitions, as the engine makes it."""
+    for x, nm in ((stationary, "stationary"), (moving, "moving")):
+        if isinstance(x, MaskedOperand):
+            raise cerr(f"{api}: operand masks are not supported with perf_mode double_row")
+        tile_arg(x, api, nm, ("sbuf",))
+        if len(x.shape) != 3 or x.shape[1] != 2:
+            raise cerr(f"{api}: with perf_mode double_row the {nm} tile must be (K, 2, free): two contraction rows "
+                       f"per partition, got shape {tuple(x.shape)}")
+        if x.alloc.dtype.name not in _FP8_NAMES:
+            raise cerr(f"{api}: perf_mode double_row is the Tensor engine's FP8 mode; the {nm} tile is "
+                       f"{x.alloc.dtype.name}", "err_unsupported_dtype")
+    k, m, n = stationary.shape[0], stationary.shape[2], moving.shape[2]
+    if moving.shape[0] != k:
+        raise cerr(f"nc_matmul contraction (partition) sizes differ: stationary {stationary.shape}, moving "
+                   f"{moving.shape}", "err_num_partition_mismatch")
+    if k > 128 or m > 128 or n > 512:
+        raise cerr(f"{api}: double_row tiles exceed the Tensor engine (K <= 128, stationary free <= 128, moving free "
+                   f"<= 512 per row): stationary {stationary.shape}, moving {moving.shape}",
+                   "err_size_of_dimension_exceed_arch_limit")
+    return _matmul(api, "nc_matmul", stationary, moving, k, m, n, mask, dtype, perf_mode="double_row")
 
 
 def _operand_box(api, x, name):
@@ -191,6 +238,8 @@ def _matmul(api, op, stationary, moving, k, m, n, mask, dtype, **flags):
         return ((0, k), box[0]), ((0, k), box[1])
 
     def fn(s, mv):
+        if flags.get("perf_mode") == "double_row":  # (K, 2, free): the two rows of each partition both contract
+            return np.matmul(s.transpose(1, 0, 2).reshape(-1, m).T, mv.transpose(1, 0, 2).reshape(-1, n))
         return np.matmul(s.reshape(s.shape[0], -1).T, mv.reshape(mv.shape[0], -1))
 
     return run_op(api, op, "tensor", [stationary, moving], fn, (m, n), odt, mask=mask, out_mem="psum", attrs=attrs,
@@ -276,7 +325,7 @@ def _activation(api, op, data, bias, scale, reduce_op, reduce_res, mask, dtype, 
         rname = ops.reduce(reduce_op or np.add)
         attrs["reduce_op"] = rname
         axes = tuple(range(1, len(data.shape)))
-        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True).reshape(reduce_res.shape)),)
+        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True)),)
     return run_op(api, opname, engine, operands, fn, data.shape, out_dtype(dtype, data), mask=mask, attrs=attrs,
                   side_writes=side)
 
@@ -408,7 +457,7 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
     rname = ops.reduce(reduce_op)
     held = {}
     axes = tuple(range(1, len(data.shape)))
-    side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True).reshape(reduce_res.shape)),)
+    side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True)),)
     return scalar_op(api, data, n0, operand0, reverse0, None, None, False, out_dtype(dtype, data), mask, "vector",
                      False, side=side, held=held, opname="tensor_scalar_reduce")
 
@@ -569,7 +618,14 @@ def reciprocal(data, mask=None, dtype=None, **kwargs):
 
 def affine_select(pred, on_true_tile, on_false_value, mask=None, dtype=None, **kwargs):
     api = "nisa.affine_select"
-    tile_arg(on_true_tile, api, "on_true_tile", ("sbuf",))
+    # on_true_tile may be in SBUF or PSUM. The classic API reference (nki.isa.affine_select, SDK 2.26 and before)
+    # sets no memory rule for it, where it does for GpSimd instructions that cannot read PSUM (nki.isa.tensor_tensor:
+    # "Since GpSimd Engine cannot access PSUM, the input or output tiles cannot be in PSUM if op is np.power");
+    # and nki-samples' reference flash_fwd passes its PSUM scores straight in (`on_true_tile=qk_psum`) and was tested
+    # under the SDK's simulate_kernel and on hardware (its test/unit/test_flash_attn_fwd.py). Only the current API's
+    # page (nki.isa.affine_select(dst, pattern, ...), NKI 0.x) says "The input on_true_tile must also be in SBUF";
+    # that API's affine_select is a different instruction signature, not simulated (current/isa.py).
+    tile_arg(on_true_tile, api, "on_true_tile")
     p = np.asarray(taint.plain(pred))  # timing-only runs use its shape only
     if p.dtype != np.bool_:
         raise cerr("affine_select needs an affine predicate built from nl.arange comparisons")
@@ -603,7 +659,7 @@ def select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd
         tile_arg(reduce_res, api, "reduce_res")
         rname = ops.reduce(reduce_op)
         axes = tuple(range(1, len(on_true.shape)))
-        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True).reshape(reduce_res.shape)),)
+        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True)),)
     res = run_op(api, "select_reduce", "vector", operands, fn, on_true.shape, dst.alloc.dtype, mask=mask,
                  side_writes=side)
     core.store_into(dst, res)
@@ -636,7 +692,7 @@ def range_select(on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=No
     if reduce_res is not None:
         rname = ops.reduce(reduce_op)
         axes = tuple(range(1, len(on_true_tile.shape)))
-        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True).reshape(reduce_res.shape)),)
+        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True)),)
     return run_op(api, "range_select", "vector", operands, fn, on_true_tile.shape, out_dtype(dtype, on_true_tile),
                   mask=mask, side_writes=side)
 

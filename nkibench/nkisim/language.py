@@ -204,7 +204,12 @@ class iinfo:  # noqa: N801
 
 
 def static_cast(x, dtype):
-    return dtypes.normalize(dtype).type(x)
+    """Host-side cast: a scalar to the dtype's storage type; an array to a host array of the dtype, its values rounded
+    to it (a dtypes.HostArray for the narrow ones numpy lacks, which a kernel then receives as that dtype)."""
+    dt = dtypes.normalize(dtype)
+    if isinstance(x, (np.ndarray, list, tuple)):
+        return dtypes.host_array(x, dt)
+    return dt.type(x)
 
 
 # --- indexing helpers ---------------------------------------------------------------------------------------------
@@ -760,7 +765,28 @@ def _reshape(self, *shape, **kwargs):
     return Tile(alias)
 
 
+def _view(self, dtype):
+    """t.view(dtype): the same bytes read as another dtype (nki-samples' rmsnorm_quant stores each row's float32
+    dequantizing scale as 4 float8_e4m3 elements through `scales.view(nl.float8_e4m3)`). The last dimension scales by
+    the ratio of the itemsizes; the alias is the same tensor to the trace (as reshape's is), and it reads the
+    tensor's bytes as they are when read. Writing through it is not simulated."""
+    dt = dtypes.normalize(dtype)
+    if self.key is not None or self.inner is not None:
+        raise cerr("view(dtype) reinterprets whole tensors only (view the tensor, then index it)")
+    a = self.alloc
+    last = a.shape[-1] * a.dtype.itemsize
+    if last % dt.itemsize or (a.pdim is not None and a.pdim == len(a.shape) - 1):
+        raise cerr(f"cannot view a tensor of shape {a.shape} and dtype {a.dtype.name} as {dt.name}: the bytes of its "
+                   f"last free dimension ({last}) must split into {dt.name} elements ({dt.itemsize} bytes)")
+    shape = a.shape[:-1] + (last // dt.itemsize,)
+    alias = new_alloc(shape, dt, a.memory, name=a.name, init=None, hbm_kind=a.hbm_kind, track=False)
+    alias.tid = a.tid  # the same bytes of the same tensor, as far as the trace is concerned
+    alias.source = a
+    return Tile(alias)
+
+
 Tile.reshape = _reshape
+Tile.view = _view
 Tile.broadcast_to = lambda self, *shape: _broadcast_to(self, shape[0] if len(shape) == 1 and isinstance(
     shape[0], (tuple, list)) else shape)
 Tile.astype = lambda self, dtype: copy(self, dtype=dtype)

@@ -77,6 +77,10 @@ BINARY = {
     "bitwise_and": (np.bitwise_and, "bitvec"), "bitwise_or": (np.bitwise_or, "bitvec"),
     "bitwise_xor": (np.bitwise_xor, "bitvec"), "left_shift": (np.left_shift, "bitvec"),
     "right_shift": (np.right_shift, "bitvec"), "arith_shift_right": (np.right_shift, "bitvec"),
+    # The ISA's operator table ("Supported Math Operators for NKI ISA", nki.api.shared) lists Absolute (nl.abs) among
+    # the arithmetic ALU operators of Vector/Scalar Engine; it takes one input, the instruction's data, and ignores
+    # the operand (nki-samples' rmsnorm_quant: tensor_scalar_reduce(data, op0=nl.abs, operand0=0.0, reduce_op=max))
+    "abs": (lambda a, b: np.abs(a), "arith"),
 }
 
 # name -> function(array, axis tuple, keepdims)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import context, errors, importer, memory, replay, taint
-from .dtypes import normalize
+from .dtypes import of_array
 from .taint import file_kind
 from .tensor import Tile, new_alloc
 from .trace import Trace
@@ -128,11 +128,18 @@ def _rebind(fn):
 
 
 def _grid_tuple(grid):
+    """The launch grid as a tuple of sizes. A size of 0 launches one instance along that axis, as the SDK does: the
+    NKI docs put no restriction on the sizes of a grid's dimensions, and nki-samples' pipelined_attention (merged
+    with its numeric check passing under nki.baremetal, nki-samples PR #63) launches `flash_fwd[0](...)` and checks
+    the output it returns against numpy. A grid of no instances would return nothing to check."""
     if grid is None:
         return ()
     if not isinstance(grid, (tuple, list)):
         grid = (grid,)
-    return tuple(int(g) for g in grid)
+    sizes = tuple(int(g) for g in grid)
+    if any(g < 0 for g in sizes):
+        raise errors.ArgumentError(f"a launch grid's sizes cannot be negative: {list(sizes)}")
+    return tuple(max(g, 1) for g in sizes)
 
 
 def run_kernel(fn_or_source, args, target: str = DEFAULT_TARGET, numeric: bool = True, grid=None, kwargs=None,
@@ -147,9 +154,10 @@ def run_kernel(fn_or_source, args, target: str = DEFAULT_TARGET, numeric: bool =
     """
     t0 = time.perf_counter()
     trace = Trace()
-    res = RunResult([], trace, target=target, numeric=numeric, grid=_grid_tuple(grid))
+    res = RunResult([], trace, target=target, numeric=numeric)
     filename = None
     try:
+        res.grid = _grid_tuple(grid)
         if isinstance(fn_or_source, str):
             fn = load_kernel(fn_or_source, name=name)
         else:
@@ -258,7 +266,8 @@ def _attempt(fn, args, kwargs, res, target, numeric, use_replay, used):
 
 def _wrap_arg(a, name, ctx):
     if isinstance(a, np.ndarray):
-        dt = normalize(a.dtype)
+        dt = of_array(a)  # a HostArray (nl.static_cast on the host) is of the narrow dtype it holds
+        a = np.asarray(a)
         data = None
         if ctx.numeric:
             data = a if a.flags.c_contiguous and a.dtype == dt.dtype else np.ascontiguousarray(a, dtype=dt.dtype)

@@ -32,7 +32,7 @@ def _cerr(msg, code=""):
 class Alloc:
     __slots__ = ("tid", "memory", "hbm_kind", "dtype", "shape", "pdim", "data", "name", "block_bytes", "nblocks",
                  "footprint", "live", "epoch", "blocks", "pending", "raw", "fstrides", "ctx", "written", "reduce_op",
-                 "lazy", "fill", "groups", "psum_reads", "use", "__weakref__")
+                 "lazy", "fill", "groups", "psum_reads", "use", "source", "__weakref__")
 
     def label(self):
         return self.name or f"tensor#{self.tid}"
@@ -44,8 +44,15 @@ class Alloc:
             except Exception:  # interpreter shutdown or a finished run: nothing left to account
                 pass
 
+    def source_values(self):
+        """For a .view(dtype) alias: the source allocation's current bytes, read as this allocation's dtype."""
+        src = self.source
+        return dtypes.from_bytes(dtypes.to_bytes(src.dense(), src.dtype), self.dtype).reshape(self.shape)
+
     def dense(self):
         """The whole numpy array (numeric mode), with every block never written set to the fill value."""
+        if self.source is not None:
+            self.data = self.source_values()
         if self.raw is not None:
             self.materialize()
         if self.lazy is not None:
@@ -164,6 +171,7 @@ def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_ki
     a.fill = None
     a.groups = None  # PSUM: region -> (loop_id, psum_reads) at its last matmul `+=` (see core._continues_group)
     a.psum_reads = 0
+    a.source = None  # a .view(dtype) alias: the allocation whose bytes it reads (language._view)
     shape = a.shape
     if not ctx.numeric:
         a.data = None
@@ -644,6 +652,8 @@ class Tile:
 
     def read(self):
         a = self.alloc
+        if a.source is not None:
+            a.data = a.source_values()
         if a.raw is not None:
             a.materialize()
         if a.lazy is not None:
@@ -660,6 +670,9 @@ class Tile:
 
     def write(self, values, submask=None):
         a = self.alloc
+        if a.source is not None:
+            raise _cerr(f"writing through {a.label()}.view({a.dtype.name}) is not simulated by nkisim (it reads "
+                        f"the tensor's bytes as {a.dtype.name}; write the tensor itself)")
         if a.raw is not None:
             a.materialize()
         if a.lazy is not None:

@@ -127,6 +127,26 @@ def test_spmd_grid_program_ids():
     assert sum(1 for i in r.trace if i.op == "dma") == 8
 
 
+def test_a_grid_of_size_zero_launches_one_instance():
+    # nki-samples' pipelined_attention launches `flash_fwd[0](...)` and checks what it returns (run.py, _grid_tuple)
+    a = rnd(128, 64)
+
+    @nkisim.jit
+    def kernel(a):
+        nl = nkisim.language
+        o = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        assert nl.program_id(0) == 0 and nl.num_programs(0) == 1 and nl.program_ndim() == 1
+        nl.store(o, value=nl.add(nl.load(a), 1.0))
+        return o
+
+    np.testing.assert_allclose(kernel[0](a), a + 1, rtol=1e-6)
+    r = nkisim.run_kernel(kernel, [a], grid=(0,))
+    assert r.error is None and r.grid == (1,)
+    assert sum(1 for i in r.trace if i.op == "dma") == 2
+    r = nkisim.run_kernel(kernel, [a], grid=(-1,))
+    assert r.error is not None and "negative" in str(r.error)
+
+
 def _clean_neuronxcc():
     for k in [k for k in sys.modules if k == "neuronxcc" or k.startswith("neuronxcc.")]:
         del sys.modules[k]

@@ -194,7 +194,7 @@ def exponential(dst=_MISSING, src=_MISSING, max_value=0.0, reduce_res=None, redu
     if reduce_res is not None:
         core.tile_arg(reduce_res, api, "reduce_res")
         axes = tuple(range(1, len(src.shape)))
-        side = ((reduce_res, lambda: held["r"].sum(axis=axes, keepdims=True).reshape(reduce_res.shape)),)
+        side = ((reduce_res, lambda: held["r"].sum(axis=axes, keepdims=True)),)
     # docs: computed on the Vector engine (nki.isa.exponential)
     _land(api, dst, core.run_op(api, "exponential", "vector", operands, fn, src.shape, dst.alloc.dtype,
                                 attrs={"func": "exp"}, side_writes=side))

@@ -15,7 +15,9 @@ from and how many files were skipped as the other generation or as harness code 
 from __future__ import annotations
 
 import argparse
+import ast
 import fnmatch
+import posixpath
 import json
 import os
 import re
@@ -51,6 +53,31 @@ CURRENT = re.compile(r"^\s*(import nki\b|from nki\b|from nki\.)", re.M)
 KERNEL = re.compile(r"(@nki\.jit|@nki\.baremetal|@nki\.compiler|@jit\b|nki\.jit\(|^def kernel\()", re.M)
 
 
+RELATIVE = re.compile(r"^\s*from \.", re.M)
+
+
+def relative_imports(path: str, text: str) -> list:
+    """The repository paths of the modules a file imports relatively (`from ..util.x import y` in
+    a/b/c.py is a/util/x.py; `from . import m` is a/b/m.py), as Python resolves them within the file's package."""
+    out = []
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return out  # a published syntax error: the kernel's entry says so, its imports cannot be followed
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom) or not node.level:
+            continue
+        base = posixpath.dirname(path)
+        for _ in range(node.level - 1):
+            base = posixpath.dirname(base)
+        mod = node.module.split(".") if node.module else []
+        if mod:
+            out.append(posixpath.join(base, *mod) + ".py")
+        else:
+            out.extend(posixpath.join(base, a.name) + ".py" for a in node.names)
+    return out
+
+
 def git(mirror, *args):
     return subprocess.run(["git", "--git-dir", mirror, *args], check=True, capture_output=True).stdout
 
@@ -63,6 +90,12 @@ def classify(text: str) -> str:
     if CURRENT.search(text):
         return "current"
     return "harness"
+
+
+def write(out, dest, text):
+    os.makedirs(os.path.dirname(os.path.join(out, dest)), exist_ok=True)
+    with open(os.path.join(out, dest), "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def main(argv=None) -> int:
@@ -78,8 +111,14 @@ def main(argv=None) -> int:
             os.path.abspath(os.path.join(HERE, "..", "..", "..")):
         ap.error("--out must be outside the repository: the corpus is third-party code")
     os.makedirs(out, exist_ok=True)
-    record = {"generation": keep, "files": {}, "skipped": {other: [], "harness": []}}
-    for folder, mirror, commit, patterns in (SOURCES if keep == "classic" else SOURCES_CURRENT):
+    sources = SOURCES if keep == "classic" else SOURCES_CURRENT
+    if os.path.isfile(os.path.join(out, "manifest.json")):
+        # re-assembling a corpus folder: its source folders are written anew (a file the sources no longer give,
+        # or that now keeps its package's layout, must not linger)
+        for folder in {s[0] for s in sources}:
+            shutil.rmtree(os.path.join(out, folder), ignore_errors=True)
+    record = {"generation": keep, "files": {}, "support": {}, "skipped": {other: [], "harness": []}}
+    for folder, mirror, commit, patterns in sources:
         gd = os.path.join(a.mirrors, mirror, "repo")
         if not os.path.isdir(gd):
             print(f"assemble: no mirror {gd}; fetch github:{mirror.replace('+', '/')} first", file=sys.stderr)
@@ -95,11 +134,28 @@ def main(argv=None) -> int:
             if kind != keep:
                 record["skipped"][kind].append(src)
                 continue
-            dest = os.path.join(folder, p.replace("/", "__"))
-            os.makedirs(os.path.join(out, folder), exist_ok=True)
-            with open(os.path.join(out, dest), "w", encoding="utf-8") as f:
-                f.write(text)
+            if RELATIVE.search(text):
+                # A kernel file in a package, importing its helpers relatively: it keeps its place in the package,
+                # with every module it imports relatively (and they import) at theirs, so its imports resolve as the
+                # SDK resolves them (nkisim resolves relative imports against the kernel file's folder).
+                dest = posixpath.join(folder, p)
+                todo = relative_imports(p, text)
+                while todo:
+                    m = todo.pop()
+                    msrc = f"github.com/{mirror.replace('+', '/')}@{full[:12]}:{m}"
+                    mdest = posixpath.join(folder, m)
+                    if mdest in record["support"] or m not in paths:
+                        continue
+                    mtext = git(gd, "show", f"{full}:{m}").decode("utf-8", "replace")
+                    record["support"][mdest] = msrc
+                    write(out, mdest, mtext)
+                    todo.extend(relative_imports(m, mtext))
+            else:
+                dest = posixpath.join(folder, p.replace("/", "__"))
+            write(out, dest, text)
             record["files"][dest] = src
+    for f in record["files"]:
+        record["support"].pop(f, None)
     sys.path.insert(0, HERE)
     import entries  # our manifest entries
     import entries_current
@@ -110,7 +166,8 @@ def main(argv=None) -> int:
     shutil.copyfile(os.path.join(HERE, "references.py"), os.path.join(out, "references.py"))
     with open(os.path.join(out, "sources.json"), "w", encoding="utf-8") as f:
         json.dump(record, f, indent=1)
-    print(f"{len(record['files'])} {keep}-API kernel files, {len(manifest)} manifest entries; skipped "
+    print(f"{len(record['files'])} {keep}-API kernel files ({len(record['support'])} helper modules beside them), "
+          f"{len(manifest)} manifest entries; skipped "
           f"{len(record['skipped'][other])} {other}-API and {len(record['skipped']['harness'])} harness files "
           f"-> {out}")
     return 0

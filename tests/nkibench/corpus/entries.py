@@ -18,10 +18,21 @@ def v(value):
     return {"value": value}
 
 
-def e(ident, file, function, inputs, reference, rtol=2e-5, grid=None, expect_error=None):
+def obj(name, **kwargs):
+    """An object the kernel's module defines, built with these keyword arguments; g("A.B") names a value of it."""
+    return {"construct": name, "kwargs": kwargs}
+
+
+def g(path):
+    return {"global": path}
+
+
+def e(ident, file, function, inputs, reference, rtol=2e-5, grid=None, expect_error=None, covers=None):
     d = {"id": ident, "file": file, "function": function, "inputs": inputs, "reference": reference, "rtol": rtol}
     if grid:
         d["grid"] = grid
+    if covers:
+        d["covers"] = covers
     if expect_error:
         d["expect_error"] = expect_error
     return d
@@ -122,12 +133,11 @@ def u(ident, file, function, reason):
 
 SMP = "samples/src__nki_samples__tutorials__"
 REF = "samples_ref/src__nki_samples__reference__"
+REF_PKG = "samples_ref/src/nki_samples/reference/"  # kernel files that import their package's modules keep its layout
 ATT = SMP + "attention_fwd_performance__attention_kernels.py"
-TORCH = "its module imports torch at its top level (for its host harness): torch is not on this machine, so the " \
-        "module cannot load"
-QUANT_SIBLINGS = "its relative imports (..util.common_types, ..util.kernel_helpers, .rmsnorm_quant_tile_info) name " \
-                 "helper modules the corpus gathers as harness and flattens; nkisim resolves relative imports against " \
-                 "a kernel file's folder (test_nkisim_corpus_constructs), the flattened corpus has no such folder"
+SDK_ATT = SDK + "attention__attention_kernels.py"
+TORCH_XLA = "its module imports torch_xla (PyTorch/XLA, the Neuron device bridge) at its top level, for its host " \
+            "harness; Debian packages no torch_xla, so the module cannot load here"
 ENTRIES += [
     e("samples/avgpool", SMP + "average_pool2d__average_pool2d_nki_kernels.py", "tensor_avgpool_kernel",
       [t(64, 16, 16), v(2)], "avgpool"),
@@ -144,19 +154,27 @@ ENTRIES += [
     e("samples/attn_fwd_v2", ATT, "attn_fwd_v2", [t(128, 128), t(128, 128), t(128, 128)], "attention_dk", 1e-4),
 ] + [e(f"samples/attn_fwd_{n}", ATT, f"attn_fwd_{n}", [t(128, 1024), t(128, 1024), t(128, 1024)], "attention_dk",
        2e-2) for n in ("v3", "v4", "v5", "v6", "v7", "v8", "v8a", "v9", "v10", "v11")] + [
-    u("samples/interpolate_bilinear", "samples/contributed__interpolate_bilinear_fwd.py", "interpolate_bilinear_fwd",
-      TORCH),
+    # the SDK docs' copy of the same attention tutorial (it imports torch, unused, at its top level)
+    e(f"sdk226/attn_fwd_{n}", SDK_ATT, f"attn_fwd_{n}", [t(128, 128 if n in ("v1", "v2") else 1024)] * 3,
+      "attention_dk", 1e-4 if n in ("v1", "v2") else 2e-2)
+    for n in ("v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v8a", "v9", "v10", "v11")] + [
+    # bilinear 2x upsampling, chunked along H (chunk 10 by default): 130 rows of (N, C) (a partial partition tile)
+    e("samples/interpolate_bilinear", "samples/contributed__interpolate_bilinear_fwd.py",
+      "interpolate_bilinear_2x_fwd", [t(2, 65, 23, 17)], "upsample_bilinear_2x"),
     u("samples/interpolate_trilinear", "samples/contributed__interpolate_trilinear_fwd.py",
-      "interpolate_trilinear_fwd", TORCH),
-    u("samples/maxpooling", "samples/contributed__maxpooling.py", "maxpool_kernel", TORCH),
-    u("sdk226/attention", "sdk226/general__nki__examples__attention__attention_kernels.py", "fused_self_attn_for_SD_small_head_size", TORCH),
-    u("sdk226/prof_kernel", "sdk226/general__nki__examples__prof-kernel.py", "tensor_exp_kernel_", TORCH),
-    u("sdk226/sd_attention", "sdk226/general__nki__examples__sd_attention__sd_attention_nki_kernels.py",
-      "fused_self_attn_for_SD_small_head_size",
-      "its module imports scipy at its top level (for its host reference): scipy is not on this machine"),
-    u("samples/pipelined_attention", "samples/contributed__pipelined_attention.py", "flash_fwd",
-      "its module runs its own 16k-token bf16 test at import: `flash_fwd[0](...)`, a launch grid of 0 instances, "
-      "returns None on nkisim and np.testing.assert_allclose(None, ...) fails on isfinite"),
+      "interpolate_trilinear_2x_fwd", TORCH_XLA),
+    e("samples/maxpooling", "samples/contributed__maxpooling.py", "max_pooling_2d_stride_1", [t(200, 48), v(3)],
+      "maxpool_stride1"),
+    # like layout-dynamic-loop, its `return` sits inside the tile loop: one tile
+    e("sdk226/prof_kernel", SDK + "prof-kernel.py", "tensor_exp_kernel_", [t(100, 256)], "exp"),
+    # bf16 matmuls (mixed_precision=True, the default)
+    e("sdk226/sd_attention", SDK + "sd_attention__sd_attention_nki_kernels.py",
+      "fused_self_attn_for_SD_small_head_size", [t(512, 64), t(512, 64), t(512, 64)], "attention_sd", 2e-2),
+    # its module runs its own test at import (16k tokens, bf16, `flash_fwd[0](...)`: about a minute on nkisim); the
+    # kernel works on 8192-token sections of the keys and needs two at least (the second rescales the first)
+    e("samples/pipelined_attention", "samples/contributed__pipelined_attention.py", "flash_fwd",
+      [t(1, 128, 16384), t(1, 128, 16384), t(1, 16384, 128), v(0.125), v(False)], "attention_pipelined", 2e-2,
+      grid=[1]),
     e("sdk226/getting_started_jax", SDK + "getting_started_jax.py", "nki_tensor_add_kernel",
       [t(128, 512), t(128, 512)], "add"),
     e("sdk226/getting_started_torch", SDK + "getting_started_torch.py", "nki_tensor_add_kernel",
@@ -168,20 +186,27 @@ ENTRIES += [
       "attention_sd_batched", 2e-2),
     e("samples_ref/allocated_fused_rms_norm_qkv", REF + "allocated_fused_linear.py", "allocated_fused_rms_norm_qkv",
       [{"shape": [1, 256, 512], "dtype": "float16"}, {"shape": [512, 384], "dtype": "float16"}], "rmsnorm_qkv", 2e-2),
-    # nkisim refuses it: the kernel's nisa.affine_select reads its on_true_tile straight from PSUM (a gap to settle:
-    # the published kernel runs on hardware, so either the compiler stages the tile or GpSimd reads PSUM there)
-    {**e("samples_ref/flash_fwd", REF + "attention.py", "flash_fwd",
-         [t(1, 2, 128, 2048), t(1, 1, 128, 2048), t(1, 1, 2048, 128), v(None)], "flash_attention", 2e-2,
-         grid=[1, 2]),
-     "unsupported": "nkisim refuses nisa.affine_select with its on_true_tile in PSUM (expected SBUF), which this "
-                    "published kernel does"},
-    # called with float32 operands, its first line (an assert on the rhs dtype) says what the entry cannot give
-    {**u("samples_ref/double_row_matmul", REF + "double_row_matmul.py", "quantized_double_row_matmul",
-         "its rhs must arrive as float8_e4m3, which a corpus entry's numpy inputs cannot be"),
-     "inputs": [t(128, 128), t(64, 1024), t(128, 512), v(1), v(1), v(1)]},
+    # grouped-query: two query heads share one key/value head, the grid is (batch, kv heads); the default config
+    # trains (it returns the log-sum-exp too); its causal mask is nisa.affine_select straight on the PSUM scores
+    e("samples_ref/flash_fwd", REF + "attention.py", "flash_fwd",
+      [t(1, 2, 128, 2048), t(1, 1, 128, 2048), t(1, 1, 2048, 128), v(None)], "flash_attention", 2e-2, grid=[1, 1]),
+    # its rhs arrives quantized, as float8_e4m3 (the host array nl.static_cast makes); 2 x 2 x 2 blocks of tiles
+    e("samples_ref/double_row_matmul", REF + "double_row_matmul.py", "quantized_double_row_matmul",
+      [t(256, 512), {"shape": [256, 2048], "dtype": "float8_e4m3"}, t(128, 1024, dist="uniform", low=0.5, high=2.0),
+       v(2), v(2), v(2)], "quantized_double_row_matmul", 2e-2),
     e("samples_ref/adaptive_avg_pool2d", REF + "vision.py", "adaptive_avg_pool2d_kernel",
       [t(1, 128, 12, 12), v([5, 4])], "adaptive_avgpool"),
-    u("samples_ref/rmsnorm_quant", REF + "rmsnorm_quant__rmsnorm_quant.py", "rmsnorm_quant_kernel", QUANT_SIBLINGS),
-    u("samples_ref/rmsnorm_quant_constants", REF + "rmsnorm_quant__rmsnorm_quant_constants.py", "build_constants",
-      QUANT_SIBLINGS),
+    # 200 rows (a partial second partition tile); the output is float8_e4m3, each row's float32 scale in its last 4
+    # elements as bytes (some of which read as NaN)
+    e("samples_ref/rmsnorm_quant", REF_PKG + "rmsnorm_quant/rmsnorm_quant.py", "rmsnorm_quant_kernel",
+      [t(2, 100, 512), t(512), obj("RmsNormQuantKernelArgs", lower_bound=0.0)], "rmsnorm_quant", 2e-2,
+      # the kernel file beside it holds only build_constants, a trace-mode sub-kernel (@nki.jit(mode='trace'),
+      # traced into the kernel that calls it, as the SDK runs it): this entry runs it
+      covers=[REF_PKG + "rmsnorm_quant/rmsnorm_quant_constants.py"]),
+    # launched on a 1-D grid it shards the rows over the instances (100 each)
+    e("samples_ref/rmsnorm_quant_spmd", REF_PKG + "rmsnorm_quant/rmsnorm_quant.py", "rmsnorm_quant_kernel",
+      [t(2, 100, 512), t(512), obj("RmsNormQuantKernelArgs", lower_bound=0.0)], "rmsnorm_quant", 2e-2, grid=[2]),
+    e("samples_ref/rmsnorm_quant_no_norm", REF_PKG + "rmsnorm_quant/rmsnorm_quant.py", "rmsnorm_quant_kernel",
+      [t(2, 100, 512), t(512), obj("RmsNormQuantKernelArgs", lower_bound=4.0, norm_type=g("NormType.NO_NORM"))],
+      "rmsnorm_quant", 2e-2),
 ]

@@ -242,14 +242,128 @@ def adaptive_avgpool(x, output_size):
 
 def flash_attention(q, k, v, seed):
     # q: (bs, heads, d, seq_q), k: (bs, kv_heads, d, seq_k), v: (bs, kv_heads, seq_k, d); causal, scale 1/sqrt(d);
-    # the output (bs, heads, seq_q, d)
+    # in training mode (the default config) the output (bs, heads, seq_q, d) and the log-sum-exp of each query's
+    # scaled, masked scores, (bs, heads, 128, seq_q / 128) with query t * 128 + p at [.., p, t]
     q, k, v = _f(q, k, v)
     bs, h, d, sq = q.shape
     rep = h // k.shape[1]
     out = np.zeros((bs, h, sq, d))
+    lse = np.zeros((bs, h, 128, sq // 128))
     mask = np.tril(np.ones((sq, k.shape[3]), bool))
     for b in range(bs):
         for i in range(h):
-            s = q[b, i].T @ k[b, i // rep] / np.sqrt(d)
-            out[b, i] = _softmax(np.where(mask, s, -np.inf)) @ v[b, i // rep]
+            s = np.where(mask, q[b, i].T @ k[b, i // rep] / np.sqrt(d), -np.inf)
+            out[b, i] = _softmax(s) @ v[b, i // rep]
+            m = s.max(axis=1)
+            lse[b, i] = (m + np.log(np.exp(s - m[:, None]).sum(axis=1))).reshape(sq // 128, 128).T
+    return out, lse
+
+
+def _upsample2x_axis(x, axis):
+    # linear 2x upsampling along one axis with half-pixel centres (PyTorch's align_corners=False): output i samples
+    # the input at (i + 0.5) / 2 - 0.5, clamped to the first sample; neighbours clamp at the last
+    n = x.shape[axis]
+    src = np.maximum((np.arange(2 * n) + 0.5) / 2 - 0.5, 0.0)
+    i0 = np.floor(src).astype(int)
+    i1 = np.minimum(i0 + 1, n - 1)
+    w = (src - i0).reshape([-1 if a == axis else 1 for a in range(x.ndim)])
+    return np.take(x, i0, axis=axis) * (1 - w) + np.take(x, i1, axis=axis) * w
+
+
+def upsample_bilinear_2x(x):
+    # (N, C, H, W) -> (N, C, 2H, 2W), torch.nn.functional.interpolate(scale_factor=2, mode="bilinear")
+    x = _f(x)[0]
+    return _upsample2x_axis(_upsample2x_axis(x, 2), 3)
+
+
+def maxpool_stride1(x, k):
+    # 2-D max pooling of a (H, W) tensor, a k x k window, stride 1, no padding: (H - k + 1, W - k + 1)
+    x = _f(x)[0]
+    h, w = x.shape[0] - k + 1, x.shape[1] - k + 1
+    return np.max([x[i:i + h, j:j + w] for i in range(k) for j in range(k)], axis=0)
+
+
+def attention_sd(q, k, v):
+    # q, k, v: (seq, d_head); softmax(q k^T * 0.125) v: (seq, d_head) (the scale 0.125 is fixed in the kernel)
+    q, k, v = _f(q, k, v)
+    return _softmax(q @ k.T * 0.125) @ v
+
+
+def attention_pipelined(q, k, v, softmax_scale, use_causal_mask):
+    # q, k: (bs, d, seq), v: (bs, seq, d); softmax(q^T k * softmax_scale) v without a mask: (bs, seq_q, d)
+    # (by blocks of 1024 queries: the scores of 16k x 16k tokens would take 2 GB each)
+    assert not use_causal_mask
+    q, k, v = _f(q, k, v)
+    out = np.zeros((q.shape[0], q.shape[2], q.shape[1]))
+    for i in range(q.shape[0]):
+        for j in range(0, q.shape[2], 1024):
+            out[i, j:j + 1024] = _softmax(q[i, :, j:j + 1024].T @ k[i] * softmax_scale) @ v[i]
     return out
+
+
+def _bf16(x):
+    # round float32 values to bfloat16 (nearest, ties to even), kept in float32
+    b = np.asarray(x, np.float32).view(np.uint32)
+    b = (b + np.uint32(0x7FFF) + ((b >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    return b.view(np.float32)
+
+
+def _fp8_e4m3_values():
+    # the 256 float8_e4m3 values by byte: 4 exponent bits (bias 7; the top exponent holds inf and NaN, so 240 is the
+    # largest finite value), 3 mantissa bits, subnormals at exponent 0
+    b = np.arange(256)
+    e, m = (b >> 3) & 15, b & 7
+    v = np.where(e == 0, m * 2.0 ** -9, (1 + m / 8) * 2.0 ** (e - 7))
+    v = np.where(e == 15, np.where(m == 0, np.inf, np.nan), v)
+    return np.where(b & 0x80, -v, v)
+
+
+def _fp8_e4m3(x):
+    # nearest float8_e4m3 value, saturating at +-240
+    vals = _fp8_e4m3_values()[:0x78]
+    x = np.clip(np.asarray(x, np.float64), -240, 240)
+    i = np.abs(np.abs(x)[..., None] - vals).argmin(axis=-1)
+    return np.where(x < 0, -vals[i], vals[i])
+
+
+def rmsnorm_quant(hidden, gamma, kargs):
+    # nki-samples' rmsnorm_quant: each row of the last axis, in bfloat16, optionally RMS-normalized (x / sqrt(mean(x^2)
+    # + eps) * gamma), optionally clipped to +-lower_bound, then quantized to float8_e4m3 by its absolute maximum:
+    # dequantizing scale s = max(absmax * (1/240), 1e-6) in float32, values x / s. The output holds the H quantized
+    # values and, in 4 more float8 elements, the bytes of s (a float32, little-endian) read as float8_e4m3.
+    x = _bf16(hidden).astype(np.float64).reshape(-1, hidden.shape[-1])
+    if kargs.norm_type.name == "RMS_NORM":
+        x = _bf16(x / np.sqrt(np.mean(x * x, axis=1, keepdims=True) + kargs.eps) * gamma.reshape(1, -1))
+        x = x.astype(np.float64)
+    if kargs.lower_bound and kargs.lower_bound > 0:
+        x = np.clip(x, -kargs.lower_bound, kargs.lower_bound)
+        absmax = np.minimum(np.abs(x).max(axis=1, keepdims=True), kargs.lower_bound)
+    else:
+        absmax = np.abs(x).max(axis=1, keepdims=True)
+    s = np.maximum(absmax.astype(np.float32) * np.float32(1 / 240), np.float32(1e-6)).astype(np.float32)
+    q = _fp8_e4m3(x * (np.float32(1) / s).astype(np.float64))
+    tail = _fp8_e4m3_values()[s.view(np.uint8).reshape(-1, 4)]
+    return np.concatenate([q, tail], axis=1).reshape(hidden.shape[:-1] + (hidden.shape[-1] + 4,))
+
+
+def quantized_double_row_matmul(lhs, rhs_quantized, rhs_scale, tiles_m, tiles_n, tiles_k):
+    # nki-samples' double_row_matmul: lhs (M, K) @ rhs (K, N), where rhs arrives quantized to float8_e4m3 with every
+    # two 128-row tiles of a 512-column block side by side ((K/2, 2N), the layout its test's reshape makes) and its
+    # column scale pre-broadcast to (128, N) (applied to each 128-row tile of the result); lhs is quantized on the fly
+    # to float8_e4m3, per row and per K block of 128 * tiles_k columns, by the row block's absolute maximum / 240
+    lhs, rq, rs = _f(lhs, rhs_quantized, rhs_scale)
+    m, k = lhs.shape
+    n = rq.shape[1] // 2
+    rhs = np.zeros((k, n))
+    for kk in range(0, k // 128, 2):
+        for nn in range(n // 512):
+            pair = rq[kk // 2 * 128:(kk // 2 + 1) * 128, nn * 1024:(nn + 1) * 1024]
+            rhs[kk * 128:(kk + 1) * 128, nn * 512:(nn + 1) * 512] = pair[:, :512]
+            rhs[(kk + 1) * 128:(kk + 2) * 128, nn * 512:(nn + 1) * 512] = pair[:, 512:]
+    out = np.zeros((m, n))
+    bk = 128 * tiles_k
+    for k0 in range(0, k, bk):
+        block = lhs[:, k0:k0 + bk]
+        scale = np.abs(block).max(axis=1, keepdims=True) / 240
+        out += (_fp8_e4m3(block / scale) @ rhs[k0:k0 + bk]) * scale
+    return out * np.tile(rs, (m // 128, 1))
