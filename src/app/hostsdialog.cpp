@@ -279,6 +279,8 @@ void HostsDialog::updateEnabled()
                        static_cast<QWidget *>(m_ui->portSpin), static_cast<QWidget *>(m_ui->identityEdit),
                        static_cast<QWidget *>(m_ui->deployEdit)})
         w->setEnabled(!builtin && ssh);
+    m_ui->sshHostEdit->setPlaceholderText(slurm ? tr("head node over SSH; empty: jobs are submitted from here")
+                                                : tr("alias from ~/.ssh/config, or a host name"));
     m_ui->weightSpin->setEnabled(!builtin);
     for (QWidget *w : {static_cast<QWidget *>(m_ui->partitionEdit), static_cast<QWidget *>(m_ui->accountEdit),
                        static_cast<QWidget *>(m_ui->timeEdit), static_cast<QWidget *>(m_ui->gresEdit),

@@ -3,6 +3,7 @@
 #include "hostsdialog.h"
 #include "hoststatuswidget.h"
 #include "isolatedsettings.h"
+#include "slurmfixture.h"
 #include "sshdfixture.h"
 #include "ui_hostsdialog.h"
 
@@ -132,7 +133,7 @@ private Q_SLOTS:
         auto prompter = std::make_shared<SshPrompter>();
         prompter->setAcceptedFingerprints({sshd.hostKeyFingerprint()});
         HostsDialog dialog(prompter, nullptr, hostsFile());
-        dialog.resize(820, 560);
+        dialog.resize(820, 720);
         dialog.show();
         dialog.ui()->hostList->setCurrentRow(1);
         dialog.testConnection();
@@ -141,6 +142,43 @@ private Q_SLOTS:
         QVERIFY(dialog.statusText().contains(QStringLiteral("files uploaded")));
         dialog.grab().save(
             QDir(QStringLiteral(ACCELOPT_TEST_ARTIFACTS)).filePath(QStringLiteral("hosts-dialog.png")));
+    }
+
+    void addsAndTestsASlurmCluster()
+    {
+        SlurmFixture slurm;
+        QString error;
+        if (!slurm.start(error))
+            QSKIP(qPrintable(error));
+        HostsDialog dialog(std::make_shared<SshPrompter>(), nullptr, hostsFile());
+        dialog.resize(820, 720);
+        dialog.show();
+        auto *ui = dialog.ui();
+        ui->addButton->click();
+        ui->nameEdit->setText(QStringLiteral("cluster"));
+        ui->kindCombo->setCurrentIndex(ui->kindCombo->findData(QStringLiteral("slurm")));
+        QVERIFY(ui->partitionEdit->isEnabled() && ui->nodesSpin->isEnabled());
+        QVERIFY(ui->sshHostEdit->isEnabled()); // the head node; empty here, where jobs are submitted
+        ui->sshHostEdit->clear();
+        ui->partitionEdit->setText(QLatin1String(SlurmFixture::partition));
+        ui->timeEdit->setText(QStringLiteral("10"));
+        ui->pythonEdit->setText(QStringLiteral("/usr/bin/python3"));
+        QVERIFY(dialog.save());
+        dialog.testConnection();
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.testRunning(), 120000);
+        // the allocation's nodes and sinfo's partitions, from the runner that ran as a step of the job
+        QVERIFY2(dialog.statusText().contains(QStringLiteral("Connected")), qPrintable(dialog.statusText()));
+        QVERIFY2(dialog.statusText().contains(QStringLiteral("on localhost; partitions: trn")),
+                 qPrintable(dialog.statusText()));
+        dialog.grab().save(
+            QDir(QStringLiteral(ACCELOPT_TEST_ARTIFACTS)).filePath(QStringLiteral("hosts-dialog-slurm.png")));
+        QVERIFY2(slurm.waitForEmptyQueue(20000), qPrintable(slurm.queuedJobs().join(u' ')));
+        HostRegistry registry(hostsFile());
+        QVERIFY2(registry.load(error), qPrintable(error));
+        HostConfig saved;
+        QVERIFY(registry.find(QStringLiteral("cluster"), saved));
+        QCOMPARE(saved.kind, HostConfig::Kind::Slurm);
+        QCOMPARE(saved.timeLimit, QStringLiteral("10"));
     }
 };
 

@@ -104,8 +104,8 @@ void HostPool::cancel(quint64 job)
         return;
     }
     for (Slot *slot : std::as_const(m_slots))
-        if (slot->state == SlotState::Busy && slot->job == job && slot->client) {
-            slot->client->sendCancel(slot->requestId);
+        if (slot->state == SlotState::Busy && slot->client && (slot->job == job || slot->next == job)) {
+            slot->client->sendCancel(slot->job == job ? slot->requestId : slot->nextRequestId);
             m_jobs.remove(job); // its result, when it comes, is dropped
         }
 }
@@ -215,6 +215,36 @@ HostPool::Slot *HostPool::nextIdleSlot(const QList<Slot *> &skipped) const
     return best;
 }
 
+qsizetype HostPool::pickFor(const Slot *slot) const
+{
+    // The first job this slot can take; a job no slot can take goes anyway, so the runner's refusal (which
+    // offers the port) comes back instead of a job that waits forever.
+    for (qsizetype i = 0; i < m_queue.size(); ++i) {
+        const Job &candidate = m_jobs[m_queue.at(i)];
+        if (accepts(slot, candidate) || !someSlotCouldTake(candidate))
+            return i;
+    }
+    return -1;
+}
+
+void HostPool::send(Slot *slot, quint64 job, bool asNext)
+{
+    Job &entry = m_jobs[job];
+    ++entry.attempts;
+    const QString requestId = QStringLiteral("j%1.a%2").arg(job).arg(entry.attempts);
+    if (asNext) {
+        slot->next = job;
+        slot->nextRequestId = requestId;
+    } else {
+        slot->job = job;
+        slot->requestId = requestId;
+        slot->running.start();
+        slot->state = SlotState::Busy;
+        slot->watchdog->start(watchdogMs(entry.request.timeoutSeconds));
+    }
+    slot->client->sendEval(entry.request.toJson(requestId));
+}
+
 void HostPool::dispatch()
 {
     QList<Slot *> skipped; // idle, but nothing queued is for them
@@ -222,27 +252,23 @@ void HostPool::dispatch()
         Slot *slot = nextIdleSlot(skipped);
         if (!slot)
             break;
-        // The first job this slot can take; a job no slot can take goes anyway, so the runner's refusal
-        // (which offers the port) comes back instead of a job that waits forever.
-        qsizetype pick = -1;
-        for (qsizetype i = 0; i < m_queue.size() && pick < 0; ++i) {
-            const Job &candidate = m_jobs[m_queue.at(i)];
-            if (accepts(slot, candidate) || !someSlotCouldTake(candidate))
-                pick = i;
-        }
+        const qsizetype pick = pickFor(slot);
         if (pick < 0) {
             skipped << slot;
             continue;
         }
-        const quint64 job = m_queue.takeAt(pick);
-        Job &entry = m_jobs[job];
-        ++entry.attempts;
-        slot->job = job;
-        slot->requestId = QStringLiteral("j%1.a%2").arg(job).arg(entry.attempts);
-        slot->state = SlotState::Busy;
-        slot->watchdog->start(watchdogMs(entry.request.timeoutSeconds));
-        slot->client->sendEval(entry.request.toJson(slot->requestId));
+        send(slot, m_queue.takeAt(pick), false);
         refreshHostState(slot->host);
+    }
+    // Every slot is busy and work waits: queue one more behind each short evaluation.
+    for (Slot *slot : std::as_const(m_slots)) {
+        if (m_queue.isEmpty())
+            break;
+        if (slot->state != SlotState::Busy || !slot->client || slot->next != 0 || slot->lastEvalMs < 0 ||
+            slot->lastEvalMs >= prefetchBelowMs)
+            continue;
+        if (const qsizetype pick = pickFor(slot); pick >= 0)
+            send(slot, m_queue.takeAt(pick), true);
     }
     if (m_queue.isEmpty() && runningCount() == 0)
         Q_EMIT idle();
@@ -280,15 +306,30 @@ bool HostPool::someSlotCouldTake(const Job &job) const
 
 void HostPool::onResult(Slot *slot, const Evaluation &evaluation)
 {
+    if (slot->state == SlotState::Busy && slot->next != 0 && evaluation.id == slot->nextRequestId) {
+        // the queued one answered first: it was cancelled before it started
+        const quint64 job = std::exchange(slot->next, 0);
+        slot->nextRequestId.clear();
+        finish(job, evaluation);
+        return;
+    }
     if (slot->state != SlotState::Busy || evaluation.id != slot->requestId) {
         qCDebug(lcHosts) << "dropped a stale result" << evaluation.id;
         return;
     }
     slot->watchdog->stop();
     const quint64 job = slot->job;
+    slot->lastEvalMs = slot->running.elapsed();
     slot->state = SlotState::Idle;
     slot->job = 0;
     slot->requestId.clear();
+    if (slot->next != 0) { // already at the runner, and running now
+        slot->job = std::exchange(slot->next, 0);
+        slot->requestId = std::exchange(slot->nextRequestId, QString());
+        slot->running.start();
+        slot->state = SlotState::Busy;
+        slot->watchdog->start(watchdogMs(m_jobs.value(slot->job).request.timeoutSeconds));
+    }
     Evaluation e = evaluation;
     e.host = QStringLiteral("%1#%2").arg(slot->host->name()).arg(slot->index);
     e.attempts = m_jobs.value(job).attempts;
@@ -307,11 +348,17 @@ void HostPool::onSlotGone(Host *host, int index, const QString &reason, bool fai
     releaseClient(slot);
     const bool wasBusy = slot->state == SlotState::Busy;
     const quint64 job = slot->job;
+    const quint64 next = std::exchange(slot->next, 0);
     slot->job = 0;
     slot->requestId.clear();
+    slot->nextRequestId.clear();
     slot->state = SlotState::Closed;
     if (m_stopping)
         return;
+    if (next != 0 && m_jobs.contains(next)) { // it never started: not an attempt
+        --m_jobs[next].attempts;
+        m_queue.prepend(next);
+    }
     if (wasBusy && m_jobs.contains(job)) {
         if (m_jobs[job].attempts >= maxAttempts)
             finish(job, Evaluation::failure(QString(), EvalStatus::InfraError,

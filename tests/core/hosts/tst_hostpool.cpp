@@ -345,6 +345,42 @@ private Q_SLOTS:
         QVERIFY(results.first().ok());
         delete p;
     }
+
+    void shortJobsQueueAtTheRunnerAndSurviveItsDeath()
+    {
+        // After a short evaluation, the slot takes the next job before the running one ends; when the runner
+        // dies with one running and one queued, both are retried and each is reported once.
+        QList<Evaluation> results;
+        QMap<quint64, int> reports, attempts;
+        HostPool *p = pool(local(1), results, this);
+        connect(p, &HostPool::evaluationFinished, this, [&](quint64 job, const Evaluation &e) {
+            ++reports[job];
+            attempts[job] = e.attempts;
+        });
+        p->submit(baseline(QStringLiteral("silu"), true)); // a short one: prefetching starts after it
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 60000);
+        EvalRequest slow = baseline(QStringLiteral("gqa_full"));
+        slow.seeds = {1, 2, 3, 4, 5, 6, 7, 8};
+        QList<quint64> jobs{p->submit(slow)};
+        for (int i = 0; i < 3; ++i)
+            jobs << p->submit(baseline(QStringLiteral("silu"), true));
+        QTRY_COMPARE_WITH_TIMEOUT(p->runningCount(), 1, 60000);
+        QCOMPARE(p->queuedCount(), 2); // the first silu already went to the runner, behind gqa_full
+        QTest::qWait(300);
+        const QList<pid_t> runners = ProcessTree::children(::getpid());
+        QCOMPARE(runners.size(), 1);
+        ::kill(runners.first(), SIGKILL);
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 5, 240000);
+        for (quint64 job : jobs)
+            QCOMPARE(reports.value(job), 1);
+        for (const Evaluation &e : std::as_const(results))
+            QVERIFY2(e.ok(), qPrintable(e.error));
+        // the running one is on its second attempt; the queued one never started, so its retry is its first
+        QCOMPARE(attempts.value(jobs.first()), 2);
+        for (quint64 job : jobs.mid(1))
+            QCOMPARE(attempts.value(job), 1);
+        delete p;
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHostPool)
