@@ -127,6 +127,33 @@ def test_timing_only_eval_takes_declared_shapes_instead_of_building_inputs(tmp_p
     assert r["status"] == "infra_error" and "built" in r["error"]
 
 
+def test_serve_checks_a_declaration_once_and_again_after_an_edit(tmp_path):
+    """A runner checks a task's declared shapes in its first timing-only eval and trusts them after, until the
+    task's files change: a declaration made wrong by an edit is caught again."""
+    import os
+    import time as clock
+    from runner_helpers import Serve
+    task = make_add_task(tmp_path / "tasks", "declared")
+    _declare_inputs(task)
+    ref = (task / "reference.py").read_text()  # says when the check builds the small inputs
+    (task / "reference.py").write_text(ref.replace("    n, d = params", "    print('building', params)\n"
+                                                                      "    n, d = params"))
+    srv = Serve(["--tasks", str(tmp_path / "tasks")])
+    try:
+        first = srv.eval("a", {"name": "declared"}, ADD_KERNEL, timing_only=True)
+        again = srv.eval("b", {"name": "declared"}, ADD_KERNEL, timing_only=True)
+        assert (first["timing_inputs"], again["timing_inputs"]) == ("declared shapes", "declared shapes")
+        assert "declaration_verified" not in first  # the runner's own bookkeeping, not part of the result
+        assert "building" in first["output"] and "building" not in again["output"], (first["output"], again["output"])
+        _declare_inputs(task, ("N", "2*D"))  # now the small inputs contradict it
+        later = clock.time() + 2
+        os.utime(task / "task.json", (later, later))
+        edited = srv.eval("c", {"name": "declared"}, ADD_KERNEL, timing_only=True)
+        assert edited["status"] == "ok" and edited["timing_inputs"] == "built", edited
+    finally:
+        srv.close()
+
+
 def test_inline_task(tmp_path):
     from runner_helpers import ADD_REFERENCE
     job = tmp_path / "job.json"

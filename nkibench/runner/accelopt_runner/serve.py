@@ -92,12 +92,41 @@ def evaluate_request(req: dict, cfg: dict, cancel: threading.Event) -> dict:
     if pre is not None:
         pre["wall_s"] = time.monotonic() - t0
         return pre
+    verified_key = _declaration_key(job)
+    if verified_key in _VERIFIED_DECLARATIONS:
+        job["declaration_verified"] = True
     sb = sandbox.bwrap_status(cfg.get("no_sandbox", False))
     res = sandbox.run_child(job, cancel, sb, cfg.get("python"), cfg.get("keep_workdirs", False),
                             zygote=cfg.get("zygote", False))
+    if res.pop("declaration_verified", False) and verified_key is not None:
+        if len(_VERIFIED_DECLARATIONS) >= 256:
+            _VERIFIED_DECLARATIONS.clear()
+        _VERIFIED_DECLARATIONS.add(verified_key)
     res["sandbox"] = bool(sb["active"])
     res["wall_s"] = time.monotonic() - t0
     return res
+
+
+# Tasks whose declared input shapes a sandboxed eval child found equal to what their reference builds: a
+# timing-only eval of the same task (same spec, same files) trusts them without building the small inputs again,
+# which took a third of a short eval (swiglu small: 39 of 107 ms).
+_VERIFIED_DECLARATIONS: set = set()
+
+
+def _declaration_key(job: dict):
+    """The task as the check saw it: its spec and the reference and task.json files' sizes and times, so an
+    edited task is checked again. None when the eval is not timing-only."""
+    if not job.get("timing_only"):
+        return None
+    spec = job.get("task_spec") or {}
+    stamps = []
+    for path in (spec.get("reference_path"), os.path.join(spec["dir"], "task.json") if spec.get("dir") else None):
+        try:
+            st = os.stat(path) if path else None
+            stamps.append((path, st.st_size, st.st_mtime_ns) if st else None)
+        except OSError:
+            stamps.append((path, None))
+    return json.dumps([spec, stamps, job.get("backend"), job.get("target")], sort_keys=True, default=str)
 
 
 _ID_RE = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,18})')
