@@ -1,7 +1,9 @@
 #include "hosts/hostpool.h"
 #include "hosts/hostregistry.h"
 #include "hosts/slurmhost.h"
+#include "hosts/sshprompter.h"
 #include "slurmfixture.h"
+#include "sshdfixture.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -58,8 +60,8 @@ class TestSlurmHost : public QObject
         SlurmHost *host;
         QMap<quint64, int> reports; // job -> how often it was reported
         QList<Evaluation> results;
-        explicit Rig(const HostConfig &config)
-            : host(new SlurmHost(config, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), nullptr))
+        explicit Rig(const HostConfig &config, std::shared_ptr<SshPrompter> prompter = nullptr)
+            : host(new SlurmHost(config, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), std::move(prompter)))
         {
             pool.addHost(host);
             QObject::connect(&pool, &HostPool::evaluationFinished, &pool,
@@ -158,6 +160,37 @@ private Q_SLOTS:
                 rig.host->partitions().contains(QStringLiteral("trn")));
         const QString job = rig.host->jobId();
         QCOMPARE(m_slurm.queuedJobs(), QStringList{job});
+        rig.pool.stop();
+        QVERIFY2(m_slurm.waitForEmptyQueue(15000), qPrintable(m_slurm.queuedJobs().join(u' ')));
+    }
+
+    void reachesTheClusterThroughItsHeadNodeOverSsh()
+    {
+        // The head node is this machine behind a real sshd: the runner is deployed over SFTP, and salloc and
+        // srun run in SSH sessions there.
+        SshdFixture sshd;
+        QString error;
+        if (!sshd.start(error))
+            QSKIP(qPrintable(error));
+        auto prompter = std::make_shared<SshPrompter>();
+        prompter->setAcceptedFingerprints({sshd.hostKeyFingerprint()});
+        HostConfig c = slurm(2);
+        c.sshHost = QStringLiteral("127.0.0.1");
+        c.port = sshd.port();
+        c.user = SshdFixture::userName();
+        c.identityFile = sshd.clientKey();
+        c.knownHostsFile = sshd.knownHosts();
+        c.sshConfigFile = sshd.path(QStringLiteral("none"));
+        c.deployRoot = sshd.path(QStringLiteral("remote"));
+        c.environment.insert(QStringLiteral("SLURM_CONF"), m_slurm.path(QStringLiteral("slurm.conf")));
+        Rig rig(c, prompter);
+        const QList<quint64> ids = rig.submit(4);
+        QTRY_VERIFY_WITH_TIMEOUT(rig.reports.size() == 4, 120000);
+        QVERIFY(rig.allReportedOnce(ids));
+        for (const Evaluation &e : std::as_const(rig.results))
+            QVERIFY2(e.ok(), qPrintable(e.error));
+        QVERIFY(!rig.host->jobId().isEmpty());
+        QCOMPARE(m_slurm.queuedJobs(), QStringList{rig.host->jobId()});
         rig.pool.stop();
         QVERIFY2(m_slurm.waitForEmptyQueue(15000), qPrintable(m_slurm.queuedJobs().join(u' ')));
     }
