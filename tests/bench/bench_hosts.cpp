@@ -5,14 +5,15 @@
 #include "hosts/localhost.h"
 #include "hosts/sshhost.h"
 #include "hosts/sshprompter.h"
+#include "loopbackhost.h"
 #include "sshdfixture.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
-#include <QLoggingCategory>
 #include <QJsonObject>
+#include <QLoggingCategory>
 #include <QProcess>
 #include <QTextStream>
 #include <QThread>
@@ -78,23 +79,6 @@ double throughput(HostPool &pool, int count)
     return count / (clock.nsecsElapsed() / 1e9);
 }
 
-HostConfig sshConfig(const SshdFixture &sshd, int slotCount)
-{
-    HostConfig c;
-    c.name = QStringLiteral("loopback");
-    c.kind = HostConfig::Kind::Ssh;
-    c.sshHost = QStringLiteral("127.0.0.1");
-    c.port = sshd.port();
-    c.user = SshdFixture::userName();
-    c.identityFile = sshd.clientKey();
-    c.knownHostsFile = sshd.knownHosts();
-    c.sshConfigFile = sshd.path(QStringLiteral("none"));
-    c.deployRoot = sshd.path(QStringLiteral("remote"));
-    c.python = QStringLiteral("/usr/bin/python3");
-    c.slotCount = slotCount;
-    return c;
-}
-
 void startAndWarm(HostPool &pool, int slotCount)
 {
     pool.start();
@@ -131,7 +115,7 @@ int main(int argc, char *argv[])
     localPool.addHost(new LocalHost(local, nkibench));
     startAndWarm(localPool, 1);
     HostPool sshPool;
-    auto *ssh = new SshHost(sshConfig(sshd, 1), nkibench, prompter);
+    auto *ssh = new SshHost(loopbackHost(sshd, 1), nkibench, prompter);
     sshPool.addHost(ssh);
     startAndWarm(sshPool, 1);
     timedEval(localPool); // first evaluations warm caches on both sides and are not counted
@@ -184,7 +168,7 @@ int main(int argc, char *argv[])
         << QThread::idealThreadCount() << " cores):\n";
     for (int slotCount : {1, 2, 4}) {
         HostPool pool;
-        pool.addHost(new SshHost(sshConfig(sshd, slotCount), nkibench, prompter));
+        pool.addHost(new SshHost(loopbackHost(sshd, slotCount), nkibench, prompter));
         startAndWarm(pool, slotCount);
         const double rate = throughput(pool, 4 * n / 5);
         out << QStringLiteral("  %1 slot(s): %2 evaluations/s\n").arg(slotCount).arg(rate, 0, 'f', 2);

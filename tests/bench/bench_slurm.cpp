@@ -1,14 +1,15 @@
-// Benchmark (CTest label bench): a SLURM host on a real one-node SLURM (SlurmFixture), against the local host and
-// an SSH host on loopback. Prints, for 1, 2, 4 and 8 slots, the slot utilization with evaluations short enough
-// that scheduling is the bottleneck (silu small, timing-only: tens of ms each): the time the runners spent in
-// evaluations (each result's wall_s) over slots x the wall time from the first submit to the last result. And
-// the per-evaluation wall time on a warm slot through SLURM (srun step), plain SSH and the local host. Asserts
-// nothing.
+// Benchmark (CTest label bench): a SLURM host on a real one-node SLURM (SlurmFixture), against the local host
+// and an SSH host on loopback. Prints, for 1, 2, 4 and 8 slots, the slot utilization with evaluations short
+// enough that scheduling is the bottleneck (silu small, timing-only: tens of ms each): the time the runners
+// spent in evaluations (each result's wall_s) over slots x the wall time from the first submit to the last
+// result. And the per-evaluation wall time on a warm slot through SLURM (srun step), plain SSH and the local
+// host. Asserts nothing.
 #include "hosts/hostpool.h"
 #include "hosts/localhost.h"
 #include "hosts/slurmhost.h"
 #include "hosts/sshhost.h"
 #include "hosts/sshprompter.h"
+#include "loopbackhost.h"
 #include "slurmfixture.h"
 #include "sshdfixture.h"
 
@@ -80,11 +81,12 @@ double medianEvalMs(HostPool &pool, int n)
     for (int i = 0; i < n; ++i) {
         QEventLoop loop;
         QElapsedTimer clock;
-        auto c = QObject::connect(&pool, &HostPool::evaluationFinished, &loop, [&](quint64, const Evaluation &e) {
-            if (!e.ok())
-                qFatal("evaluation failed: %s", qPrintable(e.error));
-            loop.quit();
-        });
+        auto c =
+            QObject::connect(&pool, &HostPool::evaluationFinished, &loop, [&](quint64, const Evaluation &e) {
+                if (!e.ok())
+                    qFatal("evaluation failed: %s", qPrintable(e.error));
+                loop.quit();
+            });
         clock.start();
         pool.submit(shortEval());
         loop.exec();
@@ -120,7 +122,8 @@ int main(int argc, char *argv[])
         return 0;
     }
     out << "Slot utilization through SLURM (silu small, timing-only; " << QThread::idealThreadCount()
-        << " cores here, so above 2 slots the evaluations share CPUs, which lengthens each but not the idle gaps "
+        << " cores here, so above 2 slots the evaluations share CPUs, which lengthens each but not the idle "
+           "gaps "
            "between them):\n";
     for (int slotCount : {1, 2, 4, 8}) {
         HostPool pool;
@@ -165,17 +168,7 @@ int main(int argc, char *argv[])
     }
     auto prompter = std::make_shared<SshPrompter>();
     prompter->setAcceptedFingerprints({sshd.hostKeyFingerprint()});
-    HostConfig c;
-    c.name = QStringLiteral("loopback");
-    c.kind = HostConfig::Kind::Ssh;
-    c.sshHost = QStringLiteral("127.0.0.1");
-    c.port = sshd.port();
-    c.user = SshdFixture::userName();
-    c.identityFile = sshd.clientKey();
-    c.knownHostsFile = sshd.knownHosts();
-    c.sshConfigFile = sshd.path(QStringLiteral("none"));
-    c.deployRoot = sshd.path(QStringLiteral("remote"));
-    c.python = QStringLiteral("/usr/bin/python3");
+    const HostConfig c = loopbackHost(sshd, 1);
     HostPool sshPool;
     sshPool.addHost(new SshHost(c, nkibench, prompter));
     warm(sshPool, 1);

@@ -62,7 +62,8 @@ QStringList SlurmHost::allocationCommand() const
     // --kill-command: when the job is revoked (time limit, preemption, scancel) the holder is told at once,
     // which tells this host; without it salloc leaves its command running on a job that is gone.
     QStringList words{QStringLiteral("salloc"), QStringLiteral("--job-name=accelopt-") + c.name,
-                      QStringLiteral("--nodes=%1").arg(std::max(1, c.nodes)), QStringLiteral("--kill-command=TERM")};
+                      QStringLiteral("--nodes=%1").arg(std::max(1, c.nodes)),
+                      QStringLiteral("--kill-command=TERM")};
     const std::pair<const char *, QString> optional[] = {{"--partition=", c.partition},
                                                          {"--account=", c.account},
                                                          {"--time=", c.timeLimit},
@@ -188,13 +189,7 @@ void SlurmHost::onTransportGone(int slot, const QString &reason, bool failedToOp
     }
     // The holder ended: its allocation is gone, and with it every step (each slot reports its own end).
     const bool hadJob = !m_jobId.isEmpty();
-    if (m_holder) {
-        m_holder->deleteLater();
-        m_holder = nullptr;
-    }
-    m_allocating = false;
-    m_jobId.clear();
-    m_nodes.clear();
+    forgetAllocation();
     const QString why = hadJob ? QStringLiteral("the SLURM allocation ended: %1").arg(reason)
                                : QStringLiteral("no SLURM allocation: %1").arg(reason);
     const QList<int> waiting = std::exchange(m_waiting, {});
@@ -214,6 +209,11 @@ void SlurmHost::releaseAllocation()
     // back: cancel the job too (a job already gone makes scancel say so, and nothing else).
     if (!m_jobId.isEmpty() && config().sshHost.isEmpty())
         QProcess::startDetached(QStringLiteral("scancel"), {QStringLiteral("--quiet"), m_jobId});
+    forgetAllocation();
+}
+
+void SlurmHost::forgetAllocation()
+{
     if (m_holder) {
         m_holder->deleteLater();
         m_holder = nullptr;

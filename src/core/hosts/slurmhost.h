@@ -50,6 +50,7 @@ private:
     void onTransportGone(int slot, const QString &reason, bool failedToOpen, bool transient);
     void onHolderHello(const QJsonObject &hello);
     void releaseAllocation();
+    void forgetAllocation(); // the holder and what it said
 
     Host *m_transport;
     RunnerClient *m_holder = nullptr;

@@ -2,6 +2,7 @@
 #include "hosts/hostregistry.h"
 #include "hosts/slurmhost.h"
 #include "hosts/sshprompter.h"
+#include "loopbackhost.h"
 #include "slurmfixture.h"
 #include "sshdfixture.h"
 
@@ -61,7 +62,8 @@ class TestSlurmHost : public QObject
         QMap<quint64, int> reports; // job -> how often it was reported
         QList<Evaluation> results;
         explicit Rig(const HostConfig &config, std::shared_ptr<SshPrompter> prompter = nullptr)
-            : host(new SlurmHost(config, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), std::move(prompter)))
+            : host(
+                  new SlurmHost(config, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), std::move(prompter)))
         {
             pool.addHost(host);
             QObject::connect(&pool, &HostPool::evaluationFinished, &pool,
@@ -119,8 +121,7 @@ private Q_SLOTS:
         QCOMPARE(host.slotCount(), 8);
         QCOMPARE(host.allocationCommand(),
                  (QStringList{"salloc", "--job-name=accelopt-cluster", "--nodes=2", "--kill-command=TERM",
-                              "--partition=trn",
-                              "--account=ml", "--time=2:00:00", "--gres=neuron:16"}));
+                              "--partition=trn", "--account=ml", "--time=2:00:00", "--gres=neuron:16"}));
         const struct
         {
             const char *key;
@@ -174,14 +175,12 @@ private Q_SLOTS:
             QSKIP(qPrintable(error));
         auto prompter = std::make_shared<SshPrompter>();
         prompter->setAcceptedFingerprints({sshd.hostKeyFingerprint()});
-        HostConfig c = slurm(2);
-        c.sshHost = QStringLiteral("127.0.0.1");
-        c.port = sshd.port();
-        c.user = SshdFixture::userName();
-        c.identityFile = sshd.clientKey();
-        c.knownHostsFile = sshd.knownHosts();
-        c.sshConfigFile = sshd.path(QStringLiteral("none"));
-        c.deployRoot = sshd.path(QStringLiteral("remote"));
+        HostConfig c = loopbackHost(sshd); // the head node's reach, and the cluster's settings
+        const HostConfig cluster = slurm(2);
+        c.name = cluster.name;
+        c.kind = cluster.kind;
+        c.slotCount = cluster.slotCount;
+        c.partition = cluster.partition;
         c.environment.insert(QStringLiteral("SLURM_CONF"), m_slurm.path(QStringLiteral("slurm.conf")));
         Rig rig(c, prompter);
         const QList<quint64> ids = rig.submit(4);
