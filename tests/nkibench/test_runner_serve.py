@@ -156,6 +156,21 @@ def test_constant_result(srv):
     assert r["status"] == "incorrect" and "same output for different inputs" in r["error"]
 
 
+def test_faster_than_its_least_memory_traffic_is_suspect(srv):
+    # Reads half its inputs: too fast to be correct, and a timing-only eval (the search's first pass) catches it.
+    half = KERNEL_HEAD + (
+        "@nki.jit\ndef kernel(a, b):\n"
+        "    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)\n"
+        "    x = nl.load(a[0:128, :])\n"
+        "    nl.store(out[0:128, :], value=x)\n"
+        "    return out\n")
+    r = ev(srv, "half", half, timing_only=True, size="full")
+    assert r["status"] == "rejected" and r["error"].startswith("suspect:") and "GB/s" in r["error"], r
+    assert r["latency_ms"]["mean"] > 0  # the measurement stays, for whoever looks
+    honest = ev(srv, "honest", ADD_KERNEL, timing_only=True, size="full")
+    assert honest["status"] == "ok", honest
+
+
 def test_precision_downgrade_rejected(srv):
     src = add_kernel(store_value="nl.add(x, y, dtype=nl.bfloat16)")
     r = ev(srv, "bf16", src)

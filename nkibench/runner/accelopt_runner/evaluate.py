@@ -256,10 +256,38 @@ def run(job: dict, workdir: str, backend) -> dict:
     res["roofline"], why = roofline_or_warning(spec, job, lat["mean"])
     if why:
         res["warnings"].append(why)
+    suspect = faster_than_memory(res["roofline"], lat["mean"])
+    if suspect:
+        res["warnings"] += [str(w) for w in getattr(backend, "warnings", None) or []]
+        res.update(status="rejected", error=suspect)
+        return res
     res["warnings"] += [str(w) for w in getattr(backend, "warnings", None) or []]
     res["status"] = "ok"
     res["error"] = None
     return res
+
+
+def faster_than_memory(rf, latency_ms) -> str:
+    """Why a latency is impossible, or "": below the time the task's least traffic (its roofline's min_bytes: every
+    input read and every output written once) takes at the peak bandwidth. Flop counts are not such a bound (a
+    cleverer algorithm may need fewer), bytes are: a kernel that beats them skips inputs or outputs, or reuses a
+    result from an earlier run. (nkisim's plain copy of silu reaches 66 % of that peak.)"""
+    if not rf or not latency_ms or latency_ms < 0 or not rf.get("min_bytes") or not rf.get("bytes_per_s"):
+        return "" if latency_ms else _zero_latency(rf)
+    floor_ms = 1e3 * rf["min_bytes"] / rf["bytes_per_s"]
+    if latency_ms >= floor_ms:
+        return ""
+    return (f"suspect: the kernel ran in {latency_ms:.4g} ms, less than the {floor_ms:.4g} ms that moving the task's "
+            f"{rf['min_bytes']:.4g} bytes (each input read and each output written once) takes at the peak "
+            f"bandwidth of {rf['bytes_per_s'] / 1e9:g} GB/s; no correct kernel is that fast: it skips inputs or "
+            f"outputs, or reuses a result from an earlier run")
+
+
+def _zero_latency(rf) -> str:
+    if rf and rf.get("min_bytes"):
+        return ("suspect: the kernel took no time at all, though the task moves "
+                f"{rf['min_bytes']:.4g} bytes; it does not read its inputs or write its outputs")
+    return ""
 
 
 def roofline_or_warning(spec: dict, job: dict, latency_ms) -> tuple:
