@@ -28,6 +28,8 @@ struct ChatClient::Call
     bool tooLarge = false;
     bool holdsSlot = false;
     QByteArray body;
+    qint64 received = 0;    // bytes of this attempt's reply, streamed or not, for the size cap
+    bool delivered = false; // delta() gave something of this call to listeners
     // Streaming state, reset per attempt.
     SseDecoder sse;
     bool streaming = false;
@@ -210,6 +212,9 @@ void ChatClient::startAttempt(Call &call)
     call.timedOut = false;
     call.tooLarge = false;
     call.body.clear();
+    call.received = 0;
+    if (std::exchange(call.delivered, false))
+        Q_EMIT deltaReset(call.id);
     call.sse = SseDecoder();
     call.streaming = false;
     call.content.clear();
@@ -264,7 +269,8 @@ void ChatClient::onReadyRead(quint64 id)
         return;
     Call &call = *it->second;
     const QByteArray chunk = call.reply->readAll();
-    if (call.body.size() + chunk.size() > m_maxReplyBytes) {
+    call.received += chunk.size(); // a stream never fills `body`, so the cap counts what arrived
+    if (call.received > m_maxReplyBytes) {
         call.tooLarge = true;
         call.reply->abort();
         return;
@@ -308,6 +314,7 @@ void ChatClient::handleStreamEvent(Call &call, const QByteArray &payload)
         call.finishReason = choice.value(QStringLiteral("finish_reason")).toString();
     if (!text.isEmpty()) {
         call.content += text;
+        call.delivered = true;
         Q_EMIT delta(call.id, text);
     }
 }
@@ -326,10 +333,10 @@ void ChatClient::onReplyFinished(quint64 id)
 
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (call.tooLarge) {
-        complete(
-            id,
-            failure(ChatReply::Error::TooLarge,
-                    QStringLiteral("the reply exceeded %1 MB and was abandoned").arg(m_maxReplyBytes >> 20)));
+        const QString cap = m_maxReplyBytes >= (1 << 20) ? QStringLiteral("%1 MB").arg(m_maxReplyBytes >> 20)
+                                                         : QStringLiteral("%1 KB").arg(m_maxReplyBytes >> 10);
+        complete(id, failure(ChatReply::Error::TooLarge,
+                             QStringLiteral("the reply exceeded %1 and was abandoned").arg(cap)));
         return;
     }
     if (call.timedOut) {

@@ -49,6 +49,9 @@ public:
 
 Q_SIGNALS:
     void delta(quint64 id, const QString &text); // streamed content as it arrives
+    // The call is being tried again after its stream broke off: drop what delta() delivered for it so far,
+    // the next deltas start the reply from the beginning.
+    void deltaReset(quint64 id);
     void retrying(quint64 id, int nextAttempt, qint64 delayMs, const QString &reason);
     void finished(quint64 id, const ChatReply &reply);
 

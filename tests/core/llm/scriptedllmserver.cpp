@@ -101,6 +101,8 @@ void ScriptedLlmServer::answer(QTcpSocket *socket, const Response &response)
         socket->write(head);
         for (const QByteArray &event : response.sseEvents)
             socket->write("data: " + event + "\n\n");
+        if (response.stall)
+            return; // in flight until the client gives up on the silence and disconnects
         finishRequest(socket);
         m_connections.remove(socket);
         socket->disconnectFromHost(); // flushes first; the end of the stream is the end of the connection

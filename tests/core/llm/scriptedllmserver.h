@@ -39,6 +39,7 @@ public:
         int delayMs = 0;
         bool hang = false;           // never answer (the client must time out or cancel)
         QList<QByteArray> sseEvents; // when set: a text/event-stream reply, one `data:` event each
+        bool stall = false;          // with sseEvents: send them, then fall silent with the connection open
     };
     using Handler = std::function<Response(const Request &)>;
 

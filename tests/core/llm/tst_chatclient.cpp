@@ -477,6 +477,58 @@ private Q_SLOTS:
         QVERIFY(m_server->requests().first().json.value(QStringLiteral("stream")).toBool());
     }
 
+    void aStreamOverTheSizeCapIsAbandoned()
+    {
+        // The cap counted only a non-streamed body: a stream of any length was taken whole.
+        ChatClient client(endpoint());
+        client.setMaxReplyBytes(64 * 1024);
+        Finished done(&client);
+        m_server->enqueue(ScriptedLlmServer::streamed(QStringList(200, QString(1024, u'x'))));
+        ChatRequest request = hello();
+        request.stream = true;
+        const quint64 id = client.send(request);
+        QVERIFY(done.waitFor(id));
+        const ChatReply r = done.replies.value(id);
+        QCOMPARE(r.error, ChatReply::Error::TooLarge);
+        QVERIFY2(r.errorText.contains(QStringLiteral("exceeded 64 KB")), qPrintable(r.errorText));
+    }
+
+    void aRetriedStreamStartsTheDeltasOver()
+    {
+        // The first stream falls silent half-way; the retry answers in full. A listener that drops its text
+        // on deltaReset ends with the reply, not the first attempt's half in front of it.
+        Endpoint e = endpoint();
+        e.timeoutMs = 300;
+        ChatClient client(e);
+        client.setRetryPolicy(fastRetries());
+        Finished done(&client);
+        QString shown;
+        int resets = 0;
+        QObject::connect(&client, &ChatClient::delta, &client,
+                         [&](quint64, const QString &t) { shown += t; });
+        QObject::connect(&client, &ChatClient::deltaReset, &client, [&](quint64) {
+            shown.clear();
+            ++resets;
+        });
+        ScriptedLlmServer::Response broken =
+            ScriptedLlmServer::streamed({QStringLiteral("Title: "), QStringLiteral("half")});
+        broken.sseEvents.removeLast(); // no [DONE]
+        broken.sseEvents.removeLast(); // and no finish
+        broken.stall = true;
+        m_server->enqueue(broken);
+        m_server->enqueue(ScriptedLlmServer::streamed(
+            {QStringLiteral("Title: "), QStringLiteral("tile "), QStringLiteral("bigger")}));
+        ChatRequest request = hello();
+        request.stream = true;
+        const quint64 id = client.send(request);
+        QVERIFY(done.waitFor(id));
+        const ChatReply r = done.replies.value(id);
+        QVERIFY2(r.ok(), qPrintable(r.errorText));
+        QCOMPARE(r.content, QStringLiteral("Title: tile bigger"));
+        QCOMPARE(resets, 1);
+        QCOMPARE(shown, r.content);
+    }
+
     void costsSumAcrossRolesAndModels()
     {
         ChatClient big(endpoint(QStringLiteral("big"), QStringLiteral("big-model")));
