@@ -184,7 +184,8 @@ SearchDock::SearchDock(AppContext *context, QWidget *parent)
     };
     connect(m_tree, &QAbstractItemView::activated, this, activate);
     connect(m_table, &QAbstractItemView::activated, this, activate);
-    for (QAbstractItemView *view : {static_cast<QAbstractItemView *>(m_tree), static_cast<QAbstractItemView *>(m_table)}) {
+    for (QAbstractItemView *view :
+         {static_cast<QAbstractItemView *>(m_tree), static_cast<QAbstractItemView *>(m_table)}) {
         view->setContextMenuPolicy(Qt::CustomContextMenu);
         connect(view, &QWidget::customContextMenuRequested, this,
                 [this, view](const QPoint &at) { showContextMenu(view, view->viewport()->mapToGlobal(at)); });
@@ -233,7 +234,8 @@ QStringList SearchDock::selectedCandidates() const
                                         : static_cast<QAbstractItemView *>(m_table);
     QStringList ids;
     for (const QModelIndex &index : view->selectionModel()->selectedRows())
-        if (const QString id = index.data(ModelRoles::CandidateId).toString(); !id.isEmpty() && !ids.contains(id))
+        if (const QString id = index.data(ModelRoles::CandidateId).toString();
+            !id.isEmpty() && !ids.contains(id))
             ids << id;
     return ids;
 }
@@ -247,7 +249,8 @@ void SearchDock::showContextMenu(QAbstractItemView *view, const QPoint &globalPo
     const QStringList selected = selectedCandidates();
     QMenu menu(this);
     menu.addAction(tr("Open"), this, [this, id] { Q_EMIT candidateActivated(id); });
-    QAction *parent = menu.addAction(tr("Compare with Parent"), this, [this, id] { Q_EMIT compareWithParentRequested(id); });
+    QAction *parent = menu.addAction(tr("Compare with Parent"), this,
+                                     [this, id] { Q_EMIT compareWithParentRequested(id); });
     parent->setEnabled(row && !row->candidate.parentId.isEmpty());
     QAction *pair = menu.addAction(tr("Compare Selected"), this, [this, selected] {
         Q_EMIT compareRequested(selected.at(0), selected.at(1));
@@ -321,10 +324,11 @@ void SearchDock::refresh()
                         ? tr("<b>%1 %</b> %2").arg(*best->percentOfPeak, 0, 'f', 1).arg(best->bound)
                         : QStringLiteral("—"));
     m_candidates->setText(tr("%1 · <span style='color:#2e7d32'>%2 correct</span> · "
-                             "<span style='color:#c62828'>%3 failed</span>%4%5")
+                             "<span style='color:#c62828'>%3 failed</span>%4%5%6")
                               .arg(state->rowCount())
                               .arg(s.usable)
                               .arg(s.failed)
+                              .arg(s.unchecked ? tr(" · %1 not checked").arg(s.unchecked) : QString())
                               .arg(s.reused ? tr(" · %1 reused").arg(s.reused) : QString())
                               .arg(s.evaluating ? tr(" · %1 running").arg(s.evaluating) : QString()));
     QStringList roles;

@@ -53,7 +53,7 @@ QString statusText(const SearchState::Row &row)
     const Evaluation &e = *row.evaluation;
     if (e.ok() && e.correct == false)
         return QStringLiteral("incorrect");
-    QString text = e.ok() && !e.correct ? QStringLiteral("timed, not checked") : e.statusName();
+    QString text = e.ok() && !e.correct ? QStringLiteral("not checked") : e.statusName();
     if (!e.reusedFrom.isEmpty())
         text += QStringLiteral(" (reused)");
     return text;
@@ -161,7 +161,8 @@ QVariant role(const SearchState &state, const SearchState::Row &row, Column colu
     case ModelRoles::IsBest:
         return row.candidate.id == state.summary().bestCandidateId;
     case ModelRoles::Failed:
-        return row.evaluation && !Selection::isUsable(*row.evaluation);
+        return row.evaluation && !Selection::isUsable(*row.evaluation) &&
+               !Selection::isUnchecked(*row.evaluation);
     case ModelRoles::SortValue:
         return sortValue(state, row, column);
     case ModelRoles::SessionId:

@@ -8,7 +8,7 @@ namespace {
 // What one row adds to the header's counts.
 struct Counts
 {
-    int usable = 0, failed = 0, reused = 0, evaluating = 0;
+    int usable = 0, failed = 0, unchecked = 0, reused = 0, evaluating = 0;
 };
 Counts countsOf(const SearchState::Row &row)
 {
@@ -16,8 +16,11 @@ Counts countsOf(const SearchState::Row &row)
     c.evaluating = row.evaluating ? 1 : 0;
     if (row.evaluation) {
         const bool usable = Selection::isUsable(*row.evaluation);
+        // only timed by the search's cascade: neither correct nor failed
+        const bool unchecked = Selection::isUnchecked(*row.evaluation);
         c.usable = usable ? 1 : 0;
-        c.failed = usable ? 0 : 1;
+        c.unchecked = unchecked ? 1 : 0;
+        c.failed = usable || unchecked ? 0 : 1;
         c.reused = row.evaluation->reusedFrom.isEmpty() ? 0 : 1;
     }
     return c;
@@ -81,6 +84,7 @@ void SearchState::load(const SessionSnapshot &snapshot, bool running)
         const Counts n = countsOf(row);
         s.usable += n.usable;
         s.failed += n.failed;
+        s.unchecked += n.unchecked;
         s.reused += n.reused;
         if (c.origin == Candidate::Origin::Baseline && row.evaluation && Selection::isUsable(*row.evaluation))
             s.baselineLatencyMs = row.evaluation->latencyMeanMs;
@@ -250,6 +254,7 @@ void SearchState::setEvaluation(const QString &candidateId, const Evaluation &ev
     const Counts after = countsOf(row);
     m_summary.usable += after.usable - before.usable;
     m_summary.failed += after.failed - before.failed;
+    m_summary.unchecked += after.unchecked - before.unchecked;
     m_summary.reused += after.reused - before.reused;
     m_summary.evaluating += after.evaluating - before.evaluating;
     if (!evaluating)

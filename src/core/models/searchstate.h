@@ -46,9 +46,10 @@ public:
         QString error;
         int iteration = 0; // the one running (or last run); 0: the baseline
         int iterationsDone = 0;
-        int usable = 0; // candidates correct with a latency
-        int failed = 0; // evaluated and not usable
-        int reused = 0; // evaluations taken over from a twin
+        int usable = 0;    // candidates correct with a latency
+        int failed = 0;    // evaluated and not usable
+        int unchecked = 0; // only timed: the cascade did not check them (Selection::isUnchecked)
+        int reused = 0;    // evaluations taken over from a twin
         int evaluating = 0;
         int llmCallsInFlight = 0;
         std::optional<double> baselineLatencyMs;

@@ -231,6 +231,31 @@ private Q_SLOTS:
         QVERIFY(s.running);
     }
 
+    void aKernelOnlyTimedIsNeitherCorrectNorFailed()
+    {
+        // The search's cascade leaves a slower kernel timed but not checked: not counted as failed, not shown
+        // red.
+        Models m;
+        for (const SearchEvent &e : script())
+            m.state.apply(e);
+        Evaluation timed = ok(12.0, 15);
+        timed.correct.reset();
+        m.state.apply(event(
+            SearchEvents::CandidateCreated{candidate(QStringLiteral("slow"), 2, QStringLiteral("fast"),
+                                                     Candidate::Origin::Executor, QStringLiteral("p2"))},
+            9.0));
+        const int failedBefore = m.state.summary().failed;
+        m.state.apply(event(SearchEvents::EvaluationFinished{QStringLiteral("slow"), 2, timed, false}, 9.5));
+        QCOMPARE(m.state.summary().unchecked, 1);
+        QCOMPARE(m.state.summary().failed, failedBefore);
+        const QModelIndex slow =
+            m.table.indexOf(QStringLiteral("slow"),
+                            int(CandidateTableModel::columns().indexOf(CandidateText::Column::Status)));
+        QCOMPARE(text(m.table, slow), QStringLiteral("not checked"));
+        QVERIFY(!slow.data(ModelRoles::Failed).toBool());
+        QVERIFY(slow.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Only timed")));
+    }
+
     void progressAndEtaWhileRunning()
     {
         Models m;
