@@ -583,10 +583,11 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
 
 void BeamSearch::keepChild(const Job &job, const Candidate &candidate, const Evaluation &evaluation)
 {
-    // A check result replaces the timing-only child it checked (or drops it, when it failed).
+    // A check result replaces the timing-only child it checked (or drops it, when it failed). A check that came
+    // back without a verdict drops it too: kept unchecked, it would be named for a check again and again.
     if (job.check)
         m_children.removeIf([&](const ScoredKernel &k) { return k.candidateId == candidate.id; });
-    if (Selection::isUsable(evaluation) || Selection::isUnchecked(evaluation))
+    if (Selection::isUsable(evaluation) || (Selection::isUnchecked(evaluation) && !job.check))
         m_children << ScoredKernel{candidate.id, job.beamParentId, candidate.sourceHash, evaluation};
 }
 
