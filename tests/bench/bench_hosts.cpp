@@ -1,6 +1,7 @@
 // Benchmark (CTest label bench): per-evaluation overhead of a warm SSH slot over the local host, against a
 // fresh `ssh` process per evaluation, and throughput with 1, 2 and 4 slots. Prints its figures; asserts
 // nothing.
+#include "benchpool.h"
 #include "hosts/hostpool.h"
 #include "hosts/localhost.h"
 #include "hosts/sshhost.h"
@@ -24,43 +25,10 @@
 namespace {
 const QString nkibench = QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench");
 
-EvalRequest trivialEval()
-{
-    EvalRequest r;
-    r.task = {{QStringLiteral("name"), QStringLiteral("silu")}};
-    QFile f(nkibench + QStringLiteral("/tasks/silu/baseline.py"));
-    f.open(QIODevice::ReadOnly);
-    r.kernelSource = QString::fromUtf8(f.readAll());
-    r.size = QStringLiteral("small");
-    r.timingOnly = true;
-    r.timeoutSeconds = 60;
-    return r;
-}
-
-double median(QList<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.isEmpty() ? 0 : v.at(v.size() / 2);
-}
-
-// Wall time of one evaluation on a started pool whose slot is already warm.
-double timedEval(HostPool &pool)
-{
-    QEventLoop loop;
-    QElapsedTimer clock;
-    Evaluation result;
-    auto c = QObject::connect(&pool, &HostPool::evaluationFinished, &loop, [&](quint64, const Evaluation &e) {
-        result = e;
-        loop.quit();
-    });
-    clock.start();
-    pool.submit(trivialEval());
-    loop.exec();
-    QObject::disconnect(c);
-    if (!result.ok())
-        qFatal("evaluation failed: %s", qPrintable(result.error));
-    return clock.nsecsElapsed() / 1e6;
-}
+using BenchPool::median;
+using BenchPool::startAndWarm;
+using BenchPool::timedEval;
+using BenchPool::trivialEval;
 
 double throughput(HostPool &pool, int count)
 {
@@ -79,18 +47,6 @@ double throughput(HostPool &pool, int count)
     return count / (clock.nsecsElapsed() / 1e9);
 }
 
-void startAndWarm(HostPool &pool, int slotCount)
-{
-    pool.start();
-    QEventLoop loop;
-    QTimer poll;
-    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (pool.liveSlotCount() == slotCount)
-            loop.quit();
-    });
-    poll.start(20);
-    loop.exec();
-}
 } // namespace
 
 int main(int argc, char *argv[])

@@ -4,6 +4,7 @@
 // spent in evaluations (each result's wall_s) over slots x the wall time from the first submit to the last
 // result. And the per-evaluation wall time on a warm slot through SLURM (srun step), plain SSH and the local
 // host. Asserts nothing.
+#include "benchpool.h"
 #include "hosts/hostpool.h"
 #include "hosts/localhost.h"
 #include "hosts/slurmhost.h"
@@ -26,31 +27,8 @@
 namespace {
 const QString nkibench = QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench");
 
-EvalRequest shortEval()
-{
-    EvalRequest r;
-    r.task = {{QStringLiteral("name"), QStringLiteral("silu")}};
-    QFile f(nkibench + QStringLiteral("/tasks/silu/baseline.py"));
-    f.open(QIODevice::ReadOnly);
-    r.kernelSource = QString::fromUtf8(f.readAll());
-    r.size = QStringLiteral("small");
-    r.timingOnly = true;
-    r.timeoutSeconds = 60;
-    return r;
-}
-
-void warm(HostPool &pool, int slotCount)
-{
-    pool.start();
-    QEventLoop loop;
-    QTimer poll;
-    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (pool.liveSlotCount() == slotCount)
-            loop.quit();
-    });
-    poll.start(20);
-    loop.exec();
-}
+using BenchPool::startAndWarm;
+using BenchPool::trivialEval;
 
 // (utilization, evaluations per second) of `count` evaluations submitted at once.
 std::pair<double, double> utilization(HostPool &pool, int slotCount, int count)
@@ -68,7 +46,7 @@ std::pair<double, double> utilization(HostPool &pool, int slotCount, int count)
     QElapsedTimer clock;
     clock.start();
     for (int i = 0; i < count; ++i)
-        pool.submit(shortEval());
+        pool.submit(trivialEval());
     loop.exec();
     QObject::disconnect(c);
     const double wall = clock.nsecsElapsed() / 1e9;
@@ -78,23 +56,9 @@ std::pair<double, double> utilization(HostPool &pool, int slotCount, int count)
 double medianEvalMs(HostPool &pool, int n)
 {
     QList<double> times;
-    for (int i = 0; i < n; ++i) {
-        QEventLoop loop;
-        QElapsedTimer clock;
-        auto c =
-            QObject::connect(&pool, &HostPool::evaluationFinished, &loop, [&](quint64, const Evaluation &e) {
-                if (!e.ok())
-                    qFatal("evaluation failed: %s", qPrintable(e.error));
-                loop.quit();
-            });
-        clock.start();
-        pool.submit(shortEval());
-        loop.exec();
-        QObject::disconnect(c);
-        times << clock.nsecsElapsed() / 1e6;
-    }
-    std::sort(times.begin(), times.end());
-    return times.at(times.size() / 2);
+    for (int i = 0; i < n; ++i)
+        times << BenchPool::timedEval(pool);
+    return BenchPool::median(times);
 }
 
 HostConfig slurmConfig(int slotCount)
@@ -128,7 +92,7 @@ int main(int argc, char *argv[])
     for (int slotCount : {1, 2, 4, 8}) {
         HostPool pool;
         pool.addHost(new SlurmHost(slurmConfig(slotCount), nkibench, nullptr));
-        warm(pool, slotCount);
+        startAndWarm(pool, slotCount);
         // 20 per slot: the ramp-up (a slot queues a second job only behind a measured short one) and the
         // tail (the last results do not end together) are a small part of the figure, as in a search's batch
         const auto [used, rate] = utilization(pool, slotCount, 20 * slotCount);
@@ -144,7 +108,7 @@ int main(int argc, char *argv[])
     out << "Per-evaluation wall time on a warm slot, median of " << n << ":\n";
     HostPool slurmPool;
     slurmPool.addHost(new SlurmHost(slurmConfig(1), nkibench, nullptr));
-    warm(slurmPool, 1);
+    startAndWarm(slurmPool, 1);
     medianEvalMs(slurmPool, 2);
     const double viaSlurm = medianEvalMs(slurmPool, n);
     slurmPool.stop();
@@ -153,7 +117,7 @@ int main(int argc, char *argv[])
     local.python = QStringLiteral("/usr/bin/python3");
     HostPool localPool;
     localPool.addHost(new LocalHost(local, nkibench));
-    warm(localPool, 1);
+    startAndWarm(localPool, 1);
     medianEvalMs(localPool, 2);
     const double viaLocal = medianEvalMs(localPool, n);
     localPool.stop();
@@ -171,7 +135,7 @@ int main(int argc, char *argv[])
     const HostConfig c = loopbackHost(sshd, 1);
     HostPool sshPool;
     sshPool.addHost(new SshHost(c, nkibench, prompter));
-    warm(sshPool, 1);
+    startAndWarm(sshPool, 1);
     medianEvalMs(sshPool, 2);
     const double viaSsh = medianEvalMs(sshPool, n);
     sshPool.stop();

@@ -2,6 +2,7 @@
 #include "hosts/runnerclient.h"
 #include "hosts/sshhost.h"
 #include "hosts/sshprompter.h"
+#include "loopbackhost.h"
 #include "sshdfixture.h"
 
 #include <QDir>
@@ -19,22 +20,7 @@ class TestSshHost : public QObject
     Q_OBJECT
     SshdFixture m_sshd;
 
-    HostConfig config(int slotCount = 1) const
-    {
-        HostConfig c;
-        c.name = QStringLiteral("loopback");
-        c.kind = HostConfig::Kind::Ssh;
-        c.sshHost = QStringLiteral("127.0.0.1");
-        c.port = m_sshd.port();
-        c.user = SshdFixture::userName();
-        c.identityFile = m_sshd.clientKey();
-        c.knownHostsFile = m_sshd.knownHosts();
-        c.sshConfigFile = m_sshd.path(QStringLiteral("no_ssh_config")); // never the user's own
-        c.deployRoot = m_sshd.path(QStringLiteral("remote"));
-        c.python = QStringLiteral("/usr/bin/python3");
-        c.slotCount = slotCount;
-        return c;
-    }
+    HostConfig config(int slotCount = 1) const { return loopbackHost(m_sshd, slotCount); }
 
     struct Attempt
     {
@@ -200,7 +186,8 @@ private Q_SLOTS:
 
     void runnerThatCannotStartSaysWhy()
     {
-        // Only "the runner stopped before it answered" was said; the reason came only with ACCELOPT_VERBOSE=1.
+        // Only "the runner stopped before it answered" was said; the reason came only with
+        // ACCELOPT_VERBOSE=1.
         HostConfig badPython = config();
         badPython.python = QStringLiteral("/nonexistent/bin/python3");
         Attempt a = attempt(badPython, accepting());
@@ -295,9 +282,10 @@ private Q_SLOTS:
             finished << job;
         });
         pool.start();
-        const QStringList tasks{QStringLiteral("silu"),    QStringLiteral("adamw"), QStringLiteral("swiglu"),
-                                QStringLiteral("rmsnorm_matmul"), QStringLiteral("lora"),
-                                QStringLiteral("matmul"),  QStringLiteral("bmm"),   QStringLiteral("mamba")};
+        const QStringList tasks{QStringLiteral("silu"),   QStringLiteral("adamw"),
+                                QStringLiteral("swiglu"), QStringLiteral("rmsnorm_matmul"),
+                                QStringLiteral("lora"),   QStringLiteral("matmul"),
+                                QStringLiteral("bmm"),    QStringLiteral("mamba")};
         for (const QString &task : tasks)
             pool.submit(quickEval(task, QStringLiteral("small"), false));
         QTRY_VERIFY_WITH_TIMEOUT(!results.isEmpty(), 120000);

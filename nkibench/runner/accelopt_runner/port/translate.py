@@ -353,24 +353,11 @@ class _Kernel:
         if _is_broadcast(call):
             return self.broadcast(call, dst, name, mask)
         if nl_name == "load":
-            self.rule("load_store_dma")
-            src = self.operand(call.args[0] if call.args else kw.get("src"), mask)
-            if src.tile is None:
-                # e.g. the result of a helper function: the rules cannot tell its shape or memory
-                raise Unported(call, U(call), "nl.load of something that is not a tensor the rules can follow")
-            dt = _dtype_text(kw["dtype"]) if "dtype" in kw else src.tile.dtype
-            res = Tile(src.tile.shape, dt, "sbuf")
-            return self._finish(call, dst, name, res, mask, lambda d: f"nisa.dma_copy(dst={d}, src={src.text})",
-                                [src])
+            return self.move(call, kw, dst, name, mask, "load_store_dma", kw.get("src"), "nisa.dma_copy",
+                             "nl.load of something that is not a tensor the rules can follow")
         if nl_name == "copy" or isa_name == "tensor_copy":
-            self.rule("copy")
-            src = self.operand(call.args[0] if call.args else kw.get("src", kw.get("data")), mask)
-            if src.tile is None:
-                raise Unported(call, U(call), "a copy of something that is not a tile the rules can follow")
-            dt = _dtype_text(kw["dtype"]) if "dtype" in kw else src.tile.dtype
-            res = Tile(src.tile.shape, dt, "sbuf")
-            return self._finish(call, dst, name, res, mask, lambda d: f"nisa.tensor_copy(dst={d}, src={src.text})",
-                                [src])
+            return self.move(call, kw, dst, name, mask, "copy", kw.get("src", kw.get("data")), "nisa.tensor_copy",
+                             "a copy of something that is not a tile the rules can follow")
         if nl_name in ELEMENTWISE:
             return self.elementwise(call, nl_name, kw, dst, name, mask)
         if nl_name in ACTIVATIONS or nl_name == "reciprocal":
@@ -431,6 +418,16 @@ class _Kernel:
             raise Unported(call, U(call), "only reductions over the free (last) axis of a 2-D tile have a rule")
         dt = _dtype_text(kw["dtype"]) if "dtype" in kw else x.tile.dtype
         return Tile([x.tile.shape[0], "1"], dt, "sbuf")
+
+    def move(self, call, kw, dst, name, mask, rule, src_keyword, op, refused):
+        """nl.load and nl.copy: an SBUF tile of the source's shape (and the dtype asked for), written by `op`."""
+        self.rule(rule)
+        src = self.operand(call.args[0] if call.args else src_keyword, mask)
+        if src.tile is None:  # e.g. the result of a helper function: the rules cannot tell its shape or memory
+            raise Unported(call, U(call), refused)
+        dt = _dtype_text(kw["dtype"]) if "dtype" in kw else src.tile.dtype
+        res = Tile(src.tile.shape, dt, "sbuf")
+        return self._finish(call, dst, name, res, mask, lambda d: f"{op}(dst={d}, src={src.text})", [src])
 
     def elementwise(self, call, op, kw, dst, name, mask):
         self.rule("elementwise")
