@@ -123,5 +123,6 @@ int ExportCommand::run(const QStringList &arguments)
     if (e.percentOfPeak)
         out << ", " << ExportFormat::percent(*e.percentOfPeak) << " of peak";
     out << "\n";
+    out << "re-measured: " << KernelExporter::remeasureText(prepared) << "\n";
     return 0;
 }

@@ -170,6 +170,23 @@ void SearchConsole::print(const SearchEvent &event)
         Console::out() << "baseline: " << baseline->evaluation.statusName() << ", "
                        << ms(baseline->evaluation.latencyMeanMs) << ", "
                        << percent(baseline->evaluation.percentOfPeak) << "\n";
+    } else if (const auto *r = event.as<BestRemeasured>()) {
+        const Evaluation &e = r->evaluation;
+        const QString where = QStringLiteral("on fresh seeds at the %1 size").arg(r->size);
+        const QString why = e.error.isEmpty() ? QString() : QStringLiteral(": ") + e.error.left(300);
+        if (r->demoted)
+            Console::out() << QStringLiteral(
+                                  "best kernel %1 failed its re-measurement %2 (%3%4): demoted, it is "
+                                  "not reported or exported as the best\n")
+                                  .arg(r->candidateId.left(8), where,
+                                       e.ok() ? QStringLiteral("incorrect") : e.statusName(), why);
+        else if (e.ok())
+            Console::out() << QStringLiteral("best kernel %1 re-measured %2: correct, %3\n")
+                                  .arg(r->candidateId.left(8), where, ms(e.latencyMeanMs));
+        else
+            Console::out() << QStringLiteral(
+                                  "best kernel %1 could not be re-measured %2 (%3%4): kept as measured\n")
+                                  .arg(r->candidateId.left(8), where, e.statusName(), why);
     } else if (const auto *done = event.as<IterationFinished>()) {
         const Totals &t = done->totals;
         const QString unchecked =

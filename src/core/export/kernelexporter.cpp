@@ -4,6 +4,7 @@
 #include "common/logcategories.h"
 #include "export/exportfile.h"
 #include "export/exportformat.h"
+#include "search/selection.h"
 #include "store/sessionstore.h"
 
 #include <QDir>
@@ -135,6 +136,7 @@ KernelExporter::prepare(const QString &sessionId, const QString &candidateId, co
                              error.isEmpty() ? QString() : QStringLiteral(": ") + error));
     }
     p.evaluation = *evaluation;
+    p.remeasured = m_store.evaluation(p.candidate.id, SessionStore::remeasureRun);
 
     p.lineage = m_store.lineage(p.candidate.id);
     const QString baselineId = !p.lineage.isEmpty() && p.lineage.first().origin == Candidate::Origin::Baseline
@@ -184,6 +186,7 @@ QString KernelExporter::header(const Prepared &p)
     h += line(QStringLiteral("latency:"), latency);
     h += line(QStringLiteral("% of peak:"), percent);
     h += line(QStringLiteral("speedup:"), speedup);
+    h += line(QStringLiteral("remeasured:"), remeasureText(p));
     h += line(QStringLiteral("candidate:"),
               QStringLiteral("%1 (%2)").arg(p.candidate.id, provenanceOf(p.candidate)));
     h += line(QStringLiteral("session:"), p.session.id);
@@ -200,6 +203,23 @@ QString KernelExporter::header(const Prepared &p)
     }
     h += headerEnd + u'\n';
     return h;
+}
+
+QString KernelExporter::remeasureText(const Prepared &p)
+{
+    if (!p.remeasured)
+        return p.candidate.origin == Candidate::Origin::Baseline
+                   ? QStringLiteral("no (the session's starting kernel)")
+                   : QStringLiteral("no: the session stopped before it ended; resume it to have its best "
+                                    "kernel re-measured on fresh seeds");
+    const Evaluation &r = *p.remeasured;
+    if (Selection::failsRemeasure(r))
+        return QStringLiteral("FAILED on fresh seeds at the small size (%1%2): not the session's best")
+            .arg(r.ok() ? QStringLiteral("incorrect") : r.statusName(),
+                 r.error.isEmpty() ? QString() : QStringLiteral(": ") + ExportFormat::firstLine(r.error));
+    if (!r.ok())
+        return QStringLiteral("not possible, the host failed (%1)").arg(ExportFormat::firstLine(r.error));
+    return QStringLiteral("correct on fresh seeds at the small size");
 }
 
 QString KernelExporter::stripHeader(const QString &source)

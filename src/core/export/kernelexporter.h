@@ -34,6 +34,7 @@ public:
         Evaluation evaluation;
         std::optional<double> baselineLatencyMs; // of the session's baseline, when it ran correctly
         std::optional<double> speedup;           // baseline latency / this latency
+        std::optional<Evaluation> remeasured;    // its run on fresh seeds at the small size (SessionStore)
         QList<Candidate> lineage;                // from the baseline down to the candidate
         QHash<QString, QString> planTitles;      // plan id -> title, for the lineage's steps
         QDateTime exportedAt;
@@ -45,6 +46,8 @@ public:
     // The kernel of `sessionId`: its best correct candidate, or `candidateId` (a full id or a prefix unique
     // in the session) when given. With an empty session id the candidate's own session is used.
     // `exportedAt` defaults to now; tests pin it.
+    // One line on whether the kernel was re-measured before it was reported, for the header and the CLI.
+    static QString remeasureText(const Prepared &p);
     std::optional<Prepared> prepare(const QString &sessionId, const QString &candidateId = {},
                                     const QDateTime &exportedAt = {});
 

@@ -51,6 +51,8 @@ QString statusText(const SearchState::Row &row)
     if (!row.evaluation)
         return QStringLiteral("pending");
     const Evaluation &e = *row.evaluation;
+    if (row.demoted)
+        return QStringLiteral("demoted");
     if (e.ok() && e.correct == false)
         return QStringLiteral("incorrect");
     QString text = e.ok() && !e.correct ? QStringLiteral("not checked") : e.statusName();
@@ -74,6 +76,19 @@ QString toolTip(const SearchState::Row &row)
         if (!e.reusedFrom.isEmpty())
             tip += QStringLiteral("\nThe same kernel as %1: its measurement is reused")
                        .arg(e.reusedFrom.left(8));
+        if (row.demoted && !row.remeasured)
+            tip += QStringLiteral("\nDemoted: a kernel with the same source failed its re-measurement");
+        if (row.remeasured) {
+            const Evaluation &r = *row.remeasured;
+            tip +=
+                Selection::failsRemeasure(r)
+                    ? QStringLiteral("\nDemoted: re-measured on fresh seeds at the small size, it was %1%2")
+                          .arg(r.ok() ? QStringLiteral("incorrect") : r.statusName(),
+                               r.error.isEmpty() ? QString() : QStringLiteral(": ") + r.error.left(300))
+                : r.ok()
+                    ? QStringLiteral("\nRe-measured on fresh seeds at the small size: correct")
+                    : QStringLiteral("\nCould not be re-measured (%1): kept as measured").arg(r.statusName());
+        }
         if (e.ok() && !e.correct)
             tip += QStringLiteral("\nOnly timed: its numerics are checked only if it is fast enough to enter "
                                   "the beam or make an experience (the search's cascade)");

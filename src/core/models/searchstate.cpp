@@ -90,6 +90,8 @@ void SearchState::load(const SessionSnapshot &snapshot, bool running)
             s.baselineLatencyMs = row.evaluation->latencyMeanMs;
     }
     s.bestCandidateId = snapshot.bestCandidateId;
+    for (auto it = snapshot.remeasurements.cbegin(); it != snapshot.remeasurements.cend(); ++it)
+        setRemeasured(it.key(), it.value());
     if (!snapshot.beams.isEmpty()) {
         const int last = snapshot.beams.lastKey();
         s.iterationsDone = last;
@@ -265,7 +267,7 @@ void SearchState::setEvaluation(const QString &candidateId, const Evaluation &ev
 
 void SearchState::offerBest(const Row &row)
 {
-    if (!row.evaluation || !Selection::isUsable(*row.evaluation))
+    if (!row.evaluation || !Selection::isUsable(*row.evaluation) || row.demoted)
         return;
     const auto key = [](const Row &r) {
         return Selection::BestKey{Selection::latency(*r.evaluation), r.candidate.iteration, r.candidate.id};
@@ -273,6 +275,29 @@ void SearchState::offerBest(const Row &row)
     const Row *best = find(m_summary.bestCandidateId);
     if (!best || !best->evaluation || Selection::isBetterBest(key(row), key(*best)))
         m_summary.bestCandidateId = row.candidate.id;
+}
+
+void SearchState::setRemeasured(const QString &candidateId, const Evaluation &remeasured)
+{
+    const int i = rowOf(candidateId);
+    if (i < 0)
+        return;
+    m_rows[i].remeasured = remeasured;
+    Q_EMIT rowChanged(i);
+    if (!Selection::failsRemeasure(remeasured))
+        return;
+    const auto sourceKey = [](const Candidate &c) { return c.sourceHash.isEmpty() ? c.id : c.sourceHash; };
+    const QString demoted = sourceKey(m_rows.at(i).candidate);
+    for (int r = 0; r < m_rows.size(); ++r)
+        if (!m_rows.at(r).demoted && sourceKey(m_rows.at(r).candidate) == demoted) {
+            m_rows[r].demoted = true;
+            Q_EMIT rowChanged(r);
+        }
+    if (const Row *best = find(m_summary.bestCandidateId); best && best->demoted) {
+        m_summary.bestCandidateId.clear();
+        for (const Row &row : std::as_const(m_rows))
+            offerBest(row);
+    }
 }
 
 void SearchState::setBeam(const QStringList &ids)
@@ -370,6 +395,8 @@ void SearchState::apply(const SearchEvent &event)
         if (selected->iteration == 0) // the iterations' pace starts after the baseline
             s.iterationsStartSeconds = event.elapsedSeconds;
         Q_EMIT iterationChanged(selected->iteration);
+    } else if (const auto *remeasured = event.as<BestRemeasured>()) {
+        setRemeasured(remeasured->candidateId, remeasured->evaluation);
     } else if (const auto *done = event.as<IterationFinished>()) {
         s.iterationsDone = done->iteration;
         s.costUsd = done->totals.costUsd;

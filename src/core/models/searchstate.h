@@ -29,7 +29,9 @@ public:
         std::optional<Evaluation> evaluation;
         bool evaluating = false;
         QString planTitle;
-        int beamRank = -1; // position in the latest beam, -1 when not in it
+        int beamRank = -1;                    // position in the latest beam, -1 when not in it
+        std::optional<Evaluation> remeasured; // run again before it was reported as the best (BestRemeasured)
+        bool demoted = false; // it, or a kernel of the same source, failed that run: never the best
     };
     struct Summary
     {
@@ -112,6 +114,7 @@ private:
     void setEvaluation(const QString &candidateId, const Evaluation &evaluation, bool evaluating);
     void setBeam(const QStringList &ids);
     void offerBest(const Row &row);
+    void setRemeasured(const QString &candidateId, const Evaluation &remeasured);
     void tellSummary();
 
     QString m_sessionId;

@@ -49,6 +49,15 @@ qint64 seedFrom(const QString &text)
     return qint64(seed & 0x7fffffffu);
 }
 
+// A kernel that fails its re-measurement, and every other kernel of the session with the same normalized
+// source.
+QString sourceKey(const Candidate &candidate)
+{
+    return candidate.sourceHash.isEmpty() ? candidate.id : candidate.sourceHash;
+}
+
+constexpr int remeasureSeeds = 2;
+
 } // namespace
 
 // Accounts the time spent in the search's own code; nested entries count once.
@@ -170,7 +179,8 @@ template<typename T> void BeamSearch::tell(T &&data)
 
 void BeamSearch::offerBest(const QString &candidateId, const Evaluation &evaluation)
 {
-    if (!Selection::isUsable(evaluation))
+    if (!Selection::isUsable(evaluation) ||
+        m_demotedSources.contains(sourceKey(m_candidates.value(candidateId))))
         return;
     const auto key = [this](const QString &id) {
         return Selection::BestKey{Selection::latency(m_evaluations.value(id)),
@@ -244,9 +254,13 @@ bool BeamSearch::begin(const Task &task, const SearchConfig &config)
     m_callsOk = m_callsFailed = 0;
     m_firstCallError.clear();
     m_measuredBy.clear();
+    m_remeasured.clear();
+    m_demotedSources.clear();
+    m_endReason = StopReason::None;
     m_twinsWaiting.clear();
     m_calls.clear();
     m_jobs.clear();
+    m_remeasureRequests.clear();
     m_planOf.clear();
     m_pairs.clear();
     m_iteration = 0;
@@ -333,6 +347,12 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
     m_tokens = point->tokens;
     m_costByRole = m_store->costTotals(m_sessionId).costByRole;
     m_baselineId = SessionStore::baselineCandidateId(m_sessionId);
+    const QHash<QString, Evaluation> remeasured = m_store->remeasurements(m_sessionId);
+    for (auto it = remeasured.cbegin(); it != remeasured.cend(); ++it) {
+        m_remeasured.insert(it.key());
+        if (Selection::failsRemeasure(it.value()))
+            m_demotedSources.insert(sourceKey(m_candidates.value(it.key())));
+    }
     // Twins and the best are known from what was measured before: only iterations before the resumed one
     // count, since the resumed iteration replays its own evaluations in order.
     for (auto it = m_evaluations.cbegin(); it != m_evaluations.cend(); ++it) {
@@ -444,7 +464,8 @@ void BeamSearch::replay(const Call &call, const LlmCallRecord &recorded)
     later([this, replayed, reply] { onChatFinished(replayed, reply); });
 }
 
-void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan, bool check)
+void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan,
+                                 bool check)
 {
     ++m_pending;
     const Job job{candidate.id, beamParentId, plan, check};
@@ -504,7 +525,8 @@ void BeamSearch::settleTwins(const Candidate &measured, const Evaluation &evalua
     if (measured.sourceHash.isEmpty() || m_measuredBy.value(measured.sourceHash) != measured.id)
         return;
     if (evaluation.status == EvalStatus::InfraError)
-        m_measuredBy.remove(measured.sourceHash); // the host failed, not the kernel: a twin is measured itself
+        m_measuredBy.remove(
+            measured.sourceHash); // the host failed, not the kernel: a twin is measured itself
     const QList<Job> waiting = m_twinsWaiting.take(measured.sourceHash);
     if (waiting.isEmpty())
         return;
@@ -532,6 +554,12 @@ void BeamSearch::onEvaluationFinished(quint64 jobId, const Evaluation &evaluatio
     const Job job = it.value();
     m_jobs.erase(it);
     Busy busy(this);
+    if (job.remeasure) {
+        const auto request = m_remeasureRequests.take(jobId);
+        if (m_state == State::Remeasuring)
+            onRemeasured(job.candidateId, request, evaluation);
+        return;
+    }
     onEvaluation(job, evaluation, true);
 }
 
@@ -539,6 +567,8 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
 {
     if (m_state == State::Finished || m_state == State::Idle)
         return;
+    if (job.remeasure)
+        return; // onEvaluationFinished hands it to onRemeasured
     if (fresh)
         storeOk(job.check ? m_store->replaceEvaluation(job.candidateId, evaluation)
                           : m_store->addEvaluation(job.candidateId, evaluation),
@@ -583,8 +613,9 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
 
 void BeamSearch::keepChild(const Job &job, const Candidate &candidate, const Evaluation &evaluation)
 {
-    // A check result replaces the timing-only child it checked (or drops it, when it failed). A check that came
-    // back without a verdict drops it too: kept unchecked, it would be named for a check again and again.
+    // A check result replaces the timing-only child it checked (or drops it, when it failed). A check that
+    // came back without a verdict drops it too: kept unchecked, it would be named for a check again and
+    // again.
     if (job.check)
         m_children.removeIf([&](const ScoredKernel &k) { return k.candidateId == candidate.id; });
     if (Selection::isUsable(evaluation) || (Selection::isUnchecked(evaluation) && !job.check))
@@ -680,7 +711,8 @@ void BeamSearch::startIteration()
         p.bestPercentOfPeak = positive(best->percentOfPeak);
     p.iterationsWithoutImprovement = m_withoutImprovement;
     if (const StopReason reason = StopRules::check(m_config, p); reason != StopReason::None) {
-        finish(reason);
+        if (!remeasureBest(reason))
+            finish(reason);
         return;
     }
     m_state = State::Generating;
@@ -722,8 +754,8 @@ void BeamSearch::askPlanner(const QString &beamKernelId, int planIndex)
         }
         // Usage evidence for the memory browser; a failure to record it must not stop the search.
         if (!m_memory->recordRetrieval(m_sessionId, m_iteration, call.planId, shown))
-            qCWarning(lcSearch).noquote() << "could not record which experiences the planner saw:"
-                                          << m_memory->lastError();
+            qCWarning(lcSearch).noquote()
+                << "could not record which experiences the planner saw:" << m_memory->lastError();
         else if (!shown.isEmpty())
             m_shownPlans.insert(call.planId);
     }
@@ -760,7 +792,8 @@ void BeamSearch::onChatFinished(const Call &call, const ChatReply &reply)
             m_firstCallError = reply.errorText;
     }
     if (!reply.ok() && call.role == AgentRole::Planner)
-        m_shownPlans.remove(call.planId); // the model failed, not the experiences: the outcome stays undecided
+        m_shownPlans.remove(
+            call.planId); // the model failed, not the experiences: the outcome stays undecided
     if (!reply.ok())
         qCWarning(lcSearch).noquote() << AgentRoles::name(call.role) << "call failed:" << reply.errorText;
     else if (call.role == AgentRole::Planner)
@@ -988,6 +1021,72 @@ bool BeamSearch::checkBudgets()
     return true;
 }
 
+bool BeamSearch::remeasureBest(StopReason reason)
+{
+    // A stopped or failed search reports its best as it stands (a Stop must stop now); an ended one
+    // re-measures it first. The baseline is the user's own kernel.
+    if (reason == StopReason::Stopped || StopRules::isFailure(reason))
+        return false;
+    if (m_bestId.isEmpty() || m_bestId == m_baselineId || m_remeasured.contains(m_bestId))
+        return false;
+    m_state = State::Remeasuring;
+    m_endReason = reason;
+    const Candidate candidate = m_candidates.value(m_bestId);
+    const EvalRequest request = remeasureRequest(candidate);
+    qCInfo(lcSearch).noquote() << "session" << m_sessionId << "re-measures its best kernel" << m_bestId
+                               << "at size" << request.size;
+    const quint64 job = m_pool->submit(request);
+    m_jobs.insert(job, Job{candidate.id, QString(), Plan{}, false, true});
+    m_remeasureRequests.insert(job, request);
+    return true;
+}
+
+EvalRequest BeamSearch::remeasureRequest(const Candidate &candidate) const
+{
+    EvalRequest request;
+    request.task = m_task.ref;
+    request.kernelSource = candidate.source;
+    request.kernelName = candidate.id;
+    request.backend = m_task.backend;
+    request.target = m_task.target;
+    // The small parameter set is the second one; a session that ran on it gets fresh seeds only.
+    request.size = QStringLiteral("small");
+    request.timeoutSeconds = m_task.evalTimeoutSeconds;
+    // Fresh (the runner draws random ones for every other evaluation), but the same for the same session seed
+    // and kernel, so a resumed session measures what the first run would have.
+    for (int i = 0; i < remeasureSeeds; ++i)
+        request.seeds << int(seedFrom(QStringList{QString::number(m_config.seed), QStringLiteral("remeasure"),
+                                                  candidate.sourceHash, QString::number(i)}
+                                          .join(u'/')));
+    return request;
+}
+
+void BeamSearch::onRemeasured(const QString &candidateId, const EvalRequest &request,
+                              const Evaluation &evaluation)
+{
+    storeOk(m_store->replaceEvaluation(candidateId, evaluation, SessionStore::remeasureRun),
+            QStringLiteral("a re-measurement"));
+    m_remeasured.insert(candidateId);
+    const bool demoted = Selection::failsRemeasure(evaluation);
+    if (demoted) {
+        m_demotedSources.insert(sourceKey(m_candidates.value(candidateId)));
+        qCWarning(lcSearch).noquote()
+            << "session" << m_sessionId << "demotes" << candidateId
+            << "which failed its re-measurement:" << evaluation.statusName() << evaluation.error;
+        chooseBest();
+    }
+    tell(SearchEvents::BestRemeasured{candidateId, request.size, request.seeds, evaluation, demoted});
+    if (!remeasureBest(m_endReason))
+        finish(m_endReason);
+}
+
+void BeamSearch::chooseBest()
+{
+    m_bestId.clear();
+    for (auto it = m_evaluations.cbegin(); it != m_evaluations.cend(); ++it)
+        offerBest(it.key(), it.value());
+}
+
 void BeamSearch::finish(StopReason reason)
 {
     if (m_state == State::Finished)
@@ -1001,6 +1100,7 @@ void BeamSearch::finish(StopReason reason)
     m_calls.clear();
     const auto jobs = m_jobs.keys();
     m_jobs.clear();
+    m_remeasureRequests.clear();
     m_pending = 0;
     ++m_generation;
     // Newest first: a client's queued calls are its newest, and cancelling them before the running ones keeps

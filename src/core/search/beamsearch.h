@@ -5,6 +5,7 @@
 #include "llm/chatreply.h"
 #include "llm/llmcallrecord.h"
 #include "model/candidate.h"
+#include "model/evalrequest.h"
 #include "model/evaluation.h"
 #include "model/plan.h"
 #include "search/searchconfig.h"
@@ -49,6 +50,8 @@ public:
         Baseline,
         Generating, // planner, executor, fixer calls and evaluations of one iteration
         Summarizing,
+        Remeasuring, // the search has ended; its best kernel runs again before it is reported
+                     // (BestRemeasured)
         Finished
     };
 
@@ -112,7 +115,8 @@ private:
         QString candidateId;
         QString beamParentId;
         Plan plan;
-        bool check = false; // the cascade's numeric check of a candidate that was only timed
+        bool check = false;     // the cascade's numeric check of a candidate that was only timed
+        bool remeasure = false; // the best kernel's run on fresh seeds and the small size (remeasureBest)
     };
 
     class Busy;
@@ -132,7 +136,8 @@ private:
     void onPlan(const Call &call, const ChatReply &reply);
     void onKernel(const Call &call, const ChatReply &reply);
     void onSummary(const Call &call, const ChatReply &reply);
-    void submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan, bool check = false);
+    void submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan,
+                         bool check = false);
     bool startChecks();
     void keepChild(const Job &job, const Candidate &candidate, const Evaluation &evaluation);
     void settleCheckedTwins(const Candidate &checked, const Evaluation &evaluation);
@@ -142,6 +147,10 @@ private:
     void prepareMemory();
     void finishIteration();
     void finish(StopReason reason);
+    bool remeasureBest(StopReason reason);
+    void onRemeasured(const QString &candidateId, const EvalRequest &request, const Evaluation &evaluation);
+    EvalRequest remeasureRequest(const Candidate &candidate) const;
+    void chooseBest();
     bool checkBudgets();
     bool storeOk(bool ok, const QString &what);
     template<typename T> void tell(T &&data);
@@ -175,9 +184,13 @@ private:
     QHash<QString, Evaluation> m_evaluations;
     QList<ScoredKernel> m_beam;
     QList<ScoredKernel> m_children;
-    QSet<QString> m_shownPlans; // this iteration's plans that were shown experiences
-    ScoredKernel m_best; // the beam's leader, which improvement (patience) is measured against
-    QString m_bestId;    // the session's best by Selection::isBetterBest
+    QSet<QString> m_shownPlans;     // this iteration's plans that were shown experiences
+    ScoredKernel m_best;            // the beam's leader, which improvement (patience) is measured against
+    QString m_bestId;               // the session's best by Selection::isBetterBest, never a demoted kernel
+    QSet<QString> m_remeasured;     // candidates whose re-measurement landed
+    QSet<QString> m_demotedSources; // normalized sources (or ids, without one) that failed a re-measurement
+    StopReason m_endReason = StopReason::None;       // why the search ended, while its best is re-measured
+    QHash<quint64, EvalRequest> m_remeasureRequests; // by pool job
     QMap<QString, double> m_costByRole;
     quint64 m_callNumber = 0;
     int m_callsOk = 0; // of the current iteration's generating step

@@ -1,5 +1,7 @@
 #include "search/searchevent.h"
 
+#include <QJsonArray>
+
 namespace {
 
 using namespace SearchEvents;
@@ -127,6 +129,21 @@ struct Json
                 {QStringLiteral("fast"), e.fastCandidateId},
                 {QStringLiteral("speedup"), e.speedup}};
     }
+    QJsonObject operator()(const BestRemeasured &e) const
+    {
+        const Evaluation &v = e.evaluation;
+        QJsonArray seeds;
+        for (int seed : e.seeds)
+            seeds.append(seed);
+        return {{QStringLiteral("candidate"), e.candidateId},
+                {QStringLiteral("size"), e.size},
+                {QStringLiteral("seeds"), seeds},
+                {QStringLiteral("status"), v.statusName()},
+                {QStringLiteral("error"), text(v.error)},
+                {QStringLiteral("correct"), Evaluation::json(v.correct)},
+                {QStringLiteral("latency_ms"), Evaluation::json(v.latencyMeanMs)},
+                {QStringLiteral("demoted"), e.demoted}};
+    }
     QJsonObject operator()(const IterationFinished &e) const
     {
         return merged(totalsJson(e.totals), {{QStringLiteral("iteration"), e.iteration},
@@ -158,6 +175,7 @@ struct Name
     QString operator()(const EvaluationFinished &) const { return QStringLiteral("evaluation"); }
     QString operator()(const BeamSelected &) const { return QStringLiteral("beam"); }
     QString operator()(const ExperienceStored &) const { return QStringLiteral("experience"); }
+    QString operator()(const BestRemeasured &) const { return QStringLiteral("remeasured"); }
     QString operator()(const IterationFinished &) const { return QStringLiteral("iteration"); }
     QString operator()(const Stopped &) const { return QStringLiteral("finished"); }
 };

@@ -101,6 +101,18 @@ struct ExperienceStored
     double speedup = 1.0; // as measured: below 1 for a negative experience
 };
 
+// Before a kernel is reported as the session's best it runs again: on fresh seeds, and on the task's small
+// parameter set when the session ran at full size. A kernel that hard-codes shapes or replays results fails
+// there and is demoted (never reported or exported as the best); the next best is re-measured in turn.
+struct BestRemeasured
+{
+    QString candidateId;
+    QString size;
+    QList<int> seeds;
+    Evaluation evaluation;
+    bool demoted = false; // Selection::failsRemeasure
+};
+
 // Where the search stands after an iteration's selection and lessons, or when it ends.
 struct Totals
 {
@@ -144,8 +156,8 @@ using SearchEventData =
     std::variant<SearchEvents::SessionStarted, SearchEvents::BaselineEvaluated, SearchEvents::PlanCreated,
                  SearchEvents::CandidateCreated, SearchEvents::LlmCallStarted, SearchEvents::LlmCallFinished,
                  SearchEvents::EvaluationStarted, SearchEvents::EvaluationFinished,
-                 SearchEvents::BeamSelected, SearchEvents::ExperienceStored, SearchEvents::IterationFinished,
-                 SearchEvents::Stopped>;
+                 SearchEvents::BeamSelected, SearchEvents::ExperienceStored, SearchEvents::BestRemeasured,
+                 SearchEvents::IterationFinished, SearchEvents::Stopped>;
 
 struct SearchEvent
 {
@@ -158,7 +170,8 @@ struct SearchEvent
 
     template<typename T> const T *as() const { return std::get_if<T>(&data); }
     // "session", "baseline", "plan", "candidate", "llm_call", "llm_reply", "evaluation_started",
-    // "evaluation", "beam", "experience", "iteration", "finished": the `event` of the --json lines.
+    // "evaluation", "beam", "experience", "remeasured", "iteration", "finished": the `event` of the --json
+    // lines.
     QString name() const;
     QJsonObject toJson() const;
 };

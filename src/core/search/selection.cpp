@@ -21,6 +21,11 @@ bool isUnchecked(const Evaluation &evaluation)
            *evaluation.latencyMeanMs > 0 && std::isfinite(*evaluation.latencyMeanMs);
 }
 
+bool failsRemeasure(const Evaluation &remeasured)
+{
+    return remeasured.status != EvalStatus::InfraError && !(remeasured.ok() && remeasured.isCorrect());
+}
+
 double latency(const Evaluation &evaluation)
 {
     return evaluation.latencyMeanMs.value_or(std::numeric_limits<double>::infinity());

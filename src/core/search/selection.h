@@ -38,6 +38,10 @@ namespace Selection {
 bool isUsable(const Evaluation &evaluation);
 // Status ok and a positive mean latency, but its correctness not checked: the cascade only timed it.
 bool isUnchecked(const Evaluation &evaluation);
+// A best kernel's re-measurement (fresh seeds, the small size) that demotes it: the run says something about
+// the kernel (not a host failure) and it was not correct. SessionStore's best-kernel queries apply the same
+// rule.
+bool failsRemeasure(const Evaluation &remeasured);
 // The mean latency a usable kernel ranks by; infinity when unknown.
 double latency(const Evaluation &evaluation);
 

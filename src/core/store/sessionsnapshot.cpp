@@ -17,6 +17,7 @@ std::optional<SessionSnapshot> SessionSnapshot::load(const SessionStore &store, 
             s.evaluations.insert(c.id, *e);
         lastIteration = qMax(lastIteration, c.iteration);
     }
+    s.remeasurements = store.remeasurements(session->id);
     for (const PlanRecord &p : store.plans(session->id))
         s.plans.insert(p.id, p);
     for (int i = 0; i <= lastIteration; ++i)

@@ -19,6 +19,8 @@ struct SessionSnapshot
     SessionRecord session;
     QList<Candidate> candidates; // in creation order, with their sources
     QHash<QString, Evaluation> evaluations;
+    QHash<QString, Evaluation>
+        remeasurements; // the best kernels' re-measurements (SessionStore::remeasureRun)
     QHash<QString, PlanRecord> plans;
     QMap<int, QStringList> beams; // the beam kept after each iteration, fastest first
     SessionStore::CostTotals cost;

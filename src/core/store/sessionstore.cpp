@@ -16,6 +16,22 @@ const QString candidateColumns = QStringLiteral("c.id, c.session_id, c.iteration
                                                 "c.plan_index, c.sample_index, c.fix_round, c.origin, "
                                                 "c.source, c.source_hash");
 
+const QString evaluationColumns = QStringLiteral(
+    "host, status, error, correct, l2_rel_err, max_abs_err, latency_mean_ms, latency_min_ms, "
+    "latency_max_ms, latency_p50_ms, rel_spread, peak_ms, percent_of_peak, bound, metrics_json, "
+    "raw_json, wall_s, attempts, reused_from");
+
+// Not a re-measured failure, of this kernel or of another with the same normalized source
+// (Selection::failsRemeasure: a run that says something about the kernel and is not correct). `c` is the
+// candidate, `:s` the session.
+// The partial index evaluations_remeasured (schema version 5) keeps this to the session's few
+// re-measurements.
+const QString notDemoted = QStringLiteral(
+    "NOT EXISTS (SELECT 1 FROM evaluations r JOIN candidates d ON d.id = r.candidate_id WHERE r.run_index = "
+    "1 "
+    "AND d.session_id = c.session_id AND (d.id = c.id OR (c.source_hash != '' AND d.source_hash = "
+    "c.source_hash)) AND r.status != 'infra_error' AND NOT (r.status = 'ok' AND r.correct = 1))");
+
 QString now()
 {
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
@@ -39,6 +55,41 @@ QJsonObject objectFrom(const QVariant &v)
 std::optional<double> numberOrUnknown(const QVariant &v)
 {
     return v.isNull() ? std::nullopt : std::optional<double>(v.toDouble());
+}
+
+// A row of evaluationColumns.
+Evaluation evaluationFrom(const Statement &q, const QString &candidateId)
+{
+    Evaluation e;
+    e.id = candidateId;
+    e.host = q.value(0).toString();
+    const QString status = q.value(1).toString();
+    e.error = q.value(2).toString();
+    if (const std::optional<EvalStatus> known = EvalStatuses::fromName(status)) {
+        e.status = *known;
+    } else {
+        e.status = EvalStatus::InfraError;
+        e.error = QStringLiteral("stored with an unknown status '%1': %2").arg(status, e.error);
+    }
+    if (!q.value(3).isNull())
+        e.correct = q.value(3).toInt() == 1;
+    e.l2RelErr = numberOrUnknown(q.value(4));
+    e.maxAbsErr = numberOrUnknown(q.value(5));
+    e.latencyMeanMs = numberOrUnknown(q.value(6));
+    e.latencyMinMs = numberOrUnknown(q.value(7));
+    e.latencyMaxMs = numberOrUnknown(q.value(8));
+    e.latencyP50Ms = numberOrUnknown(q.value(9));
+    e.relSpread = numberOrUnknown(q.value(10));
+    e.peakMs = numberOrUnknown(q.value(11));
+    e.percentOfPeak = numberOrUnknown(q.value(12));
+    e.bound = q.value(13).toString();
+    e.metrics = objectFrom(q.value(14));
+    e.raw = objectFrom(q.value(15));
+    e.profile = Evaluation::profileFrom(e.raw);
+    e.wallSeconds = numberOrUnknown(q.value(16));
+    e.attempts = q.value(17).toInt();
+    e.reusedFrom = q.value(18).toString();
+    return e;
 }
 
 Candidate candidateFrom(const Statement &q)
@@ -259,11 +310,11 @@ QList<SessionSummary> SessionStore::sessionSummaries() const
                                "c.origin = 'baseline' AND %2), "
                                "(SELECT e.latency_mean_ms || ' ' || coalesce(e.percent_of_peak, '') FROM "
                                "candidates c JOIN evaluations e ON e.candidate_id = c.id AND e.run_index = 0 "
-                               "WHERE c.session_id = s.id AND %2 ORDER BY e.latency_mean_ms, c.iteration, "
-                               "c.id LIMIT 1), "
+                               "WHERE c.session_id = s.id AND %2 AND %3 ORDER BY e.latency_mean_ms, "
+                               "c.iteration, c.id LIMIT 1), "
                                "(SELECT total(cost_usd) FROM llm_calls l WHERE l.session_id = s.id) "
                                "FROM sessions s ORDER BY created_at DESC, id")
-                    .arg(sessionColumns, usable));
+                    .arg(sessionColumns, usable, notDemoted));
     if (!q.exec()) {
         fail(q.error());
         return result;
@@ -504,10 +555,11 @@ std::optional<Candidate> SessionStore::candidate(const QString &candidateId) con
 QMap<int, double> SessionStore::costByIteration(const QString &sessionId) const
 {
     QMap<int, double> cost;
-    Statement q(m_db.connection(),
-                QStringLiteral("SELECT COALESCE(p.iteration, c.iteration, 0), SUM(l.cost_usd) FROM llm_calls l "
-                               "LEFT JOIN plans p ON p.id = l.tag LEFT JOIN candidates c ON c.id = l.tag "
-                               "WHERE l.session_id = :s AND l.cost_usd IS NOT NULL GROUP BY 1"));
+    Statement q(
+        m_db.connection(),
+        QStringLiteral("SELECT COALESCE(p.iteration, c.iteration, 0), SUM(l.cost_usd) FROM llm_calls l "
+                       "LEFT JOIN plans p ON p.id = l.tag LEFT JOIN candidates c ON c.id = l.tag "
+                       "WHERE l.session_id = :s AND l.cost_usd IS NOT NULL GROUP BY 1"));
     q.bind(QStringLiteral(":s"), sessionId);
     if (!q.exec()) {
         fail(q.error());
@@ -521,11 +573,13 @@ QMap<int, double> SessionStore::costByIteration(const QString &sessionId) const
 std::optional<Candidate> SessionStore::findCandidate(const QString &prefix) const
 {
     if (prefix.size() < 4 || prefix.contains(u'%') || prefix.contains(u'_')) {
-        m_error = QStringLiteral("'%1' is not a candidate id: give at least its first 4 characters").arg(prefix);
+        m_error =
+            QStringLiteral("'%1' is not a candidate id: give at least its first 4 characters").arg(prefix);
         return std::nullopt;
     }
-    Statement q(m_db.connection(),
-                QStringLiteral("SELECT %1 FROM candidates c WHERE c.id LIKE :p LIMIT 2").arg(candidateColumns));
+    Statement q(
+        m_db.connection(),
+        QStringLiteral("SELECT %1 FROM candidates c WHERE c.id LIKE :p LIMIT 2").arg(candidateColumns));
     q.bind(QStringLiteral(":p"), prefix.toLower() + u'%');
     if (!q.exec()) {
         fail(q.error());
@@ -536,8 +590,9 @@ std::optional<Candidate> SessionStore::findCandidate(const QString &prefix) cons
         found.append(candidateFrom(q));
     if (found.size() == 1)
         return found.first();
-    m_error = found.isEmpty() ? QStringLiteral("no candidate '%1' in %2").arg(prefix, m_path)
-                              : QStringLiteral("'%1' matches more than one candidate; give more of the id").arg(prefix);
+    m_error = found.isEmpty()
+                  ? QStringLiteral("no candidate '%1' in %2").arg(prefix, m_path)
+                  : QStringLiteral("'%1' matches more than one candidate; give more of the id").arg(prefix);
     return std::nullopt;
 }
 
@@ -624,12 +679,13 @@ bool SessionStore::writeEvaluation(const QString &verb, const QString &candidate
     Statement q(
         m_db.connection(),
         verb + QStringLiteral(
-            " INTO evaluations (candidate_id, run_index, host, status, error, "
-            "correct, l2_rel_err, max_abs_err, latency_mean_ms, latency_min_ms, latency_max_ms, "
-            "latency_p50_ms, rel_spread, peak_ms, percent_of_peak, bound, metrics_json, raw_json, "
-            "wall_s, attempts, reused_from, created_at) VALUES (:c, :run, :host, :status, :error, :correct, "
-            ":l2, :maxabs, :mean, :min, :max, :p50, :spread, :peak, :pct, :bound, :metrics, :raw, "
-            ":wall, :attempts, :reused, :now)"));
+                   " INTO evaluations (candidate_id, run_index, host, status, error, "
+                   "correct, l2_rel_err, max_abs_err, latency_mean_ms, latency_min_ms, latency_max_ms, "
+                   "latency_p50_ms, rel_spread, peak_ms, percent_of_peak, bound, metrics_json, raw_json, "
+                   "wall_s, attempts, reused_from, created_at) VALUES (:c, :run, :host, :status, :error, "
+                   ":correct, "
+                   ":l2, :maxabs, :mean, :min, :max, :p50, :spread, :peak, :pct, :bound, :metrics, :raw, "
+                   ":wall, :attempts, :reused, :now)"));
     q.bind(QStringLiteral(":c"), candidateId)
         .bind(QStringLiteral(":run"), runIndex)
         .bind(QStringLiteral(":host"), e.host)
@@ -658,12 +714,8 @@ bool SessionStore::writeEvaluation(const QString &verb, const QString &candidate
 std::optional<Evaluation> SessionStore::evaluation(const QString &candidateId, int runIndex) const
 {
     Statement q(m_db.connection(),
-                QStringLiteral(
-                    "SELECT host, status, error, correct, l2_rel_err, max_abs_err, latency_mean_ms, "
-                    "latency_min_ms, latency_max_ms, latency_p50_ms, rel_spread, peak_ms, percent_of_peak, "
-                    "bound, metrics_json, raw_json, wall_s, attempts, reused_from FROM evaluations WHERE "
-                    "candidate_id = "
-                    ":c AND run_index = :run"));
+                QStringLiteral("SELECT %1 FROM evaluations WHERE candidate_id = :c AND run_index = :run")
+                    .arg(evaluationColumns));
     q.bind(QStringLiteral(":c"), candidateId).bind(QStringLiteral(":run"), runIndex);
     if (!q.exec()) {
         fail(q.error());
@@ -671,36 +723,27 @@ std::optional<Evaluation> SessionStore::evaluation(const QString &candidateId, i
     }
     if (!q.next())
         return std::nullopt;
-    Evaluation e;
-    e.id = candidateId;
-    e.host = q.value(0).toString();
-    const QString status = q.value(1).toString();
-    e.error = q.value(2).toString();
-    if (const std::optional<EvalStatus> known = EvalStatuses::fromName(status)) {
-        e.status = *known;
-    } else {
-        e.status = EvalStatus::InfraError;
-        e.error = QStringLiteral("stored with an unknown status '%1': %2").arg(status, e.error);
+    return evaluationFrom(q, candidateId);
+}
+
+QHash<QString, Evaluation> SessionStore::remeasurements(const QString &sessionId) const
+{
+    QHash<QString, Evaluation> result;
+    Statement q(m_db.connection(),
+                QStringLiteral("SELECT %1, c.id FROM evaluations JOIN candidates c ON c.id = candidate_id "
+                               "WHERE c.session_id = :s AND run_index = :run")
+                    .arg(evaluationColumns));
+    q.bind(QStringLiteral(":s"), sessionId).bind(QStringLiteral(":run"), remeasureRun);
+    if (!q.exec()) {
+        fail(q.error());
+        return result;
     }
-    if (!q.value(3).isNull())
-        e.correct = q.value(3).toInt() == 1;
-    e.l2RelErr = numberOrUnknown(q.value(4));
-    e.maxAbsErr = numberOrUnknown(q.value(5));
-    e.latencyMeanMs = numberOrUnknown(q.value(6));
-    e.latencyMinMs = numberOrUnknown(q.value(7));
-    e.latencyMaxMs = numberOrUnknown(q.value(8));
-    e.latencyP50Ms = numberOrUnknown(q.value(9));
-    e.relSpread = numberOrUnknown(q.value(10));
-    e.peakMs = numberOrUnknown(q.value(11));
-    e.percentOfPeak = numberOrUnknown(q.value(12));
-    e.bound = q.value(13).toString();
-    e.metrics = objectFrom(q.value(14));
-    e.raw = objectFrom(q.value(15));
-    e.profile = Evaluation::profileFrom(e.raw);
-    e.wallSeconds = numberOrUnknown(q.value(16));
-    e.attempts = q.value(17).toInt();
-    e.reusedFrom = q.value(18).toString();
-    return e;
+    const int idColumn = int(evaluationColumns.count(u',')) + 1;
+    while (q.next()) {
+        const QString id = q.value(idColumn).toString();
+        result.insert(id, evaluationFrom(q, id));
+    }
+    return result;
 }
 
 std::optional<Candidate> SessionStore::bestCandidate(const QString &sessionId) const
@@ -709,8 +752,9 @@ std::optional<Candidate> SessionStore::bestCandidate(const QString &sessionId) c
         m_db.connection(),
         QStringLiteral("SELECT %1 FROM candidates c JOIN evaluations e ON e.candidate_id = c.id AND "
                        "e.run_index = 0 WHERE c.session_id = :s AND e.status = 'ok' AND e.correct = 1 AND "
-                       "e.latency_mean_ms IS NOT NULL ORDER BY e.latency_mean_ms, c.iteration, c.id LIMIT 1")
-            .arg(candidateColumns));
+                       "e.latency_mean_ms IS NOT NULL AND %2 ORDER BY e.latency_mean_ms, c.iteration, c.id "
+                       "LIMIT 1")
+            .arg(candidateColumns, notDemoted));
     q.bind(QStringLiteral(":s"), sessionId);
     if (!q.exec()) {
         fail(q.error());
@@ -901,8 +945,9 @@ QList<SessionStore::IterationSummary> SessionStore::iterationSummaries(const QSt
         m_db.connection(),
         QStringLiteral("SELECT c.iteration, c.id, e.latency_mean_ms, e.percent_of_peak FROM candidates c "
                        "JOIN evaluations e ON e.candidate_id = c.id AND e.run_index = 0 WHERE c.session_id "
-                       "= :s AND e.status = 'ok' AND e.correct = 1 AND e.latency_mean_ms IS NOT NULL ORDER "
-                       "BY c.iteration, e.latency_mean_ms, c.id"));
+                       "= :s AND e.status = 'ok' AND e.correct = 1 AND e.latency_mean_ms IS NOT NULL AND %1 "
+                       "ORDER BY c.iteration, e.latency_mean_ms, c.id")
+            .arg(notDemoted));
     best.bind(QStringLiteral(":s"), sessionId);
     if (!best.exec()) {
         fail(best.error());

@@ -8,6 +8,7 @@
 #include "store/sessionrecord.h"
 #include "store/sessionsummary.h"
 
+#include <QHash>
 #include <QList>
 #include <QMap>
 #include <QStringList>
@@ -92,7 +93,14 @@ public:
     // The search's cascade: a candidate's numeric check replaces the timing-only evaluation stored for it.
     bool replaceEvaluation(const QString &candidateId, const Evaluation &evaluation, int runIndex = 0);
     std::optional<Evaluation> evaluation(const QString &candidateId, int runIndex = 0) const;
-    // The fastest correct candidate of the session (status ok, correct, lowest mean latency).
+    // The run index of a best kernel's re-measurement on fresh seeds (and the small size) before it is
+    // reported.
+    static constexpr int remeasureRun = 1;
+    // The session's re-measurements, by candidate id.
+    QHash<QString, Evaluation> remeasurements(const QString &sessionId) const;
+    // The fastest correct candidate of the session (status ok, correct, lowest mean latency) that was not
+    // demoted: neither it nor a kernel of the same source failed its re-measurement
+    // (Selection::failsRemeasure).
     std::optional<Candidate> bestCandidate(const QString &sessionId) const;
 
     // The beam kept after an iteration's selection, in rank order. Setting it again replaces it.
@@ -105,9 +113,9 @@ public:
     void record(const LlmCallRecord &call) override;
     bool recordLlmCall(const QString &sessionId, const LlmCallRecord &call);
 
-    // The last answered call of `role` filed under `tag` in the session: what a resumed step replays instead of
-    // asking the model again, so a resume neither pays twice nor gets a different answer. Calls that failed or
-    // were cancelled are left out: a resume asks them again (a fixed key, a server back up).
+    // The last answered call of `role` filed under `tag` in the session: what a resumed step replays instead
+    // of asking the model again, so a resume neither pays twice nor gets a different answer. Calls that
+    // failed or were cancelled are left out: a resume asks them again (a fixed key, a server back up).
     std::optional<LlmCallRecord> recordedCall(const QString &sessionId, const QString &role,
                                               const QString &tag) const;
 

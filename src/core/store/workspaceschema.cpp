@@ -149,5 +149,13 @@ DatabaseSchema WorkspaceSchema::schema()
              "updated_at, current_iteration, current_step, run_json, stop_reason FROM sessions"),
          QStringLiteral("DROP TABLE sessions"), QStringLiteral("ALTER TABLE sessions_v4 RENAME TO sessions")},
         true});
+    // Version 5: a best kernel's re-measurement is run 1 of its evaluations (SessionStore::remeasureRun).
+    // Every best-kernel query asks whether a kernel failed one; there are few such rows, so they get an index
+    // of their own.
+    s.steps.append(MigrationStep{
+        5,
+        QStringLiteral("an index of the best kernels' re-measurements"),
+        {QStringLiteral(
+            "CREATE INDEX evaluations_remeasured ON evaluations(candidate_id) WHERE run_index = 1")}});
     return s;
 }

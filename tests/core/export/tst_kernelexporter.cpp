@@ -123,6 +123,42 @@ private Q_SLOTS:
         QCOMPARE(pythonCompileError(path), QString());
     }
 
+    void aKernelThatFailedItsRemeasurementIsNotExportedAsTheBest()
+    {
+        QTemporaryDir dir;
+        SessionStore store(dir.filePath(QStringLiteral("workspace.sqlite")));
+        QVERIFY2(store.open(), qPrintable(store.lastError()));
+        ExportSession session;
+        QString error;
+        QVERIFY2(session.create(store, error), qPrintable(error));
+        KernelExporter exporter(store);
+        const auto field = [&](const QString &candidate) {
+            const auto prepared = exporter.prepare(session.sessionId, candidate, m_when);
+            return prepared ? headerFields(prepared->text).value(QStringLiteral("remeasured"))
+                            : exporter.lastError();
+        };
+        QCOMPARE(field({}),
+                 QStringLiteral("no: the session stopped before it ended; resume it to have its best "
+                                "kernel re-measured on fresh seeds"));
+        Evaluation remeasured;
+        remeasured.status = EvalStatus::Ok;
+        remeasured.correct = true;
+        remeasured.latencyMeanMs = 0.2;
+        QVERIFY(store.addEvaluation(session.c2a, remeasured, SessionStore::remeasureRun));
+        QCOMPARE(field({}), QStringLiteral("correct on fresh seeds at the small size"));
+        // Wrong on fresh seeds: the export's best is the next kernel, and the demoted one says so when asked
+        // for.
+        remeasured.status = EvalStatus::Incorrect;
+        remeasured.correct = false;
+        remeasured.error = QStringLiteral("max |err| 3.1 at [0, 7]\nmore");
+        QVERIFY(store.replaceEvaluation(session.c2a, remeasured, SessionStore::remeasureRun));
+        QCOMPARE(exporter.prepare(session.sessionId, {}, m_when)->candidate.id, session.c1a);
+        QCOMPARE(field(session.c2a),
+                 QStringLiteral("FAILED on fresh seeds at the small size (incorrect: max |err| "
+                                "3.1 at [0, 7]): not the session's best"));
+        QCOMPARE(field(session.baselineId), QStringLiteral("no (the session's starting kernel)"));
+    }
+
     void exportedFileIsValidPythonEvenWithHostileValues()
     {
         // c1d's plan title has a line break; unsanitized it would end the comment and break the file.

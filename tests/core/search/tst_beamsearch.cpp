@@ -190,7 +190,8 @@ private Q_SLOTS:
         QCOMPARE(count<SearchEvents::BeamSelected>(events), 2); // the baseline, then iteration 1
         QCOMPARE(count<SearchEvents::PlanCreated>(events), 1);
         QCOMPARE(count<SearchEvents::CandidateCreated>(events), 2);
-        QCOMPARE(count<SearchEvents::EvaluationFinished>(events), 3); // the baseline; the kernel timed, checked
+        QCOMPARE(count<SearchEvents::EvaluationFinished>(events),
+                 3); // the baseline; the kernel timed, checked
         QCOMPARE(count<SearchEvents::ExperienceStored>(events), 1);
         QCOMPARE(count<SearchEvents::IterationFinished>(events), 1);
         QCOMPARE(count<SearchEvents::LlmCallFinished>(events), 3); // planner, executor, summarizer
@@ -227,6 +228,67 @@ private Q_SLOTS:
         QVERIFY(rig.search->tokens() > 0);
         // The search, the store and so the CLI's sessions and export agree on the best kernel.
         QCOMPARE(rig.store.bestCandidate(session)->id, rig.search->bestCandidateId());
+        // Before it was reported, the best ran again on two fresh seeds and passed.
+        QCOMPARE(count<SearchEvents::BestRemeasured>(events), 1);
+        const auto *remeasured = events.at(events.size() - 2).as<SearchEvents::BestRemeasured>();
+        QVERIFY(remeasured);
+        QCOMPARE(remeasured->candidateId, beam.first());
+        QCOMPARE(remeasured->size, QStringLiteral("small"));
+        QCOMPARE(remeasured->seeds.size(), 2);
+        QVERIFY(!remeasured->demoted);
+        QVERIFY(remeasured->evaluation.isCorrect());
+        QVERIFY(rig.store.evaluation(beam.first(), SessionStore::remeasureRun)->isCorrect());
+    }
+
+    // A full-size session whose only faster kernel hard-codes the full shape: correct and fast where the
+    // search measures it, wrong on the small parameter set. It is re-measured there before it is reported,
+    // demoted, and the baseline stays the session's best in the search, the store and the events.
+    void aKernelThatHardCodesItsShapeIsDemoted()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        const QString cheat =
+            read(QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/core/search/silu_fixed_shape.py"));
+        rig.server.setHandler([&cheat](const ScriptedLlmServer::Request &r) {
+            switch (roleOf(r)) {
+            case AgentRole::Planner:
+                return ScriptedLlmServer::completion(planReply());
+            case AgentRole::Summarizer:
+                return ScriptedLlmServer::completion(summaryReply());
+            default:
+                return ScriptedLlmServer::completion(fenced(cheat));
+            }
+        });
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QList<SearchEvent> events;
+        connect(rig.search, &BeamSearch::event, this, [&events](const SearchEvent &e) { events << e; });
+        BeamSearch::Task full = task();
+        full.size = QStringLiteral("full");
+        full.evalTimeoutSeconds = 600;
+        QVERIFY2(rig.search->start(full, tiny(1, 1, 1, 1)), qPrintable(rig.search->lastError()));
+        QVERIFY(done.wait(600000));
+        QCOMPARE(done.first().first().value<StopReason>(), StopReason::Iterations);
+        checkEventOrder(events);
+
+        const QString session = rig.search->sessionId();
+        const QString baselineId = SessionStore::baselineCandidateId(session);
+        const QStringList beam = rig.store.beam(session, 1);
+        QCOMPARE(beam.size(), 1);
+        const QString cheater = beam.first();
+        QVERIFY2(cheater != baselineId, "at full size the hard-coded kernel should have won the iteration");
+        QCOMPARE(count<SearchEvents::BestRemeasured>(events), 1);
+        const auto *remeasured = events.at(events.size() - 2).as<SearchEvents::BestRemeasured>();
+        QVERIFY(remeasured);
+        QCOMPARE(remeasured->candidateId, cheater);
+        QCOMPARE(remeasured->size, QStringLiteral("small"));
+        QVERIFY(remeasured->demoted);
+        QVERIFY(remeasured->evaluation.status != EvalStatus::InfraError);
+        const auto *stopped = events.last().as<SearchEvents::Stopped>();
+        QCOMPARE(stopped->totals.bestCandidateId, baselineId);
+        QCOMPARE(rig.search->bestCandidateId(), baselineId);
+        QCOMPARE(rig.store.bestCandidate(session)->id, baselineId);
+        QVERIFY(Selection::failsRemeasure(*rig.store.evaluation(cheater, SessionStore::remeasureRun)));
     }
 
     // Usage evidence from a scripted search: every plan records which experiences it was shown, and once its
@@ -245,9 +307,12 @@ private Q_SLOTS:
         QVERIFY(rig.memory.add(seeded));
         rig.server.setHandler([this](const ScriptedLlmServer::Request &r) {
             switch (roleOf(r)) {
-            case AgentRole::Planner: return ScriptedLlmServer::completion(planReply());
-            case AgentRole::Summarizer: return ScriptedLlmServer::completion(summaryReply());
-            default: return ScriptedLlmServer::completion(fenced(m_fast));
+            case AgentRole::Planner:
+                return ScriptedLlmServer::completion(planReply());
+            case AgentRole::Summarizer:
+                return ScriptedLlmServer::completion(summaryReply());
+            default:
+                return ScriptedLlmServer::completion(fenced(m_fast));
             }
         });
         QSignalSpy done(rig.search, &BeamSearch::finished);
@@ -257,14 +322,15 @@ private Q_SLOTS:
 
         const auto first = rig.memory.get(seeded.id);
         QVERIFY(first);
-        QCOMPARE(first->shown, 2);   // one plan per iteration
+        QCOMPARE(first->shown, 2); // one plan per iteration
         QCOMPARE(first->decided, 2);
-        QCOMPARE(first->faster, 1);  // iteration 1's plan led to the fast kernel, iteration 2's did not
+        QCOMPARE(first->faster, 1); // iteration 1's plan led to the fast kernel, iteration 2's did not
         const QList<RetrievalRecord> seen = rig.memory.retrievalsOf(seeded.id);
         QCOMPARE(seen.size(), 2);
         QCOMPARE(seen.at(0).sessionId, session);
         QCOMPARE(seen.at(0).iteration, 1);
-        QCOMPARE(seen.at(0).planId, SessionStore::planId(session, 1, SessionStore::baselineCandidateId(session), 0));
+        QCOMPARE(seen.at(0).planId,
+                 SessionStore::planId(session, 1, SessionStore::baselineCandidateId(session), 0));
         QCOMPARE(seen.at(0).outcome, RetrievalRecord::Outcome::Faster);
         QCOMPARE(seen.at(1).iteration, 2);
         QCOMPARE(seen.at(1).outcome, RetrievalRecord::Outcome::NotFaster);
@@ -283,8 +349,8 @@ private Q_SLOTS:
 
     // The cascade: children are first only timed, and only those that could enter the beam (or make an
     // experience) are checked. B=2, N=1, K=3 with three replies: the fast kernel, a kernel as fast but wrong
-    // (sigmoid for silu), and a kernel at the baseline's speed. The wrong one is caught by its check, the slow
-    // one is never checked, and the beam is the one that checking everything gives.
+    // (sigmoid for silu), and a kernel at the baseline's speed. The wrong one is caught by its check, the
+    // slow one is never checked, and the beam is the one that checking everything gives.
     void cascadeChecksOnlyWhatCouldEnterTheBeam()
     {
         QString wrong = m_fast;
@@ -299,9 +365,12 @@ private Q_SLOTS:
             int executorCalls = 0;
             rig.server.setHandler([&](const ScriptedLlmServer::Request &r) {
                 switch (roleOf(r)) {
-                case AgentRole::Planner: return ScriptedLlmServer::completion(planReply());
-                case AgentRole::Summarizer: return ScriptedLlmServer::completion(summaryReply());
-                default: break;
+                case AgentRole::Planner:
+                    return ScriptedLlmServer::completion(planReply());
+                case AgentRole::Summarizer:
+                    return ScriptedLlmServer::completion(summaryReply());
+                default:
+                    break;
                 }
                 const QString replies[] = {m_fast, wrong, slow};
                 return ScriptedLlmServer::completion(fenced(replies[executorCalls++ % 3]));

@@ -204,6 +204,51 @@ private Q_SLOTS:
         QCOMPARE(rows(QStringLiteral("beams")), 2);
     }
 
+    void aKernelThatFailsItsRemeasurementIsNeverTheBest()
+    {
+        Candidate base;
+        base.sessionId = m_session;
+        base.origin = Candidate::Origin::Baseline;
+        base.source = QStringLiteral("base");
+        QVERIFY(m_store->addCandidate(base));
+        QVERIFY(m_store->addEvaluation(base.id, evaluation(QStringLiteral("ok"), 10.0, 0.1)));
+        Candidate cheat = child(base.id, 1, 0, 0, QStringLiteral("cheat"));
+        Candidate honest = child(base.id, 1, 1, 0, QStringLiteral("honest"));
+        Candidate twin = child(honest.id, 2, 0, 0, QStringLiteral("cheat  \n")); // the same normalized source
+        QVERIFY(m_store->addCandidate(cheat) && m_store->addCandidate(honest) && m_store->addCandidate(twin));
+        QVERIFY(m_store->addEvaluation(cheat.id, evaluation(QStringLiteral("ok"), 5.0, 0.5)));
+        QVERIFY(m_store->addEvaluation(honest.id, evaluation(QStringLiteral("ok"), 6.0, 0.4)));
+        QVERIFY(m_store->addEvaluation(twin.id, evaluation(QStringLiteral("ok"), 5.0, 0.5)));
+        QCOMPARE(m_store->bestCandidate(m_session)->id, cheat.id);
+
+        // A host failure says nothing about the kernel: it stays the best.
+        QVERIFY(m_store->addEvaluation(cheat.id, evaluation(QStringLiteral("infra_error"), -1, -1),
+                                       SessionStore::remeasureRun));
+        QCOMPARE(m_store->bestCandidate(m_session)->id, cheat.id);
+        // Incorrect on fresh seeds: it and its twin are out of every best-kernel answer.
+        QVERIFY(m_store->replaceEvaluation(cheat.id, evaluation(QStringLiteral("incorrect"), 5.0, 0.5),
+                                           SessionStore::remeasureRun));
+        QCOMPARE(m_store->bestCandidate(m_session)->id, honest.id);
+        QVERIFY(m_store->addEvaluation(honest.id, evaluation(QStringLiteral("ok"), 3.0, 0.8),
+                                       SessionStore::remeasureRun));
+        QCOMPARE(m_store->bestCandidate(m_session)->id, honest.id);
+        const auto summaries = m_store->iterationSummaries(m_session);
+        QCOMPARE(summaries.at(1).bestCandidateId, honest.id);
+        QVERIFY(!summaries.at(2).bestLatencyMs); // the twin was the only kernel of iteration 2
+        QCOMPARE(*m_store->sessionSummaries().first().bestLatencyMs, 6.0); // the first run's measurement
+        // The re-measurements are read back by candidate and are not counted as evaluations of their own.
+        const QHash<QString, Evaluation> remeasured = m_store->remeasurements(m_session);
+        QCOMPARE(remeasured.size(), 2);
+        QCOMPARE(remeasured.value(cheat.id).status, EvalStatus::Incorrect);
+        QCOMPARE(remeasured.value(honest.id).correct, std::optional<bool>(true));
+        QCOMPARE(m_store->candidateCountsByStatus(m_session).value(QStringLiteral("ok")), 4);
+        QString error;
+        const auto snapshot = SessionSnapshot::load(*m_store, m_session, error);
+        QVERIFY2(snapshot, qPrintable(error));
+        QCOMPARE(snapshot->bestCandidateId, honest.id);
+        QCOMPARE(snapshot->remeasurements.size(), 2);
+    }
+
     void summariesSnapshotAndDelete()
     {
         Candidate base;
