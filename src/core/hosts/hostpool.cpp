@@ -265,7 +265,7 @@ void HostPool::dispatch()
         if (m_queue.isEmpty())
             break;
         if (slot->state != SlotState::Busy || !slot->client || slot->next != 0 || slot->lastEvalMs < 0 ||
-            slot->lastEvalMs >= prefetchBelowMs)
+            slot->lastEvalMs >= m_prefetchBelowMs)
             continue;
         if (const qsizetype pick = pickFor(slot); pick >= 0)
             send(slot, m_queue.takeAt(pick), true);

@@ -27,11 +27,13 @@ public:
     // queue fails: a restarting sshd or a network blip must not fail every queued evaluation.
     static constexpr int unreachableWindowMs = 120000;
     static constexpr int maxReconnectDelayMs = 15000;
-    static constexpr int prefetchBelowMs = 1000;
+    static constexpr int defaultPrefetchBelowMs = 1000;
 
     explicit HostPool(QObject *parent = nullptr);
     ~HostPool() override;
 
+    // Queue a slot's next job at its runner only behind evaluations shorter than this (see Slot::next).
+    void setPrefetchBelowMs(int ms) { m_prefetchBelowMs = ms; }
     void addHost(Host *host); // takes ownership
     QList<Host *> hosts() const { return m_hosts; }
     void start();
@@ -72,8 +74,8 @@ private:
         QElapsedTimer running; // since `job` started
         // The next job, already sent and queued at the runner behind the running one, so it starts the moment
         // that one ends: with short evaluations the round trip between them left slots idle a third of the
-        // time. Only behind evaluations that took under prefetchBelowMs, so a long one never holds a job back
-        // from a slot that frees up meanwhile.
+        // time. Only behind evaluations that took under m_prefetchBelowMs, so a long one never holds a job
+        // back from a slot that frees up meanwhile.
         quint64 next = 0;
         QString nextRequestId;
         qint64 lastEvalMs = -1;
@@ -114,4 +116,5 @@ private:
     QList<quint64> m_queue;
     quint64 m_nextJob = 1;
     bool m_stopping = false;
+    int m_prefetchBelowMs = defaultPrefetchBelowMs;
 };

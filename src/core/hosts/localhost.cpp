@@ -3,9 +3,11 @@
 #include "common/logcategories.h"
 #include "hosts/runnerenvironment.h"
 
+#include <QDeadlineTimer>
 #include <QDir>
-
 #include <QProcess>
+#include <QTimer>
+
 #include <cerrno>
 #include <unistd.h>
 
@@ -20,6 +22,15 @@ LocalHost::~LocalHost()
         process->disconnect(this);
         process->kill();
         process->waitForFinished(2000);
+    }
+    // Slots closed a moment ago get what is left of their grace, together, to exit on their own.
+    const QDeadlineTimer grace(closeGraceMs);
+    for (QProcess *process : std::as_const(m_closing)) {
+        process->disconnect(this);
+        if (!process->waitForFinished(int(grace.remainingTime()))) {
+            process->kill();
+            process->waitForFinished(2000);
+        }
     }
 }
 
@@ -94,8 +105,13 @@ void LocalHost::closeSlot(int slot)
     if (!process)
         return;
     process->disconnect(this);
+    // The runner exits when its input ends; one that has not within the grace is killed. Nothing here waits:
+    // a stuck runner must not freeze the window that closes it.
+    m_closing.insert(process);
+    connect(process, &QProcess::finished, this, [this, process] {
+        m_closing.remove(process);
+        process->deleteLater();
+    });
+    QTimer::singleShot(closeGraceMs, process, [process] { process->kill(); });
     process->closeWriteChannel();
-    if (!process->waitForFinished(1000))
-        process->kill();
-    process->deleteLater();
 }

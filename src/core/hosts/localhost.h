@@ -3,6 +3,7 @@
 #include "hosts/host.h"
 
 #include <QMap>
+#include <QSet>
 
 class QProcess;
 
@@ -20,4 +21,6 @@ public:
 private:
     QString m_nkibenchDir;
     QMap<int, QProcess *> m_processes;
+    QSet<QProcess *> m_closing; // closed slots' runners, on their way out (closeSlot)
+    static constexpr int closeGraceMs = 1000;
 };

@@ -205,8 +205,8 @@ void SlurmHost::releaseAllocation()
     if (m_holder)
         m_holder->sendShutdown();
     m_transport->closeSlot(holderSlot());
-    // Here the transport kills a holder that took over a second to go, and salloc killed so gives nothing
-    // back: cancel the job too (a job already gone makes scancel say so, and nothing else).
+    // The transport kills a holder that takes over a second to go, and salloc killed so gives nothing back:
+    // cancel the job too (a job already gone makes scancel say so, and nothing else).
     if (!m_jobId.isEmpty() && config().sshHost.isEmpty())
         QProcess::startDetached(QStringLiteral("scancel"), {QStringLiteral("--quiet"), m_jobId});
     forgetAllocation();

@@ -9,11 +9,11 @@
 SshHost::SshHost(const HostConfig &config, const QString &nkibenchDir, std::shared_ptr<SshPrompter> prompter,
                  QObject *parent)
     : Host(config, parent), m_prompter(prompter ? std::move(prompter) : std::make_shared<SshPrompter>()),
-      m_thread(new QThread(this)), m_connection(new SshConnection(config, nkibenchDir, m_prompter.get()))
+      m_thread(new QThread), m_connection(new SshConnection(config, nkibenchDir, m_prompter.get()))
 {
     m_thread->setObjectName(QStringLiteral("ssh:%1").arg(config.name));
     m_connection->moveToThread(m_thread);
-    connect(m_thread, &QThread::finished, m_connection, &QObject::deleteLater);
+    connect(m_thread, &QThread::finished, m_thread, &QObject::deleteLater);
     connect(m_connection, &SshConnection::connected, this, &SshHost::onConnected);
     connect(m_connection, &SshConnection::connectFailed, this, &SshHost::onConnectFailed);
     connect(m_connection, &SshConnection::connectionLost, this, &SshHost::onLost);
@@ -43,9 +43,17 @@ SshHost::SshHost(const HostConfig &config, const QString &nkibenchDir, std::shar
 
 SshHost::~SshHost()
 {
-    QMetaObject::invokeMethod(m_connection, &SshConnection::shutdown, Qt::BlockingQueuedConnection);
-    m_thread->quit();
-    m_thread->wait();
+    // Nothing here waits for the connection's thread: it may be inside a blocking libssh call (a connect
+    // timing out, a deploy) or waiting for this thread to answer a host-key prompt. It shuts the connection
+    // down, deletes it and ends; the thread object goes once it has. The prompter lives until then.
+    QMetaObject::invokeMethod(
+        m_connection,
+        [connection = m_connection, thread = m_thread, prompter = m_prompter] {
+            connection->shutdown();
+            delete connection;
+            thread->quit();
+        },
+        Qt::QueuedConnection);
 }
 
 void SshHost::openSlot(int slot)

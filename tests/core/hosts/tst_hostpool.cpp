@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QMap>
+#include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -66,6 +67,16 @@ class TestHostPool : public QObject
         return fields.value(16).toInt(); // field 19 counted from field 3
     }
 
+    // The state letter from /proc/PID/stat (R, S, Z, ...); 0 when there is no such process.
+    static char stateOf(pid_t pid)
+    {
+        QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (!f.open(QIODevice::ReadOnly))
+            return 0;
+        const QByteArray stat = f.readAll();
+        return stat.mid(stat.lastIndexOf(')') + 2, 1).at(0);
+    }
+
     static HostPool *pool(const HostConfig &config, QList<Evaluation> &results, QObject *owner)
     {
         auto *p = new HostPool(owner);
@@ -79,8 +90,8 @@ class TestHostPool : public QObject
 private Q_SLOTS:
     void weightsShareTheWorkAmongHosts()
     {
-        // Two hosts of two slots, all idle: the work goes to the least loaded per unit of weight. Even weights
-        // alternate the hosts; a host of weight 3 takes both of two jobs before the other gets one.
+        // Two hosts of two slots, all idle: the work goes to the least loaded per unit of weight. Even
+        // weights alternate the hosts; a host of weight 3 takes both of two jobs before the other gets one.
         for (const double heavy : {1.0, 3.0}) {
             HostPool p;
             HostConfig a = local(2), b = local(2);
@@ -235,6 +246,23 @@ private Q_SLOTS:
         delete p;
     }
 
+    void closingASlotDoesNotWaitForItsRunner()
+    {
+        // A runner that ignores the end of its input (stuck in a kernel, say). Closing its slot must return
+        // at once, so the window that closes it never freezes; the runner is killed after the grace, by the
+        // event loop. Nothing is processed between closeSlot and the check, so the kill cannot have come yet.
+        const QString stuck = script(QStringLiteral("stuck-python"), "#!/bin/sh\nexec sleep 600\n");
+        LocalHost host(local(1, stuck), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"));
+        qint64 pid = 0;
+        connect(&host, &Host::slotOpened, this,
+                [&pid](int, QIODevice *stream) { pid = qobject_cast<QProcess *>(stream)->processId(); });
+        host.openSlot(0);
+        QTRY_VERIFY_WITH_TIMEOUT(pid > 0, 10000);
+        host.closeSlot(0);
+        QCOMPARE(stateOf(pid_t(pid)), 'S');                        // asleep, neither killed nor waited for
+        QTRY_VERIFY_WITH_TIMEOUT(stateOf(pid_t(pid)) == 0, 10000); // killed after the grace, and reaped
+    }
+
     void runnerGetsNoSecretsFromTheEnvironment()
     {
         // The runner and the kernel's process under it once saw the whole environment, LLM key included.
@@ -242,10 +270,9 @@ private Q_SLOTS:
         qputenv("NEURON_API_TOKEN", "neuron-secret");
         qputenv("NEURON_RT_LOG_LEVEL", "ERROR");
         const QString seen = m_dir.filePath(QStringLiteral("runner-environment.txt"));
-        const QString python = script(QStringLiteral("env-python"),
-                                      QStringLiteral("#!/bin/sh\nenv > '%1'\nexec /usr/bin/python3 \"$@\"\n")
-                                          .arg(seen)
-                                          .toUtf8());
+        const QString python = script(
+            QStringLiteral("env-python"),
+            QStringLiteral("#!/bin/sh\nenv > '%1'\nexec /usr/bin/python3 \"$@\"\n").arg(seen).toUtf8());
         QList<Evaluation> results;
         HostConfig config = local(1, python);
         config.environment.insert(QStringLiteral("MY_CHOSEN_VAR"), QStringLiteral("yes"));
@@ -288,27 +315,32 @@ private Q_SLOTS:
         // namespace only). A classic kernel must not land on the second, nor a current one on the first.
         const QString fixtures = QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/fixtures/runner/");
         const auto sdkPython = [&](const QString &name, const QString &standin) {
-            return script(name, QStringLiteral("#!/bin/sh\nPYTHONPATH='%1':\"$PYTHONPATH\" PATH='%1/bin':\"$PATH\" "
-                                               "exec /usr/bin/python3 \"$@\"\n")
-                                    .arg(fixtures + standin)
-                                    .toUtf8());
+            return script(name,
+                          QStringLiteral("#!/bin/sh\nPYTHONPATH='%1':\"$PYTHONPATH\" PATH='%1/bin':\"$PATH\" "
+                                         "exec /usr/bin/python3 \"$@\"\n")
+                              .arg(fixtures + standin)
+                              .toUtf8());
         };
-        HostConfig classicHost = local(1, sdkPython(QStringLiteral("classic-sdk-python"), QStringLiteral("fake_neuronxcc")));
+        HostConfig classicHost =
+            local(1, sdkPython(QStringLiteral("classic-sdk-python"), QStringLiteral("fake_neuronxcc")));
         classicHost.name = QStringLiteral("trn-2025");
         classicHost.backend = QStringLiteral("neuron");
-        HostConfig currentHost = local(1, sdkPython(QStringLiteral("current-sdk-python"), QStringLiteral("fake_nki_current")));
+        HostConfig currentHost =
+            local(1, sdkPython(QStringLiteral("current-sdk-python"), QStringLiteral("fake_nki_current")));
         currentHost.name = QStringLiteral("trn-today");
         currentHost.backend = QStringLiteral("neuron");
         auto *p = new HostPool(this);
         p->addHost(new LocalHost(classicHost, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
         p->addHost(new LocalHost(currentHost, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
         QMap<quint64, Evaluation> results;
-        connect(p, &HostPool::evaluationFinished, this, [&](quint64 job, const Evaluation &e) { results.insert(job, e); });
+        connect(p, &HostPool::evaluationFinished, this,
+                [&](quint64 job, const Evaluation &e) { results.insert(job, e); });
         p->start();
         QMap<quint64, QString> expected;
         for (int round = 0; round < 2; ++round)
-            for (const auto &[file, host] : {std::pair{QStringLiteral("baseline_current.py"), QStringLiteral("trn-today")},
-                                             std::pair{QStringLiteral("baseline.py"), QStringLiteral("trn-2025")}}) {
+            for (const auto &[file, host] :
+                 {std::pair{QStringLiteral("baseline_current.py"), QStringLiteral("trn-today")},
+                  std::pair{QStringLiteral("baseline.py"), QStringLiteral("trn-2025")}}) {
                 EvalRequest request = baseline(QStringLiteral("silu"), true);
                 QFile f(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/") + file);
                 QVERIFY(f.open(QIODevice::ReadOnly));
@@ -320,7 +352,8 @@ private Q_SLOTS:
         for (auto it = expected.cbegin(); it != expected.cend(); ++it) {
             const Evaluation &e = results.value(it.key());
             QVERIFY2(e.ok(), qPrintable(e.error));
-            QVERIFY2(e.host.startsWith(it.value() + u'#'), qPrintable(e.host + QStringLiteral(" for ") + it.value()));
+            QVERIFY2(e.host.startsWith(it.value() + u'#'),
+                     qPrintable(e.host + QStringLiteral(" for ") + it.value()));
         }
         delete p;
     }
@@ -353,6 +386,7 @@ private Q_SLOTS:
         QList<Evaluation> results;
         QMap<quint64, int> reports, attempts;
         HostPool *p = pool(local(1), results, this);
+        p->setPrefetchBelowMs(600000); // "short" on any machine, however loaded
         connect(p, &HostPool::evaluationFinished, this, [&](quint64 job, const Evaluation &e) {
             ++reports[job];
             attempts[job] = e.attempts;

@@ -7,6 +7,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QSemaphore>
 #include <QSet>
 #include <QSignalSpy>
 #include <QTcpServer>
@@ -113,6 +114,32 @@ private Q_SLOTS:
         QCOMPARE(refusing->askedFingerprints(), QStringList{m_sshd.hostKeyFingerprint()});
         QVERIFY(refused.error.contains(m_sshd.hostKeyFingerprint()));
         QVERIFY(!readFile(m_sshd.knownHosts()).contains(QString::number(m_sshd.port())));
+    }
+
+    void destroyingTheHostDoesNotWaitForAPendingPrompt()
+    {
+        // The connection's thread waits in a host-key question that only this thread can answer (as the GUI
+        // prompter does): destroying the host must not wait for that thread, or the two wait for each other.
+        struct HeldPrompter : SshPrompter
+        {
+            QSemaphore asked;
+            QSemaphore answer;
+            bool acceptUnknownHostKey(const QString &, const QString &) override
+            {
+                asked.release();
+                answer.acquire();
+                return false;
+            }
+        };
+        auto held = std::make_shared<HeldPrompter>();
+        auto host =
+            std::make_unique<SshHost>(config(), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), held);
+        host->openSlot(0);
+        QVERIFY(held->asked.tryAcquire(1, 60000));
+        host.reset();                   // returns although the question is still open
+        QCOMPARE(held.use_count(), 2L); // the connection keeps its prompter until it is gone
+        held->answer.release();
+        QTRY_COMPARE_WITH_TIMEOUT(held.use_count(), 1L, 30000);
     }
 
     void confirmedKeyIsRememberedThenKnown()
