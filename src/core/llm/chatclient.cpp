@@ -389,11 +389,13 @@ void ChatClient::onReplyFinished(quint64 id)
         QJsonParseError parseError;
         const QJsonDocument doc = QJsonDocument::fromJson(call.body, &parseError);
         if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
-            complete(id, failure(ChatReply::Error::BadReply,
-                                 QStringLiteral("the reply is not a JSON object (%1 at byte %2 of %3)")
-                                     .arg(parseError.errorString())
-                                     .arg(parseError.offset)
-                                     .arg(call.body.size())));
+            // A garbled or cut-off body from a proxy or an overloaded server: asked again, like a 5xx.
+            retryOrFail(call, ChatReply::Error::BadReply,
+                        QStringLiteral("the reply is not a JSON object (%1 at byte %2 of %3)")
+                            .arg(parseError.errorString())
+                            .arg(parseError.offset)
+                            .arg(call.body.size()),
+                        {});
             return;
         }
         const QJsonObject o = doc.object();

@@ -301,11 +301,15 @@ private Q_SLOTS:
 
     void malformedJson()
     {
+        // A garbled body (a proxy cutting it off) is asked again; well-formed JSON that is not a chat reply
+        // is a wrong endpoint, which asking again cannot mend.
         ChatClient client(endpoint());
+        client.setRetryPolicy(fastRetries());
         Finished done(&client);
         ScriptedLlmServer::Response r;
         r.body = "{\"choices\": [ {\"message\": ";
         m_server->enqueue(r);
+        m_server->enqueue(ScriptedLlmServer::completion(QStringLiteral("second time lucky")));
         ScriptedLlmServer::Response notChat;
         notChat.body = "{\"hello\": \"world\"}";
         m_server->enqueue(notChat);
@@ -313,10 +317,22 @@ private Q_SLOTS:
         QVERIFY(done.waitFor(a));
         const quint64 b = client.send(hello());
         QVERIFY(done.waitFor(b));
-        QCOMPARE(done.replies.value(a).error, ChatReply::Error::BadReply);
-        QVERIFY(done.replies.value(a).errorText.contains(QStringLiteral("not a JSON object")));
+        QVERIFY(done.replies.value(a).ok());
+        QCOMPARE(done.replies.value(a).content, QStringLiteral("second time lucky"));
         QCOMPARE(done.replies.value(b).error, ChatReply::Error::BadReply);
         QVERIFY(done.replies.value(b).errorText.contains(QStringLiteral("choices[0].message")));
+        QCOMPARE(m_server->requestCount(), 3);
+
+        // Garbled every time: it gives up, saying what came back.
+        client.setRetryPolicy(RetryPolicy{2, 1, 1, 1000, 0});
+        m_server->enqueue(r);
+        m_server->enqueue(r);
+        const quint64 c = client.send(hello());
+        QVERIFY(done.waitFor(c));
+        QCOMPARE(done.replies.value(c).error, ChatReply::Error::BadReply);
+        QVERIFY2(done.replies.value(c).errorText.contains(QStringLiteral("gave up after 2 attempts")) &&
+                     done.replies.value(c).errorText.contains(QStringLiteral("not a JSON object")),
+                 qPrintable(done.replies.value(c).errorText));
     }
 
     void replyWithoutUsageHasUnknownCost()
