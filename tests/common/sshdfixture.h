@@ -20,6 +20,7 @@ public:
     bool running() const;
 
     quint16 port() const { return m_port; }
+    qint64 pid() const { return m_pid; } // the listener; each session is a child of it
     QString clientKey() const { return m_dir.filePath(QStringLiteral("client_key")); }
     QString knownHosts() const { return m_dir.filePath(QStringLiteral("known_hosts")); }
     QString hostKeyFingerprint() const; // SHA256:..., as ssh-keygen -l prints it
