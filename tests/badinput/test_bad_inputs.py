@@ -8,8 +8,11 @@ import pytest
 import harness
 import cases_flags
 import cases_kernels
+import cases_taskjson
+import cases_hosts
+import cases_llm
 
-CLI_MODULES = (cases_flags, cases_kernels)
+CLI_MODULES = (cases_flags, cases_kernels, cases_taskjson, cases_hosts, cases_llm)
 CLI_CASES = [c for m in CLI_MODULES for c in m.CASES]
 
 
