@@ -94,11 +94,6 @@ class Damaged:
 
 
 @dataclasses.dataclass
-class Copy:
-    src: str  # placeholders allowed
-
-
-@dataclasses.dataclass
 class ReadOnly:
     """content, then made unwritable: chmod for a normal user; for root, which ignores modes, the immutable attribute
     (chattr +i). Skipped where neither works."""
@@ -216,8 +211,6 @@ class Sandbox:
             _sqlite(p, content)
         elif isinstance(content, Damaged):
             _damaged(p, content)
-        elif isinstance(content, Copy):
-            shutil.copyfile(self.subst(content.src), p)
         elif isinstance(content, SeededMemory):
             shutil.copyfile(self.seeded_memory, p)
         elif isinstance(content, SeededTask):
