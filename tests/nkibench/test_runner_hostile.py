@@ -212,7 +212,7 @@ def test_unknown_op_and_bad_ids(srv):
         assert m["op"] == "error" and m["id"] is None and "an eval needs an 'id'" in m["error"], m
     srv.send({"op": "cancel", "id": "nobody"})
     m = srv.recv()
-    assert m["op"] == "error" and "no queued or running eval with id 'nobody'" in m["error"]
+    assert m["op"] == "error" and 'no queued or running eval with id "nobody"' in m["error"]
     still_serving(srv)
 
 

@@ -183,3 +183,49 @@ def test_every_result_carries_warnings(srv):
     assert r["status"] == "ok" and r["warnings"] == [] and r["roofline"]["percent_of_peak"] > 0
     r = srv.eval("w1", {"name": "add"}, "", size="small")
     assert r["status"] == "infra_error" and r["warnings"] == []
+
+
+# ------------------------------------------------------------------ files that are not files, a BOM, a broken reference
+
+def test_task_json_that_is_no_regular_file_is_named(tmp_path):
+    """A folder (or a FIFO, which would block the serving process) where task.json should be: said as such, not
+    "neither a task folder nor a dataset"."""
+    import os
+    d = make_add_task(tmp_path, "dirtask")
+    (d / "task.json").unlink()
+    (d / "task.json").mkdir()
+    f = make_add_task(tmp_path, "fifotask")
+    (f / "task.json").unlink()
+    os.mkfifo(f / "task.json")
+    for task, kind in (({"dir": str(d)}, "a folder"), ({"name": "fifotask"}, "a named pipe (FIFO)")):
+        with pytest.raises(taskspec.TaskError) as e:
+            taskspec.resolve(task, "small", str(tmp_path))
+        assert f"task.json is {kind}, not a regular file" in str(e.value), str(e.value)
+
+
+def test_task_json_with_a_byte_order_mark_is_read(tmp_path):
+    d = make_add_task(tmp_path, "bom")
+    (d / "task.json").write_bytes(b"\xef\xbb\xbf" + (d / "task.json").read_bytes())
+    assert taskspec.resolve({"name": "bom"}, "small", str(tmp_path))["params"] == {"N": 128, "D": 256}
+
+
+def test_oversized_task_json_is_refused_unread(tmp_path):
+    d = make_add_task(tmp_path, "big")
+    with open(d / "task.json", "ab") as f:
+        f.truncate(taskspec.MAX_TASK_JSON_BYTES + 1)
+    with pytest.raises(taskspec.TaskError) as e:
+        taskspec.resolve({"name": "big"}, "small", str(tmp_path))
+    assert f"{d / 'task.json'} is 16.0 MiB, over the 16 MiB a task description may be" in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("reference,says", [
+    ("def forward(x:\n", "reference.py (line 1) failed to load: SyntaxError: '(' was never closed"),
+    ("import numpy as np\n\ndef get_inputs(seed, params):\n    return {}['missing']\n\ndef forward(a, b):\n"
+     "    return a\n", "reference.py (line 4, in get_inputs) failed for seed 1: KeyError: 'missing'"),
+])
+def test_a_broken_reference_is_named_with_its_line_and_no_traceback(srv, tmp_path, reference, says):
+    d = make_add_task(tmp_path, "broken")
+    (d / "reference.py").write_text(reference)
+    r = srv.eval("ref1", {"dir": str(d)}, ADD_KERNEL, size="small", seeds=[1])
+    assert r["status"] == "infra_error" and "Traceback" not in r["error"], r["error"]
+    assert f"the task reference {d / 'reference.py'}" in r["error"] and says in r["error"], r["error"]

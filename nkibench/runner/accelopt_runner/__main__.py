@@ -20,6 +20,12 @@ def _config(a) -> dict:
     if a.nkibench:
         os.environ["PYTHONPATH"] = os.pathsep.join([nkb] + [p for p in os.environ.get("PYTHONPATH", "").split(
             os.pathsep) if p])
+    if a.nkibench and not os.path.isdir(os.path.join(nkb, "nkisim")):
+        raise ValueError(f"--nkibench {a.nkibench} holds no nkisim/ folder; give the nkibench/ folder of a checkout "
+                         f"or deployment")
+    if a.tasks and not os.path.isdir(a.tasks):
+        raise ValueError(f"--tasks {a.tasks} is not a folder; give the folder that holds the task folders (each with "
+                         f"its task.json)")
     tasks = a.tasks or (os.path.join(nkb, "tasks") if a.nkibench else DEFAULT_TASKS_DIR)
     mem = limits.resolve(a.memory_limit_mb, a.slots)  # ValueError for a bad environment value
     compat = roofline.host_compat(a.roofline_compat)  # ValueError for a bad environment value
@@ -241,6 +247,13 @@ def _eval_cmd(a, cfg, serve) -> int:
 
 
 def _read_bytes(path: str, limit: int = -1) -> bytes:
+    """A regular file's bytes; anything else is refused unopened (a FIFO would block until a writer comes)."""
+    import stat
+    mode = os.stat(path).st_mode  # OSError (no such file) as open() would raise it
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else \
+            "a device or socket"
+        raise OSError(0, f"it is {kind}, not a regular file")
     with open(path, "rb") as f:
         return f.read(limit)
 

@@ -15,7 +15,7 @@ import traceback
 import numpy as np
 
 from . import correctness, roofline, timing
-from .taskspec import LoadedTask
+from .taskspec import LoadedTask, TaskError
 
 
 class KernelFailure(Exception):
@@ -114,9 +114,10 @@ def run(job: dict, workdir: str, backend) -> dict:
         task = LoadedTask(spec, workdir)
     except EvalTimeout:
         raise
+    except TaskError as e:
+        raise InfraError(str(e)) from None  # names the file and what it lacks
     except BaseException as e:  # noqa: BLE001
-        raise InfraError(f"the task reference failed to load: {type(e).__name__}: {e}\n"
-                         + "".join(traceback.format_exc(limit=-3))) from None
+        raise reference_failure(e, spec, workdir, "failed to load") from None
     rel_tol = float(job.get("rel_tol") or spec.get("rel_tol") or 2e-5)
 
     phase["now"] = "loading the kernel"
@@ -140,7 +141,12 @@ def run(job: dict, workdir: str, backend) -> dict:
             bench_inputs = backend.placeholders(shapes)
             res["timing_inputs"] = "declared shapes"
         else:
-            bench_inputs = task.to_nki(task.get_inputs(seeds[-1]))
+            try:
+                bench_inputs = task.to_nki(task.get_inputs(seeds[-1]))
+            except (EvalTimeout, MemoryError):
+                raise
+            except BaseException as e:  # noqa: BLE001
+                raise reference_failure(e, spec, workdir, f"failed to build the inputs (seed {seeds[-1]})") from None
             _empty_arrays(bench_inputs, "kernel input", spec.get("params"))
             res["timing_inputs"] = "built"
         res["correct"] = None
@@ -162,7 +168,7 @@ def run(job: dict, workdir: str, backend) -> dict:
             except (EvalTimeout, MemoryError):
                 raise  # a MemoryError gets the memory limit's advice in child.py
             except BaseException as e:  # noqa: BLE001
-                raise InfraError(f"the task reference failed for seed {seed}: {type(e).__name__}: {e}") from None
+                raise reference_failure(e, spec, workdir, f"failed for seed {seed}") from None
             _empty_arrays(inputs, "input", spec.get("params"))
             _empty_arrays(ref, "reference output", spec.get("params"))
             saved = _copy_inputs(nki_in)
@@ -322,6 +328,25 @@ def roofline_or_warning(spec: dict, job: dict, latency_ms) -> tuple:
                        f"its parameters), so % of peak cannot be computed; check its roofline formulas")
         return r, "roofline: the kernel's latency is 0 or unknown, so % of peak cannot be computed"
     return r, ""
+
+
+def reference_failure(e: BaseException, spec: dict, workdir: str, doing: str) -> InfraError:
+    """The task reference raised: say which file and line, and what (one line, no traceback: the reference is the
+    task author's code, and a traceback through the runner tells them nothing they can act on)."""
+    path = os.path.abspath(spec.get("reference_path") or os.path.join(workdir, "reference.py"))
+    line, func = 0, ""
+    if isinstance(e, SyntaxError) and e.filename and os.path.abspath(e.filename) == path:
+        line, what = e.lineno or 0, f"{type(e).__name__}: {e.msg}"
+    else:
+        for fr in traceback.extract_tb(e.__traceback__):
+            if os.path.abspath(fr.filename) == path:
+                line, func = fr.lineno, fr.name
+        what = f"{type(e).__name__}: {e}"
+    where = ""
+    if line:
+        where = f" (line {line}" + (f", in {func}" if func and func != "<module>" else "") + ")"
+    return InfraError(f"the task reference {path}{where} {doing}: {what}; the task's reference.py needs fixing, "
+                      f"not the kernel")
 
 
 def kernel_line(tb, kernel_filenames) -> int:

@@ -256,7 +256,8 @@ class Server:
                 id_ = req.get("id")
                 if id_ is None or isinstance(id_, (dict, list, bool)):
                     got = "none" if id_ is None else json.dumps(id_)[:60]
-                    self.error(f"an {op} needs an 'id' (a string or number that no queued or running eval has), "
+                    self.error(f"{'an' if op == 'eval' else 'a'} {op} needs an 'id' (a string or number that no "
+                               f"queued or running eval has), "
                                f"got {got}")
                     continue
                 with self.cv:
@@ -272,25 +273,38 @@ class Server:
                                request_id=id_)
                     continue
             elif op == "cancel":
+                if req.get("id") is None or isinstance(req.get("id"), (dict, list, bool)):
+                    got = "none" if req.get("id") is None else json.dumps(req.get("id"))[:60]
+                    self.error(f"a cancel needs the 'id' of the eval to cancel (a string or number), got {got}")
+                    continue
                 self._cancel(req.get("id"))
             elif op == "shutdown":
                 self._shutdown(worker, reply=True)
                 return 0
+            elif "op" not in req or op is None:
+                self.error("the message has no 'op'; every message is an object with \"op\": hello, eval, port, "
+                           "cancel or shutdown", _echo_id(req.get("id")))
+            elif not isinstance(op, str):
+                self.error(f"'op' must be a string (hello, eval, port, cancel or shutdown), got "
+                           f"{json.dumps(op)[:60]}", _echo_id(req.get("id")))
             else:
-                self.error(f"unknown op {op!r} (expected hello, eval, port, cancel or shutdown)", req.get("id"))
+                self.error(f"unknown op {op[:60]!r} (expected hello, eval, port, cancel or shutdown)",
+                           _echo_id(req.get("id")))
 
     def _cancel(self, id_):
         with self.cv:
-            if self.running and self.running[0] == id_:
+            # the same JSON value, as for a duplicate eval: in Python True == 1, so `==` let a cancel of id true stop
+            # the eval with id 1
+            if self.running and _same_id(self.running[0], id_):
                 self.running[1].set()  # the worker kills the child and sends the cancelled result
                 return
             for req in list(self.queue):
-                if req.get("id") == id_:
+                if _same_id(req.get("id"), id_):
                     self.queue.remove(req)
                     r = _cancelled(req, "cancelled by the client before it started")
                     self.send(r)
                     return
-        self.error(f"cancel: no queued or running eval with id {id_!r}", id_)
+        self.error(f"cancel: no queued or running eval with id {json.dumps(id_)[:200]}", _echo_id(id_))
 
     def _shutdown(self, worker, reply: bool):
         with self.cv:
@@ -319,6 +333,12 @@ def _cancelled(req: dict, why: str) -> dict:
     r = empty_result(req)
     r.update(status="infra_error", error=why, cancelled=True)
     return r
+
+
+def _echo_id(id_):
+    """An id to echo in an error line: a string or number as given; anything else as null (an error line's id must
+    not look like an eval's)."""
+    return id_ if isinstance(id_, (str, int, float)) and not isinstance(id_, bool) else None
 
 
 def _same_id(a, b) -> bool:

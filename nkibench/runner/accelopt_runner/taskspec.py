@@ -157,13 +157,45 @@ def _fmt_params(params: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in list(params.items())[:12]) or "none"
 
 
+MAX_TASK_JSON_BYTES = 16 * 1024 * 1024  # a task description is a few KiB; this only stops a wrong file
+
+
+def _not_a_file(p: str) -> str:
+    """What p is, when it exists but is not a regular file ("" when it is one or does not exist)."""
+    import stat
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:
+        return "a symbolic link to nothing" if os.path.islink(p) else ""
+    if stat.S_ISREG(mode):
+        return ""
+    return ("a folder" if stat.S_ISDIR(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "not a regular file")
+
+
+def _refuse_special(d: str, name: str) -> None:
+    """A task folder's file that exists but is no regular file (reading a FIFO would block the serving process)."""
+    p = os.path.join(d, name)
+    kind = _not_a_file(p)
+    if kind:
+        raise TaskError(f"{p} is {kind}, not a regular file; a task folder keeps its {name} as a file")
+
+
 def _read_task_json(d: str) -> dict:
     p = os.path.join(d, "task.json")
+    _refuse_special(d, "task.json")
     try:
+        size = os.path.getsize(p)
+        if size > MAX_TASK_JSON_BYTES:
+            raise TaskError(f"{p} is {size / 1048576:.1f} MiB, over the {MAX_TASK_JSON_BYTES // 1048576} MiB a task "
+                            f"description may be; check that this is the task's task.json")
         with open(p, "rb") as f:
-            data = f.read()
+            data = f.read(MAX_TASK_JSON_BYTES + 1)
     except OSError as e:
         raise TaskError(f"cannot read {p}: {e.strerror}") from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]  # a UTF-8 byte order mark, as some editors write: not part of the JSON
     from . import protocol
     try:
         tj = protocol.parse(data.strip())  # the same refusals as a request line: depth, NaN, duplicate keys
@@ -177,6 +209,7 @@ def _folder_spec(d: str, size: str) -> dict:
     d = os.path.abspath(d)
     tj = _read_task_json(d)
     ref = os.path.join(d, "reference.py")
+    _refuse_special(d, "reference.py")
     if not os.path.isfile(ref):
         raise TaskError(f"task folder {d} has no reference.py")
     where = os.path.join(d, "task.json")
@@ -247,7 +280,7 @@ def resolve(task, size: str = "full", tasks_dir: str | None = None) -> dict:
             d = str(task["dir"])
             if not os.path.isabs(d):
                 raise TaskError(f"task 'dir' must be an absolute path, got {d!r}")
-            if os.path.isfile(os.path.join(d, "task.json")):
+            if os.path.isfile(os.path.join(d, "task.json")) or _not_a_file(os.path.join(d, "task.json")):
                 spec = _folder_spec(d, size)
             elif os.path.isfile(os.path.join(d, "summary.json")) or os.path.isdir(os.path.join(d, "reference")):
                 if not name:
@@ -260,7 +293,7 @@ def resolve(task, size: str = "full", tasks_dir: str | None = None) -> dict:
                 raise TaskError(f"bad task name {name!r}")
             tdir = tasks_dir or ""
             d = os.path.join(tdir, name)
-            if not os.path.isfile(os.path.join(d, "task.json")):
+            if not os.path.isfile(os.path.join(d, "task.json")) and not _not_a_file(os.path.join(d, "task.json")):
                 known = sorted(n for n in (os.listdir(tdir) if os.path.isdir(tdir) else [])
                                if os.path.isfile(os.path.join(tdir, n, "task.json")))
                 raise TaskError(f"unknown task {name!r} (no {d}/task.json; known tasks: "

@@ -1,0 +1,158 @@
+"""Workspace and memory databases that are not what they should be: text, another application's SQLite file, the
+other AccelOpt database, a newer schema, truncated or damaged pages, a folder, a pipe, a device, read-only. Every
+command refuses them naming the file and why ("... it was left untouched"), exits 1, and changes no byte of it."""
+from harness import (MEMORY_APP_ID, WORKSPACE_APP_ID, Case, Damaged, Dir, Fifo, ReadOnly, SeededMemory, Sqlite,
+                     Symlink)
+
+MEM = "state/memory.sqlite"
+WS = "state/workspace.sqlite"
+REFUSED = "it was left untouched"
+NOT_MEMORY = "{state}/memory.sqlite is not an AccelOpt memory database or is damaged"
+NOT_WORKSPACE = "{state}/workspace.sqlite is not an AccelOpt workspace database or is damaged"
+NEWER = "was written by a newer AccelOpt"
+SIDE_FILES = (MEM + "-wal", MEM + "-shm", WS + "-wal", WS + "-shm")
+
+TEXT = b"this is not a database\n" * 200
+FOREIGN = Sqlite(app_id=0x12345678, version=1, sql=("CREATE TABLE t(x)",))
+PLAIN = Sqlite(app_id=0, version=0, sql=("CREATE TABLE notes(x)", "INSERT INTO notes VALUES (1)"))
+MEMORY_NEWER = Sqlite(app_id=MEMORY_APP_ID, version=999, sql=("CREATE TABLE future(x)",))
+WORKSPACE_NEWER = Sqlite(app_id=WORKSPACE_APP_ID, version=999, sql=("CREATE TABLE future(x)",))
+AS_WORKSPACE = Sqlite(app_id=WORKSPACE_APP_ID, version=4, sql=("CREATE TABLE sessions(id)",))
+AS_MEMORY = Sqlite(app_id=MEMORY_APP_ID, version=3, sql=("CREATE TABLE experiences(id)",))
+# the right application id and schema version, and none of the tables: a damaged schema
+MEMORY_HOLLOW = Sqlite(app_id=MEMORY_APP_ID, version=3, sql=("CREATE TABLE scratch(x)",))
+WORKSPACE_HOLLOW = Sqlite(app_id=WORKSPACE_APP_ID, version=5, sql=("CREATE TABLE scratch(x)",))
+
+
+def c(id_, args, exit_, *says, **kw):
+    kw.setdefault("absent", SIDE_FILES)
+    kw.setdefault("quiet_stdout", True)
+    return Case(id="databases/" + id_, args=list(args), exit=exit_, says=tuple(says), **kw)
+
+
+def memory(id_, sub, content, *says, exit_=1, **kw):
+    """`accelopt memory SUB` over a bad memory database."""
+    return c(id_, ["memory", *sub], exit_, f"accelopt memory {sub[0]}: ", *says, files={MEM: content, **kw.pop(
+        "files", {})}, **kw)
+
+
+def workspace(id_, args, content, *says, exit_=1, **kw):
+    return c(id_, args, exit_, *says, files={WS: content, **kw.pop("files", {})}, **kw)
+
+
+CASES = [
+    # --------------------------------------------------------------------------------------------- memory
+    memory("memory-text", ["list"], TEXT, NOT_MEMORY, "it is not an SQLite database", REFUSED),
+    memory("memory-foreign", ["list"], FOREIGN, NOT_MEMORY, "the database of another application "
+                                                            "(application id 0x12345678)"),
+    memory("memory-plain-sqlite", ["search", "tiles"], PLAIN, NOT_MEMORY, "application id 0x00000000"),
+    memory("memory-is-a-workspace", ["list"], AS_WORKSPACE, NOT_MEMORY, "it is an AccelOpt workspace database"),
+    memory("memory-newer", ["list"], MEMORY_NEWER, "{state}/memory.sqlite " + NEWER,
+           "(memory schema version 999; this build knows up to", "Update AccelOpt or choose another file"),
+    memory("memory-truncated", ["show", "1"], Damaged("truncate"), NOT_MEMORY, "it is truncated"),
+    memory("memory-header-damaged", ["list"], Damaged("header"), NOT_MEMORY, "its header is damaged"),
+    memory("memory-pages-damaged", ["list"], Damaged("pages"), NOT_MEMORY, "SQLite's integrity check failed"),
+    memory("memory-folder", ["list"], Dir(), "{state}/memory.sqlite is a folder, not a database file"),
+    memory("memory-symlink-to-folder", ["list"], Symlink("{work}"), "is a folder, not a database file"),
+    memory("memory-pin-newer", ["pin", "1"], MEMORY_NEWER, NEWER),
+    memory("memory-delete-damaged", ["delete", "1"], Damaged("pages"), NOT_MEMORY),
+    memory("memory-export-foreign", ["export", "{work}/out.json"], FOREIGN, NOT_MEMORY,
+           absent=SIDE_FILES + ("work/out.json",)),
+    memory("memory-import-into-newer", ["import", "{work}/seed.json"], MEMORY_NEWER, NEWER,
+           files={"work/seed.json": b'{"format": "accelopt-memory", "version": 1, "experiences": []}'}),
+    memory("memory-import-into-text", ["import", "{work}/seed.json"], TEXT, NOT_MEMORY,
+           files={"work/seed.json": b'{"format": "accelopt-memory", "version": 1, "experiences": []}'}),
+    memory("memory-option-points-at-workspace", ["list", "--memory", "{state}/ws.sqlite"], SeededMemory(),
+           "{state}/ws.sqlite is not an AccelOpt memory database", "it is an AccelOpt workspace database",
+           files={"state/ws.sqlite": AS_WORKSPACE}),
+    memory("memory-fifo", ["list"], Fifo(), "{state}/memory.sqlite", "not a regular file", timeout=30,
+           xfail="`accelopt memory list` with memory.sqlite a FIFO hangs: DatabaseFileCheck::looksHealthy opens it "
+                 "with QFile and blocks until a writer comes; Database::open should refuse what is not a regular "
+                 "file (naming it) before opening anything"),
+    memory("memory-device", ["list"], Symlink("/dev/zero"), "{state}/memory.sqlite", "not a regular file",
+           xfail="`accelopt memory list` with memory.sqlite -> /dev/zero tries to create the schema in it and says "
+                 "'cannot upgrade the memory database ... to schema version 1 ...: disk I/O error Unable to fetch row "
+                 "(in: COMMIT); it stays at version 0'; it should say the path is a device, not a database file"),
+    memory("memory-hollow-schema", ["list"], MEMORY_HOLLOW, NOT_MEMORY, REFUSED,
+           xfail="`accelopt memory list` on a file with the memory application id and schema version 3 but no "
+                 "experiences table prints the raw SQL error 'no such table: experiences Unable to execute statement "
+                 "(in: SELECT e.id, ...)' without naming the file; it should say the file is damaged (tables "
+                 "missing), name it, and leave it untouched"),
+    memory("memory-read-only-pin", ["pin", "1"], ReadOnly(SeededMemory()), "{state}/memory.sqlite", "read-only",
+           xfail="`accelopt memory pin 1` on a read-only memory.sqlite says 'attempt to write a readonly database "
+                 "Unable to fetch row (in: UPDATE experiences SET pinned ...)': no file named, no advice; and it "
+                 "leaves memory.sqlite-wal and memory.sqlite-shm behind. It should say the file is read-only and "
+                 "leave no side files"),
+    c("memory-read-only-list", ["memory", "list"], 0, "Overlap loads with affine_range", stream="out",
+      quiet_stdout=False, files={MEM: ReadOnly(SeededMemory())},
+      xfail="`accelopt memory list` on a read-only memory.sqlite lists it but leaves memory.sqlite-wal and "
+            "memory.sqlite-shm behind (SQLite cannot checkpoint into the read-only file); a read that changes "
+            "nothing should leave no side files"),
+    c("memory-in-read-only-folder", ["memory", "list"], 0, "Overlap loads with affine_range", stream="out",
+      quiet_stdout=False, files={"state": ReadOnly(Dir({"memory.sqlite": SeededMemory()}))},
+      xfail="`accelopt memory list` with a healthy memory.sqlite in a read-only folder fails with '... is not an "
+            "AccelOpt memory database or is damaged: unable to open database file' (exit 1): the file is fine, "
+            "the folder is read-only (WAL needs its side files); it should list it (open it read-only) or at "
+            "least say the folder is not writable"),
+    c("memory-list-missing-path", ["memory", "list", "--memory", "{work}/typo/memory.sqlite"], 0, "the memory is empty",
+      stream="out", quiet_stdout=False, absent=("work/typo",),
+      xfail="`accelopt memory list --memory DIR/typo/memory.sqlite` creates the folder DIR/typo and an empty memory "
+            "database in it (mkpath, even /nonexistent as root); listing must not create anything: say there is no "
+            "memory database at that path, as `accelopt sessions list` does for a workspace"),
+    c("memory-export-missing-path", ["memory", "export", "--memory", "{work}/none.sqlite"], 0, stream="out",
+      quiet_stdout=False, absent=("work/none.sqlite",),
+      xfail="`accelopt memory export --memory DIR/none.sqlite` creates an empty memory database to export it; an "
+            "export must not create the database it reads"),
+    memory("memory-error-said-once", ["list"], FOREIGN, NOT_MEMORY,
+           regex=r"\A(?![\s\S]*^accelopt\.memory: )",
+           xfail="every refused database prints its message twice on stderr: once as the log line 'accelopt.memory: "
+                 "...' (or 'accelopt.store: ...') and once as 'accelopt memory list: ...'; the CLI should say it "
+                 "once (the core's qCWarning in ExperienceStore::fail / Database reaches stderr)"),
+
+    # --------------------------------------------------------------------------------------------- workspace
+    workspace("workspace-text-sessions-list", ["sessions", "list"], TEXT, NOT_WORKSPACE, "it is not an SQLite "
+                                                                                         "database", REFUSED),
+    workspace("workspace-is-a-memory", ["sessions", "list"], AS_MEMORY, NOT_WORKSPACE,
+              "it is an AccelOpt memory database"),
+    workspace("workspace-newer-sessions-show", ["sessions", "show", "abcd"], WORKSPACE_NEWER,
+              "{state}/workspace.sqlite " + NEWER, "workspace schema version 999"),
+    workspace("workspace-foreign-export", ["export", "abcd", "--to", "{work}/out"], FOREIGN, NOT_WORKSPACE,
+              "application id 0x12345678", absent=SIDE_FILES + ("work/out",)),
+    workspace("workspace-truncated-export", ["export", "abcd", "--to", "{work}/out"], Damaged("truncate",
+                                                                                              WORKSPACE_APP_ID),
+              NOT_WORKSPACE, "it is truncated"),
+    workspace("workspace-pages-resume", ["resume", "abcd"], Damaged("pages", WORKSPACE_APP_ID),
+              "accelopt resume: cannot open the workspace database: ", NOT_WORKSPACE),
+    workspace("workspace-newer-resume", ["resume", "abcd"], WORKSPACE_NEWER, NEWER),
+    workspace("workspace-text-optimize", ["optimize", "--task", "silu"], TEXT,
+              "accelopt optimize: cannot open the workspace database: ", NOT_WORKSPACE,
+              absent=SIDE_FILES + ("state/memory.sqlite",)),
+    workspace("workspace-folder-export", ["export", "abcd", "--to", "{work}/out"], Dir(),
+              "{state}/workspace.sqlite is a folder, not a database file"),
+    c("workspace-db-option-is-a-memory", ["export", "abcd", "--to", "{work}/out", "--db", "{state}/m.sqlite"], 1,
+      "{state}/m.sqlite is not an AccelOpt workspace database", "it is an AccelOpt memory database",
+      files={"state/m.sqlite": SeededMemory()}),
+    workspace("workspace-hollow-schema", ["sessions", "list"], WORKSPACE_HOLLOW, NOT_WORKSPACE, REFUSED,
+              xfail="`accelopt sessions list` on a file with the workspace application id and schema version 5 but "
+                    "no sessions table prints 'no sessions yet' and exits 0, with the log line 'accelopt.store: no "
+                    "such table: sessions ...' on stderr: the error is swallowed. It should exit 1 saying the file is "
+                    "damaged (tables missing), naming it"),
+    workspace("workspace-compare-damaged", ["compare", "abcd", "{silu}"], Damaged("pages", WORKSPACE_APP_ID),
+              NOT_WORKSPACE,
+              xfail="`accelopt compare abcd K.py` with a damaged workspace database exits 2 (usage); the database "
+                    "being damaged is no usage error: exit 1, as sessions, export and resume do"),
+    workspace("workspace-fifo", ["sessions", "list"], Fifo(), "{state}/workspace.sqlite", "not a regular file",
+              timeout=30,
+              xfail="`accelopt sessions list` with workspace.sqlite a FIFO hangs (DatabaseFileCheck opens it and "
+                    "blocks); refuse what is not a regular file before opening it"),
+    c("optimize-memory-damaged", ["optimize", "--task", "silu"], 1,
+      "accelopt optimize: cannot open the optimization memory: ", NOT_MEMORY, "--no-memory",
+      files={MEM: TEXT}, creates=(r"state/workspace\.sqlite",), absent=(MEM + "-wal",),
+      xfail="`accelopt optimize` with a damaged memory says '... (run without the memory to go on without it)' but "
+            "not how: the CLI's way is --no-memory, which the message should name"),
+    c("optimize-refused-creates-no-database", ["optimize", "--task", "silu"], 1, "no model endpoints are configured",
+      absent=(WS, MEM),
+      xfail="`accelopt optimize --task silu` refused for its LLM settings (no endpoints, or any llm.json problem) "
+            "first creates workspace.sqlite and memory.sqlite; the LLM settings should be checked before any "
+            "database is created, so a refused command leaves nothing behind"),
+]

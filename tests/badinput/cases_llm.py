@@ -1,0 +1,141 @@
+"""llm.json files that cannot drive the models: `accelopt models list|test` and `accelopt optimize` refuse them naming
+the file, the endpoint and the field, and never rewrite the file. optimize says so before any evaluation runs."""
+import json
+
+from harness import Big, Case, Dir, Fifo, Symlink
+
+LLM = "state/llm.json"
+ROLES = ("planner", "executor", "fixer", "summarizer")
+EP = {"name": "ep", "base_url": "http://127.0.0.1:9/v1", "model": "m", "key_source": "none"}
+# optimize opens the workspace (and memory) before it reads llm.json: those two files are not this table's business
+# (flags/optimize-refused-creates-no-database holds that bug)
+DBS = (r"state/(workspace|memory)\.sqlite",)
+
+
+def c(id_, args, exit_, *says, **kw):
+    return Case(id="llmjson/" + id_, args=list(args), exit=exit_, says=tuple(says), **kw)
+
+
+def doc(endpoints=(EP,), roles=None, **extra):
+    roles = {r: [{"endpoint": "ep"}] for r in ROLES} if roles is None else roles
+    return json.dumps({"version": 1, "endpoints": list(endpoints), "roles": roles, **extra})
+
+
+def endpoint(**fields):
+    return doc(endpoints=[{**EP, **fields}])
+
+
+def listed(id_, content, *says, **kw):
+    """`accelopt models list` over a bad llm.json: exit 1, the reason on stderr."""
+    return c(id_, ["models", "list"], 1, "accelopt models: ", *says, files={LLM: content}, quiet_stdout=True, **kw)
+
+
+def optimized(id_, content, *says, **kw):
+    """`accelopt optimize --task silu` with a bad llm.json: exit 1 before anything is evaluated."""
+    return c(id_, ["optimize", "--task", "silu", "--size", "small", "--no-memory"], 1, "accelopt optimize: ",
+             *says, files={LLM: content}, creates=DBS, quiet_stdout=True, **kw)
+
+
+CASES = [
+    # ------------------------------------------------------------------------------------ the file itself
+    listed("not-json", '{"version": 1, "endpoints": [', "{state}/llm.json is not valid JSON", "at byte",
+           "fix or remove it"),
+    listed("empty-file", b"", "{state}/llm.json is not valid JSON"),
+    listed("not-utf8", b'{"version": 1, "endpoints": [{"name": "caf\xe9"}]}', "is not valid JSON"),
+    listed("array", "[]", "{state}/llm.json must hold an object", "not an array"),
+    listed("number", "2", "{state}/llm.json", regex=r"not (a single value|valid JSON)"),
+    listed("no-version", json.dumps({"endpoints": []}), "unsupported LLM settings version", "this build reads 1"),
+    listed("newer-version", json.dumps({"version": 9, "endpoints": []}), "unsupported LLM settings version 9 "
+                                                                         "(this build reads 1 to 1)"),
+    listed("version-string", json.dumps({"version": "1", "endpoints": []}), "version \"1\"",
+           xfail="`accelopt models list` with llm.json {\"version\": \"1\"} says 'unsupported LLM settings version 0 "
+                 "(this build reads 1 to 1)': the file holds the string \"1\", not 0; the message should show what "
+                 "the file holds (\"1\") and that version must be a number, as hosts.json's does"),
+    listed("endpoints-object", json.dumps({"version": 1, "endpoints": {"ep": EP}}),
+           "'endpoints' must be an array of endpoint objects"),
+    listed("endpoint-number", json.dumps({"version": 1, "endpoints": [5]}), "endpoint 1 must be an object, not 5"),
+    listed("timeout-huge", endpoint(timeout_ms=1e99), "endpoint 'ep': 'timeout_ms' must be a whole number from 1000 "
+                                                      "to 86400000"),
+    listed("timeout-string", endpoint(timeout_ms="60s"), "'timeout_ms' must be a whole number", "\"60s\""),
+    listed("concurrency-zero", endpoint(concurrency=0), "'concurrency' must be a whole number from 1 to 256, not 0"),
+    listed("concurrency-huge", endpoint(concurrency=1e12), "'concurrency' must be a whole number from 1 to 256"),
+    listed("max-tokens-fraction", endpoint(max_tokens=1.5), "'max_tokens' must be a whole number"),
+    listed("temperature-high", endpoint(temperature=5), "'temperature' must be a number from 0 to 2, not 5"),
+    listed("top-p-negative", endpoint(top_p=-1), "'top_p' must be a number from 0 to 1"),
+    listed("base-url-number", endpoint(base_url=8000), "endpoint 'ep': 'base_url' must be a string, not 8000"),
+    listed("name-number", doc(endpoints=[{**EP, "name": 7}]), "endpoint 1: 'name' must be a string, not 7"),
+    listed("model-object", endpoint(model={"id": "m"}), "'model' must be a string"),
+    listed("folder", Dir(), "{state}/llm.json", "is a directory"),
+    listed("fifo", Fifo(), "{state}/llm.json", "not a regular file",
+           xfail="`accelopt models list` (and optimize, port, the workbench) with llm.json a FIFO opens it and blocks "
+                 "until a writer comes (hangs forever); LlmConfig::load should refuse what is not a regular file, "
+                 "naming it, without opening it, as HostRegistry::load does"),
+    listed("device", Symlink("/dev/zero"), "{state}/llm.json", "not a regular file", memory_limit_mb=384,
+           xfail="`accelopt models list` with llm.json -> /dev/zero: QFile::size() is 0 for a device, so the "
+                 "16 MB cap never fires and readAll() reads until memory runs out; refuse a non-regular file"),
+    listed("over-16mb", Big(17 * 1024 * 1024, line=b" " * 99 + b"\n"), "{state}/llm.json is larger than 16 MB"),
+    listed("key-source-typo", endpoint(key_source="envv", key_env="OPENAI_API_KEY"), "key_source", "envv",
+           xfail="`accelopt models list` with key_source \"envv\" (a typo of env) shows 'no key' and exits 0: the "
+                 "endpoint silently sends no key; an unknown key_source should be refused naming the endpoint, the "
+                 "field and the accepted values (none, env, keychain)"),
+    listed("auth-typo", endpoint(auth="headr"), "auth", "headr",
+           xfail="`accelopt models list` with \"auth\": \"headr\" exits 0; the value is read as bearer without a word; "
+                 "an unknown auth style should be refused naming the field and the accepted values (bearer, header)"),
+    listed("price-string", doc(prices={"m": {"input_per_mtok": "3", "output_per_mtok": 15}}), "input_per_mtok", "\"3\"",
+           xfail="`accelopt models list` with a price \"input_per_mtok\": \"3\" (a string) shows 0 and exits 0: every "
+                 "call then costs $0 and --budget-usd never stops a search; a price that is not a number should be "
+                 "refused naming the model and the field"),
+    listed("price-negative", doc(prices={"m": {"input_per_mtok": -3, "output_per_mtok": 15}}), "input_per_mtok",
+           xfail="`accelopt models list` with \"input_per_mtok\": -3 exits 0 and shows -3: costs go down as tokens are "
+                 "spent and --budget-usd never stops a search; a negative price should be refused"),
+    c("config-option-missing", ["models", "list", "--config", "{work}/llm.json"], 2, "{work}/llm.json",
+      xfail="`accelopt models list --config FILE` with FILE missing prints 'No endpoints yet' and exits 0; a file "
+            "given by name that does not exist is a usage error (exit 2), as optimize --llm-config says"),
+    c("test-config-unreadable", ["models", "test", "--config", "{work}/llm.json"], 1, "{work}/llm.json is not "
+                                                                                     "valid JSON",
+      files={"work/llm.json": "{"}, quiet_stdout=True),
+    c("test-unknown-endpoint", ["models", "test", "--endpoint", "nope"], 2, "no endpoint named 'nope' in "
+                                                                           "{state}/llm.json (have: ep)",
+      files={LLM: doc()}),
+    c("test-key-variable-unset", ["models", "test"], 1, "ep: FAILED: ",
+      "the environment variable ACCELOPT_BADINPUT_UNSET_KEY is not set", stream="out",
+      files={LLM: endpoint(key_source="env", key_env="ACCELOPT_BADINPUT_UNSET_KEY")}),
+    c("test-server-refuses", ["models", "test", "--attempts", "1"], 1, "ep: FAILED after", "Connection refused",
+      stream="out", files={LLM: doc()}),
+
+    # ------------------------------------------------------------------------------------ what optimize refuses
+    optimized("optimize-not-json", "{", "{state}/llm.json is not valid JSON"),
+    optimized("optimize-no-endpoints", json.dumps({"version": 1, "endpoints": []}),
+              "the LLM settings in {state}/llm.json cannot drive a search: no model endpoints are configured",
+              "Tools > Models"),
+    optimized("optimize-role-unassigned", doc(roles={r: [{"endpoint": "ep"}] for r in ROLES if r != "fixer"}),
+              "cannot drive a search", "no model is assigned to the fixer"),
+    optimized("optimize-role-unknown-endpoint", doc(roles={**{r: [{"endpoint": "ep"}] for r in ROLES},
+                                                           "planner": [{"endpoint": "gpt"}]}),
+              "the planner uses endpoint 'gpt', which does not exist"),
+    optimized("optimize-negative-weight", doc(roles={**{r: [{"endpoint": "ep"}] for r in ROLES},
+                                                     "executor": [{"endpoint": "ep", "weight": -1}]}),
+              "the executor's weight for 'ep' is negative"),
+    optimized("optimize-base-url-not-http", endpoint(base_url="ftp://models.example/v1"),
+              "ep: base URL 'ftp://models.example/v1' is not an http(s) URL"),
+    optimized("optimize-model-empty", endpoint(model=" "), "ep: no model is set"),
+    optimized("optimize-env-key-unnamed", endpoint(key_source="env"),
+              "ep: the key comes from an environment variable, but none is named"),
+    optimized("optimize-key-in-header", endpoint(extra_headers=[["Authorization", "Bearer sk-123"]]),
+              "put the key in the keychain or an environment variable, not in an Authorization header"),
+    optimized("optimize-two-endpoints-one-name", doc(endpoints=[EP, EP]), "two endpoints are named 'ep'"),
+    optimized("optimize-key-variable-unset", endpoint(key_source="env", key_env="ACCELOPT_BADINPUT_UNSET_KEY"),
+              "no API key for endpoint 'ep'", "the environment variable ACCELOPT_BADINPUT_UNSET_KEY is not set",
+              # the key is looked up after the local runners are started, and the failure exits without stopping
+              # them: about one run in two Qt prints this warning (a C++ bug, too timing-dependent for an xfail)
+              tolerate=r"^QProcess: Destroyed while process .* is still running\.$"),
+    optimized("optimize-weights-all-zero", doc(roles={**{r: [{"endpoint": "ep"}] for r in ROLES},
+                                                      "planner": [{"endpoint": "ep", "weight": 0}]}),
+              "planner", "weight", timeout=20,
+              xfail="`accelopt optimize --task silu` with llm.json whose planner has only weight-0 endpoints passes "
+                    "the checks, evaluates the baseline and then hangs for ever (no planner is ever picked); a role "
+                    "whose weights sum to 0 should be refused before anything runs, like a negative weight"),
+    c("optimize-llm-config-option", ["optimize", "--task", "silu", "--no-memory", "--llm-config",
+                                      "{work}/other.json"], 1, "{work}/other.json must hold an object",
+      files={"work/other.json": "[1]", LLM: doc()}, creates=DBS, quiet_stdout=True),
+]
