@@ -360,11 +360,18 @@ void HostPool::onSlotGone(Host *host, int index, const QString &reason, bool fai
         m_queue.prepend(next);
     }
     if (wasBusy && m_jobs.contains(job)) {
-        if (m_jobs[job].attempts >= maxAttempts)
-            finish(job, Evaluation::failure(QString(), EvalStatus::InfraError,
-                                            QStringLiteral("the host was lost %1 times while evaluating: %2")
-                                                .arg(maxAttempts)
-                                                .arg(reason)));
+        Job &lost = m_jobs[job];
+        // `transient`: the connection to the host dropped, which says nothing about the kernel.
+        if (transient ? ++lost.connectionLosses >= maxConnectionLosses : ++lost.runnerLosses >= maxAttempts)
+            finish(job, Evaluation::failure(
+                            QString(), EvalStatus::InfraError,
+                            transient ? QStringLiteral("the connection to the host dropped %1 times while "
+                                                       "evaluating: %2")
+                                            .arg(maxConnectionLosses)
+                                            .arg(reason)
+                                      : QStringLiteral("the host was lost %1 times while evaluating: %2")
+                                            .arg(maxAttempts)
+                                            .arg(reason)));
         else
             m_queue.prepend(job); // first in line again: it waited longest
         dispatch();               // another slot may be idle right now

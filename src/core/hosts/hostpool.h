@@ -23,6 +23,9 @@ class HostPool : public QObject
 public:
     static constexpr int maxAttempts = 3;
     static constexpr int maxSlotRestarts = 5;
+    // A job whose host connection dropped this often while it ran fails; a flaky network is not the kernel's
+    // fault, so this is far more than maxAttempts, which bounds runners dying under it.
+    static constexpr int maxConnectionLosses = 12;
     // How long an unreachable host (connection refused, timed out) is tried again, with backoff, before its
     // queue fails: a restarting sshd or a network blip must not fail every queued evaluation.
     static constexpr int unreachableWindowMs = 120000;
@@ -89,32 +92,35 @@ private:
     struct Job
     {
         EvalRequest request;
-        QString generation; // of the kernel: "classic" or "current"
-        int attempts = 0;
+        QString generation;       // of the kernel: "classic" or "current"
+        int attempts = 0;         // times sent to a runner
+        int runnerLosses = 0;     // runners that died with it: maybe its kernel's doing
+        int connectionLosses = 0; // connections that dropped with it: never its kernel's doing
     };
 
-    Slot *slotFor(Host *host, int index);
-    void onSlotOpened(Host *host, int index, QIODevice *stream);
-    void onSlotGone(Host *host, int index, const QString &reason, bool failedToOpen, bool transient);
-    void reopenLater(Slot *slot, int delayMs);
-    void onHello(Slot *slot, const QJsonObject &hello);
-    void onResult(Slot *slot, const Evaluation &evaluation);
-    void dispatch();
-    Slot *nextIdleSlot(const QList<Slot *> &skipped) const;
-    qsizetype pickFor(const Slot *slot) const; // the queue index of the first job the slot may take, or -1
-    void send(Slot *slot, quint64 job, bool asNext);
-    static bool accepts(const Slot *slot, const Job &job);
-    bool someSlotCouldTake(const Job &job) const;
-    void finish(quint64 job, Evaluation evaluation);
-    void releaseClient(Slot *slot);
-    void refreshHostState(Host *host);
-    void failQueueIfNoSlotCanServe();
+        Slot *slotFor(Host *host, int index);
+        void onSlotOpened(Host *host, int index, QIODevice *stream);
+        void onSlotGone(Host *host, int index, const QString &reason, bool failedToOpen, bool transient);
+        void reopenLater(Slot *slot, int delayMs);
+        void onHello(Slot *slot, const QJsonObject &hello);
+        void onResult(Slot *slot, const Evaluation &evaluation);
+        void dispatch();
+        Slot *nextIdleSlot(const QList<Slot *> &skipped) const;
+        qsizetype
+        pickFor(const Slot *slot) const; // the queue index of the first job the slot may take, or -1
+        void send(Slot *slot, quint64 job, bool asNext);
+        static bool accepts(const Slot *slot, const Job &job);
+        bool someSlotCouldTake(const Job &job) const;
+        void finish(quint64 job, Evaluation evaluation);
+        void releaseClient(Slot *slot);
+        void refreshHostState(Host *host);
+        void failQueueIfNoSlotCanServe();
 
-    QList<Host *> m_hosts;
-    QList<Slot *> m_slots;
-    QMap<quint64, Job> m_jobs;
-    QList<quint64> m_queue;
-    quint64 m_nextJob = 1;
-    bool m_stopping = false;
-    int m_prefetchBelowMs = defaultPrefetchBelowMs;
-};
+        QList<Host *> m_hosts;
+        QList<Slot *> m_slots;
+        QMap<quint64, Job> m_jobs;
+        QList<quint64> m_queue;
+        quint64 m_nextJob = 1;
+        bool m_stopping = false;
+        int m_prefetchBelowMs = defaultPrefetchBelowMs;
+    };

@@ -93,8 +93,12 @@ void SshConnection::connectAndDeploy()
         return;
     }
     if (!verifyHostKey(error, fingerprint) || !authenticate(error) || !deploy(error, uploaded)) {
+        // A connection that broke on the way (reset, closed by the peer) is the network's doing and is tried
+        // again like a refused one; a refused key or a failed deploy on a live connection is not.
+        const bool lost = !ssh_is_connected(m_session.get()) ||
+                          (ssh_get_status(m_session.get()) & (SSH_CLOSED | SSH_CLOSED_ERROR)) != 0;
         m_session.reset();
-        Q_EMIT connectFailed(error, false);
+        Q_EMIT connectFailed(error, lost);
         return;
     }
     delete m_notifier;

@@ -116,6 +116,8 @@ void SshHost::onLost(const QString &reason)
     const QList<int> open = m_devices.keys();
     for (int slot : open) {
         m_devices.take(slot)->deleteLater();
-        Q_EMIT slotClosed(slot, reason);
+        // The connection dropped, not the runner: a transient failure, tried again with backoff, and not
+        // counted against the kernel that was running.
+        Q_EMIT slotFailed(slot, reason, true);
     }
 }

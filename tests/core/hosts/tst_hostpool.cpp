@@ -259,7 +259,8 @@ private Q_SLOTS:
         host.openSlot(0);
         QTRY_VERIFY_WITH_TIMEOUT(pid > 0, 10000);
         host.closeSlot(0);
-        QCOMPARE(stateOf(pid_t(pid)), 'S');                        // asleep, neither killed nor waited for
+        const char state = stateOf(pid_t(pid)); // alive: neither killed nor waited for
+        QVERIFY2(state != 0 && state != 'Z' && state != 'X', QByteArray(1, state).constData());
         QTRY_VERIFY_WITH_TIMEOUT(stateOf(pid_t(pid)) == 0, 10000); // killed after the grace, and reaped
     }
 
