@@ -24,6 +24,8 @@ packages=(
   openssh-server openssh-client
   # SLURM host tests start a real one-node SLURM (munge, slurmctld, slurmd) on loopback
   munge slurmctld slurmd slurm-client
+  # the keychain tests start a private D-Bus session bus with a wallet that never answers
+  dbus-daemon
 )
 
 missing=()

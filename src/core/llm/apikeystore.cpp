@@ -122,9 +122,17 @@ void ApiKeyStore::store(const Endpoint &endpoint, const QString &key, StoreDone 
     job->setKey(endpoint.keychainKey());
     job->setTextData(key);
     runJob<QKeychain::WritePasswordJob>(
-        job, m_timeoutMs, this, [endpoint, done](QKeychain::WritePasswordJob *, const QString &error) {
+        job, m_timeoutMs, this, [endpoint, done](QKeychain::WritePasswordJob *j, const QString &error) {
             if (error.isEmpty())
                 done(true, QStringLiteral("the key for '%1' is in the system keychain").arg(endpoint.name));
+            else if (!j) // the deadline came first: the keychain may still store it when it answers
+                done(false,
+                     QStringLiteral("%1, so whether it holds the key for '%2' is not known: it may still "
+                                    "store it when it answers. Use Test to see which key is used, or "
+                                    "set the environment variable %3 instead")
+                         .arg(error, endpoint.name,
+                              endpoint.keyEnvVar.isEmpty() ? QStringLiteral("named in the endpoint")
+                                                           : endpoint.keyEnvVar));
             else
                 done(
                     false,
@@ -144,6 +152,10 @@ void ApiKeyStore::remove(const Endpoint &endpoint, StoreDone done)
     auto *job = new QKeychain::DeletePasswordJob(serviceName(), this);
     job->setKey(endpoint.keychainKey());
     runJob<QKeychain::DeletePasswordJob>(
-        job, m_timeoutMs, this,
-        [done](QKeychain::DeletePasswordJob *, const QString &error) { done(error.isEmpty(), error); });
+        job, m_timeoutMs, this, [done](QKeychain::DeletePasswordJob *j, const QString &error) {
+            done(error.isEmpty(),
+                 j || error.isEmpty()
+                     ? error
+                     : error + QStringLiteral(", so the key may or may not have been removed"));
+        });
 }
