@@ -481,14 +481,7 @@ void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentI
     if (!check && takeOverTwin(job, candidate))
         return;
     tell(SearchEvents::EvaluationStarted{candidate.id, candidate.iteration});
-    EvalRequest request;
-    request.task = m_task.ref;
-    request.kernelSource = candidate.source;
-    request.kernelName = candidate.id;
-    request.backend = m_task.backend;
-    request.target = m_task.target;
-    request.size = m_task.size;
-    request.timeoutSeconds = m_task.evalTimeoutSeconds;
+    EvalRequest request = requestFor(candidate);
     // The cascade: a new kernel is first only timed; startChecks() has the ones that could matter checked.
     request.timingOnly = !m_config.checkAll && !check && candidate.origin != Candidate::Origin::Baseline;
     m_jobs.insert(m_pool->submit(request), job);
@@ -1041,7 +1034,7 @@ bool BeamSearch::remeasureBest(StopReason reason)
     return true;
 }
 
-EvalRequest BeamSearch::remeasureRequest(const Candidate &candidate) const
+EvalRequest BeamSearch::requestFor(const Candidate &candidate) const
 {
     EvalRequest request;
     request.task = m_task.ref;
@@ -1049,9 +1042,16 @@ EvalRequest BeamSearch::remeasureRequest(const Candidate &candidate) const
     request.kernelName = candidate.id;
     request.backend = m_task.backend;
     request.target = m_task.target;
+    request.size = m_task.size;
+    request.timeoutSeconds = m_task.evalTimeoutSeconds;
+    return request;
+}
+
+EvalRequest BeamSearch::remeasureRequest(const Candidate &candidate) const
+{
+    EvalRequest request = requestFor(candidate);
     // The small parameter set is the second one; a session that ran on it gets fresh seeds only.
     request.size = QStringLiteral("small");
-    request.timeoutSeconds = m_task.evalTimeoutSeconds;
     // Fresh (the runner draws random ones for every other evaluation), but the same for the same session seed
     // and kernel, so a resumed session measures what the first run would have.
     for (int i = 0; i < remeasureSeeds; ++i)

@@ -149,6 +149,8 @@ private:
     void finish(StopReason reason);
     bool remeasureBest(StopReason reason);
     void onRemeasured(const QString &candidateId, const EvalRequest &request, const Evaluation &evaluation);
+    EvalRequest
+    requestFor(const Candidate &candidate) const; // as the session measures: its task, size, target
     EvalRequest remeasureRequest(const Candidate &candidate) const;
     void chooseBest();
     bool checkBudgets();

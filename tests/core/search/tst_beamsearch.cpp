@@ -61,6 +61,21 @@ class TestBeamSearch : public QObject
                               "After:\n```python\ny = nisa.activation(op=nl.silu, data=x)\n```\n");
     }
 
+    // The planner's one plan, `kernel` for every executor and fixer call, and the summarizer's one lesson.
+    static ScriptedLlmServer::Handler onePlanOneKernel(const QString &kernel)
+    {
+        return [kernel](const ScriptedLlmServer::Request &r) {
+            switch (roleOf(r)) {
+            case AgentRole::Planner:
+                return ScriptedLlmServer::completion(planReply());
+            case AgentRole::Summarizer:
+                return ScriptedLlmServer::completion(summaryReply());
+            default:
+                return ScriptedLlmServer::completion(fenced(kernel));
+            }
+        };
+    }
+
     struct Rig
     {
         ScriptedLlmServer server;
@@ -170,16 +185,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         Rig rig(dir.path(), m_prompts);
         QVERIFY(rig.store.open() && rig.memory.open());
-        rig.server.setHandler([this](const ScriptedLlmServer::Request &r) {
-            switch (roleOf(r)) {
-            case AgentRole::Planner:
-                return ScriptedLlmServer::completion(planReply());
-            case AgentRole::Summarizer:
-                return ScriptedLlmServer::completion(summaryReply());
-            default:
-                return ScriptedLlmServer::completion(fenced(m_fast));
-            }
-        });
+        rig.server.setHandler(onePlanOneKernel(m_fast));
         QSignalSpy done(rig.search, &BeamSearch::finished);
         QList<SearchEvent> events;
         connect(rig.search, &BeamSearch::event, this, [&events](const SearchEvent &e) { events << e; });
@@ -250,16 +256,7 @@ private Q_SLOTS:
         QVERIFY(rig.store.open() && rig.memory.open());
         const QString cheat =
             read(QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/core/search/silu_fixed_shape.py"));
-        rig.server.setHandler([&cheat](const ScriptedLlmServer::Request &r) {
-            switch (roleOf(r)) {
-            case AgentRole::Planner:
-                return ScriptedLlmServer::completion(planReply());
-            case AgentRole::Summarizer:
-                return ScriptedLlmServer::completion(summaryReply());
-            default:
-                return ScriptedLlmServer::completion(fenced(cheat));
-            }
-        });
+        rig.server.setHandler(onePlanOneKernel(cheat));
         QSignalSpy done(rig.search, &BeamSearch::finished);
         QList<SearchEvent> events;
         connect(rig.search, &BeamSearch::event, this, [&events](const SearchEvent &e) { events << e; });
@@ -305,16 +302,7 @@ private Q_SLOTS:
         seeded.experience.lesson = QStringLiteral("One activation instead of four instructions.");
         seeded.experience.speedup = 1.5;
         QVERIFY(rig.memory.add(seeded));
-        rig.server.setHandler([this](const ScriptedLlmServer::Request &r) {
-            switch (roleOf(r)) {
-            case AgentRole::Planner:
-                return ScriptedLlmServer::completion(planReply());
-            case AgentRole::Summarizer:
-                return ScriptedLlmServer::completion(summaryReply());
-            default:
-                return ScriptedLlmServer::completion(fenced(m_fast));
-            }
-        });
+        rig.server.setHandler(onePlanOneKernel(m_fast));
         QSignalSpy done(rig.search, &BeamSearch::finished);
         QVERIFY2(rig.search->start(task(), tiny(1, 1, 1, 2)), qPrintable(rig.search->lastError()));
         QVERIFY(done.wait(180000));
@@ -518,16 +506,7 @@ private Q_SLOTS:
         QCOMPARE(rig.server.requestCount(), 2); // the two planner calls of iteration 1, nothing after
 
         // The key fixed, Resume asks the refused calls again instead of replaying their failures.
-        rig.server.setHandler([this](const ScriptedLlmServer::Request &r) {
-            switch (roleOf(r)) {
-            case AgentRole::Planner:
-                return ScriptedLlmServer::completion(planReply());
-            case AgentRole::Summarizer:
-                return ScriptedLlmServer::completion(summaryReply());
-            default:
-                return ScriptedLlmServer::completion(fenced(m_fast));
-            }
-        });
+        rig.server.setHandler(onePlanOneKernel(m_fast));
         QSignalSpy again(rig.search, &BeamSearch::finished);
         QVERIFY2(rig.search->resume(session, tiny(1, 2, 1, 1)), qPrintable(rig.search->lastError()));
         QVERIFY(again.wait(120000));
