@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QStandardPaths>
 
 namespace {
 bool looksLikeDataRoot(const QString &dir)
@@ -43,6 +44,12 @@ QString DataPaths::promptsDir()
 QString DataPaths::rulesDir()
 {
     return QDir(dataRoot()).filePath(QStringLiteral("rules"));
+}
+
+QString DataPaths::userDataFile(const QString &name)
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
+        .filePath(QStringLiteral("AccelOpt/") + name);
 }
 
 QString DataPaths::recommendationsFile()

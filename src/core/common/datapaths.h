@@ -15,4 +15,7 @@ public:
     static QString rulesDir();
     // The recommendation rules over a profile (src/core/advice).
     static QString recommendationsFile();
+    // A file of the user's own data (hosts, sessions, memory) in ~/.local/share/AccelOpt, one folder for the
+    // workbench and the CLI alike, so each sees what the other did. (Qt's AppDataLocation is per program.)
+    static QString userDataFile(const QString &name);
 };

@@ -1,5 +1,6 @@
 #include "hosts/hostregistry.h"
 
+#include "common/datapaths.h"
 #include "common/jsontext.h"
 
 #include <QDir>
@@ -8,15 +9,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
-#include <QStandardPaths>
 
 QString HostRegistry::defaultPath()
 {
     const QString fromEnv = qEnvironmentVariable("ACCELOPT_HOSTS_FILE");
     if (!fromEnv.isEmpty())
         return fromEnv;
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
-        .filePath(QStringLiteral("hosts.json"));
+    return DataPaths::userDataFile(QStringLiteral("hosts.json"));
 }
 
 HostConfig HostRegistry::builtinLocal()

@@ -1,5 +1,6 @@
 #include "memory/experiencestore.h"
 
+#include "common/datapaths.h"
 #include "common/logcategories.h"
 #include "memory/experiencejson.h"
 #include "memory/ftsquery.h"
@@ -14,7 +15,6 @@
 #include <QRegularExpression>
 #include <QScopeGuard>
 #include <QSqlQuery>
-#include <QStandardPaths>
 
 namespace {
 const QString columns = QStringLiteral(
@@ -109,8 +109,7 @@ QString ExperienceStore::defaultPath()
     const QString fromEnv = qEnvironmentVariable("ACCELOPT_MEMORY_DB");
     if (!fromEnv.isEmpty())
         return fromEnv;
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
-        .filePath(QStringLiteral("memory.sqlite"));
+    return DataPaths::userDataFile(QStringLiteral("memory.sqlite"));
 }
 
 ExperienceStore::ExperienceStore(const QString &path)

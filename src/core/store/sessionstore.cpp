@@ -1,5 +1,6 @@
 #include "store/sessionstore.h"
 
+#include "common/datapaths.h"
 #include "common/logcategories.h"
 #include "model/kernelnormalizer.h"
 #include "store/statement.h"
@@ -8,7 +9,6 @@
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QStandardPaths>
 #include <QUuid>
 
 namespace {
@@ -146,8 +146,7 @@ QString SessionStore::defaultPath()
     const QString fromEnv = qEnvironmentVariable("ACCELOPT_WORKSPACE_DB");
     if (!fromEnv.isEmpty())
         return fromEnv;
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
-        .filePath(QStringLiteral("workspace.sqlite"));
+    return DataPaths::userDataFile(QStringLiteral("workspace.sqlite"));
 }
 
 SessionStore::SessionStore(const QString &path) : m_path(path), m_db(WorkspaceSchema::schema()) {}

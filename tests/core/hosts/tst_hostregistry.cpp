@@ -1,6 +1,10 @@
 #include "hosts/hostregistry.h"
+#include "memory/experiencestore.h"
+#include "store/sessionstore.h"
 
+#include <QCoreApplication>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTemporaryDir>
@@ -33,6 +37,26 @@ class TestHostRegistry : public QObject
     }
 
 private Q_SLOTS:
+    void theWorkbenchAndTheCliShareTheUsersData()
+    {
+        // Qt names a program's data folder after the program; hosts, sessions and memory must not be split
+        // between `accelopt` and `accelopt-workbench`.
+        for (const char *name : {"ACCELOPT_HOSTS_FILE", "ACCELOPT_WORKSPACE_DB", "ACCELOPT_MEMORY_DB"})
+            qunsetenv(name);
+        const QString before = QCoreApplication::applicationName();
+        QCoreApplication::setApplicationName(QStringLiteral("accelopt"));
+        const QStringList cli{HostRegistry::defaultPath(), SessionStore::defaultPath(),
+                              ExperienceStore::defaultPath()};
+        QCoreApplication::setApplicationName(QStringLiteral("AccelOpt Workbench"));
+        const QStringList gui{HostRegistry::defaultPath(), SessionStore::defaultPath(),
+                              ExperienceStore::defaultPath()};
+        QCoreApplication::setApplicationName(before);
+        QCOMPARE(gui, cli);
+        QCOMPARE(QFileInfo(cli.at(1)).dir(), QFileInfo(cli.at(0)).dir());
+        QCOMPARE(QFileInfo(cli.at(2)).dir(), QFileInfo(cli.at(0)).dir());
+        QCOMPARE(QFileInfo(cli.at(0)).dir().dirName(), QStringLiteral("AccelOpt"));
+    }
+
     void malformedFileIsRefusedAndKept_data()
     {
         QTest::addColumn<QByteArray>("content");
@@ -43,34 +67,46 @@ private Q_SLOTS:
         QTest::newRow("number") << QByteArray("42") << "not valid JSON";
         QTest::newRow("no version") << QByteArray(json("{'hosts': []}")) << "has version (none)";
         QTest::newRow("version 2") << QByteArray(json("{'version': 2, 'hosts': []}")) << "has version 2";
-        QTest::newRow("version 1.5") << QByteArray(json("{'version': 1.5, 'hosts': []}")) << "has version 1.5";
-        QTest::newRow("version string") << QByteArray(json("{'version': '1', 'hosts': []}")) << "has version \"1\"";
-        QTest::newRow("hosts object") << QByteArray(json("{'version': 1, 'hosts': {'a': 1}}"))
-                                      << "\"hosts\" must be an array";
-        QTest::newRow("hosts string") << QByteArray(json("{'version': 1, 'hosts': 'none'}"))
-                                      << "\"hosts\" must be an array";
-        QTest::newRow("entry number") << QByteArray(json("{'version': 1, 'hosts': [1]}")) << "entry 1: a host entry must be an object";
+        QTest::newRow("version 1.5") << QByteArray(json("{'version': 1.5, 'hosts': []}"))
+                                     << "has version 1.5";
+        QTest::newRow("version string")
+            << QByteArray(json("{'version': '1', 'hosts': []}")) << "has version \"1\"";
+        QTest::newRow("hosts object")
+            << QByteArray(json("{'version': 1, 'hosts': {'a': 1}}")) << "\"hosts\" must be an array";
+        QTest::newRow("hosts string")
+            << QByteArray(json("{'version': 1, 'hosts': 'none'}")) << "\"hosts\" must be an array";
+        QTest::newRow("entry number")
+            << QByteArray(json("{'version': 1, 'hosts': [1]}")) << "entry 1: a host entry must be an object";
         QTest::newRow("entry local") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'local'}]}"))
                                      << "built-in host's name";
-        QTest::newRow("duplicate") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', ") + ssh + json("}, {'name': 'a', ") + ssh + "}]}")
+        QTest::newRow("duplicate") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', ") + ssh +
+                                                 json("}, {'name': 'a', ") + ssh + "}]}")
                                    << "a second host named 'a'";
-        QTest::newRow("slots string") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'slots': '4'}]}"))
-                                      << "'slots' must be a whole number, not \"4\"";
-        QTest::newRow("slots fraction") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'slots': 1.5}]}"))
-                                        << "'slots' must be a whole number";
-        QTest::newRow("port string") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'port': '22', ") + ssh + "}]}")
-                                     << "'port' must be a whole number";
-        QTest::newRow("env array") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'env': ['X=1']}]}"))
+        QTest::newRow("slots string")
+            << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'slots': '4'}]}"))
+            << "'slots' must be a whole number, not \"4\"";
+        QTest::newRow("slots fraction")
+            << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'slots': 1.5}]}"))
+            << "'slots' must be a whole number";
+        QTest::newRow("port string")
+            << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'port': '22', ") + ssh + "}]}")
+            << "'port' must be a whole number";
+        QTest::newRow("env array") << QByteArray(
+                                          json("{'version': 1, 'hosts': [{'name': 'a', 'env': ['X=1']}]}"))
                                    << "'env' must be an object";
-        QTest::newRow("env number") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'env': {'X': 1}}]}"))
+        QTest::newRow("env number") << QByteArray(
+                                           json("{'version': 1, 'hosts': [{'name': 'a', 'env': {'X': 1}}]}"))
                                     << "'env' must be an object";
         QTest::newRow("name number") << QByteArray(json("{'version': 1, 'hosts': [{'name': 7}]}"))
                                      << "'name' must be a string";
-        QTest::newRow("python null") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'python': null}]}"))
+        QTest::newRow("python null") << QByteArray(
+                                            json("{'version': 1, 'hosts': [{'name': 'a', 'python': null}]}"))
                                      << "'python' must be a string";
-        QTest::newRow("ssh without host") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'kind': 'ssh'}]}"))
-                                          << "needs ssh_host";
-        QTest::newRow("bad target") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'target': 'trn9'}]}"))
+        QTest::newRow("ssh without host")
+            << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'kind': 'ssh'}]}"))
+            << "needs ssh_host";
+        QTest::newRow("bad target") << QByteArray(
+                                           json("{'version': 1, 'hosts': [{'name': 'a', 'target': 'trn9'}]}"))
                                     << "target must be";
     }
 
