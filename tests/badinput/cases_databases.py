@@ -131,12 +131,7 @@ CASES = [
               timeout=30),
     c("optimize-memory-damaged", ["optimize", "--task", "silu"], 1,
       "accelopt optimize: cannot open the optimization memory: ", NOT_MEMORY, "--no-memory",
-      files={MEM: TEXT}, creates=(r"state/workspace\.sqlite",), absent=(MEM + "-wal",),
-      xfail="`accelopt optimize` with a damaged memory says '... (run without the memory to go on without it)' but "
-            "not how: the CLI's way is --no-memory, which the message should name"),
+      files={MEM: TEXT}, creates=(r"state/workspace\.sqlite",), absent=(MEM + "-wal",)),
     c("optimize-refused-creates-no-database", ["optimize", "--task", "silu"], 1, "no model endpoints are configured",
-      absent=(WS, MEM),
-      xfail="`accelopt optimize --task silu` refused for its LLM settings (no endpoints, or any llm.json problem) "
-            "first creates workspace.sqlite and memory.sqlite; the LLM settings should be checked before any "
-            "database is created, so a refused command leaves nothing behind"),
+      absent=(WS, MEM)),
 ]
