@@ -85,14 +85,9 @@ CASES = [
             "the folder is read-only (WAL needs its side files); it should list it (open it read-only) or at "
             "least say the folder is not writable"),
     c("memory-list-missing-path", ["memory", "list", "--memory", "{work}/typo/memory.sqlite"], 0, "the memory is empty",
-      stream="out", quiet_stdout=False, absent=("work/typo",),
-      xfail="`accelopt memory list --memory DIR/typo/memory.sqlite` creates the folder DIR/typo and an empty memory "
-            "database in it (mkpath, even /nonexistent as root); listing must not create anything: say there is no "
-            "memory database at that path, as `accelopt sessions list` does for a workspace"),
+      stream="out", quiet_stdout=False, absent=("work/typo",)),
     c("memory-export-missing-path", ["memory", "export", "--memory", "{work}/none.sqlite"], 0, stream="out",
-      quiet_stdout=False, absent=("work/none.sqlite",),
-      xfail="`accelopt memory export --memory DIR/none.sqlite` creates an empty memory database to export it; an "
-            "export must not create the database it reads"),
+      quiet_stdout=False, absent=("work/none.sqlite",)),
     memory("memory-error-said-once", ["list"], FOREIGN, NOT_MEMORY,
            regex=r"\A(?![\s\S]*^accelopt\.memory: )",
            xfail="every refused database prints its message twice on stderr: once as the log line 'accelopt.memory: "

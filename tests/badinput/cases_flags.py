@@ -267,9 +267,7 @@ CASES = [
     c("hosts-check-no-name", ["hosts", "check"], 2, "give one host name"),
     c("hosts-check-unknown", ["hosts", "check", "nosuch"], 2, "no host named 'nosuch'"),
 
-    c("memory-no-subcommand", ["memory"], 2, "list", "import",
-      xfail="`accelopt memory` (no subcommand) prints its usage on stdout and exits 2; a usage error's text "
-            "belongs on stderr"),
+    c("memory-no-subcommand", ["memory"], 2, "list", "import"),
     c("memory-unknown-subcommand", ["memory", "frob"], 2, "unknown subcommand 'frob'"),
     c("memory-show-no-id", ["memory", "show"], 2, "give one experience id", "accelopt memory list"),
     c("memory-show-word-id", ["memory", "show", "abc"], 2, "give one experience id"),
@@ -280,12 +278,8 @@ CASES = [
     c("memory-search-no-words", ["memory", "search"], 2, "give the words to search for"),
     c("memory-import-no-file", ["memory", "import"], 2, "give one file to import"),
     c("memory-import-two-files", ["memory", "import", "a.json", "b.json"], 2, "give one file to import"),
-    c("memory-list-limit-word", ["memory", "list", "--limit", "abc"], 2, "--limit", absent=NO_MEMORY,
-      xfail="`accelopt memory list --limit abc` ignores the bad limit, creates memory.sqlite and exits 0; it "
-            "should be refused (exit 2, --limit wants a whole number)"),
-    c("memory-list-extra-argument", ["memory", "list", "extra"], 2, "extra", absent=NO_MEMORY,
-      xfail="`accelopt memory list extra` ignores the stray argument (creating memory.sqlite) and exits 0; it "
-            "should be refused (exit 2)"),
+    c("memory-list-limit-word", ["memory", "list", "--limit", "abc"], 2, "--limit", absent=NO_MEMORY),
+    c("memory-list-extra-argument", ["memory", "list", "extra"], 2, "extra", absent=NO_MEMORY),
     c("memory-list-unknown-option", ["memory", "list", "--everything"], 2, "Unknown option 'everything'"),
 
     c("sessions-no-subcommand", ["sessions"], 2, "list", "show",
