@@ -70,9 +70,7 @@ CASES = [
     listed("auth-typo", endpoint(auth="headr"), "auth", "headr"),
     listed("price-string", doc(prices={"m": {"input_per_mtok": "3", "output_per_mtok": 15}}), "input_per_mtok", "\"3\""),
     listed("price-negative", doc(prices={"m": {"input_per_mtok": -3, "output_per_mtok": 15}}), "input_per_mtok"),
-    c("config-option-missing", ["models", "list", "--config", "{work}/llm.json"], 2, "{work}/llm.json",
-      xfail="`accelopt models list --config FILE` with FILE missing prints 'No endpoints yet' and exits 0; a file "
-            "given by name that does not exist is a usage error (exit 2), as optimize --llm-config says"),
+    c("config-option-missing", ["models", "list", "--config", "{work}/llm.json"], 2, "{work}/llm.json"),
     c("test-config-unreadable", ["models", "test", "--config", "{work}/llm.json"], 1, "{work}/llm.json is not "
                                                                                      "valid JSON",
       files={"work/llm.json": "{"}, quiet_stdout=True),
