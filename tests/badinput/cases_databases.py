@@ -119,9 +119,7 @@ CASES = [
       files={"state/m.sqlite": SeededMemory()}),
     workspace("workspace-hollow-schema", ["sessions", "list"], WORKSPACE_HOLLOW, NOT_WORKSPACE, REFUSED),
     workspace("workspace-compare-damaged", ["compare", "abcd", "{silu}"], Damaged("pages", WORKSPACE_APP_ID),
-              NOT_WORKSPACE,
-              xfail="`accelopt compare abcd K.py` with a damaged workspace database exits 2 (usage); the database "
-                    "being damaged is no usage error: exit 1, as sessions, export and resume do"),
+              NOT_WORKSPACE),
     workspace("workspace-fifo", ["sessions", "list"], Fifo(), "{state}/workspace.sqlite", "not a regular file",
               timeout=30),
     c("optimize-memory-damaged", ["optimize", "--task", "silu"], 1,
