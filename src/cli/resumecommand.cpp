@@ -54,7 +54,8 @@ int ResumeCommand::run(const QStringList &arguments)
     // Resuming must not create a workspace as a side effect.
     if (const QString path = SessionStore::defaultPath(); !QFileInfo::exists(path)) {
         err << "accelopt resume: no workspace database at " << QDir::toNativeSeparators(path)
-            << ", so there is no session to resume; see 'accelopt sessions list'\n";
+            << ", so there is no session '" << parser.positionalArguments().first()
+            << "' to resume; see 'accelopt sessions list'\n";
         return 1;
     }
     std::optional<SearchConfig> config;
