@@ -70,6 +70,12 @@ private Q_SLOTS:
                                      << "'python' must be a string";
         QTest::newRow("ssh without host") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'kind': 'ssh'}]}"))
                                           << "needs ssh_host";
+        // ssh_host goes on ssh's command line: an option there runs a command.
+        QTest::newRow("ssh host option") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'kind': 'ssh', "
+                                                            "'ssh_host': '-oProxyCommand=x'}]}"))
+                                         << "ssh_host '-oProxyCommand=x' must not start with '-'";
+        QTest::newRow("ssh user space") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'user': 'a b', ") + ssh + "}]}")
+                                        << "user 'a b' must not start with '-' or hold spaces";
         QTest::newRow("bad target") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'target': 'trn9'}]}"))
                                     << "target must be";
     }
