@@ -6,6 +6,7 @@
 #include "resulttable.h"
 
 #include <QCommandLineParser>
+#include <QDir>
 #include <QFileInfo>
 #include <QTextStream>
 
@@ -52,11 +53,15 @@ int BenchCommand::run(const QStringList &arguments)
     QString error;
     if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")),
                                   parser.value(QStringLiteral("dataset")), item.request.task, error) ||
-        !EvalBatch::applyOptions(parser, item.request, error)) {
+        !EvalBatch::applyOptions(parser, item.request, error) || !EvalBatch::hostKnown(parser, error)) {
         err << "accelopt bench: " << error << "\n";
         return 2;
     }
     const QString tracePath = parser.value(QStringLiteral("trace"));
+    if (tracePath.isEmpty() && parser.isSet(QStringLiteral("trace-cap"))) { // it was ignored without a word
+        err << "accelopt bench: --trace-cap limits the --trace file; give --trace FILE too\n";
+        return 2;
+    }
     if (!tracePath.isEmpty()) {
         bool ok = false;
         item.request.timelineCap = parser.value(QStringLiteral("trace-cap")).toInt(&ok);
@@ -67,6 +72,11 @@ int BenchCommand::run(const QStringList &arguments)
         if (const QFileInfo dir(QFileInfo(tracePath).absolutePath()); !dir.isDir()) {
             err << "accelopt bench: --trace " << tracePath << ": the folder " << dir.filePath()
                 << " does not exist\n";
+            return 2;
+        }
+        if (QFileInfo(tracePath).isDir()) { // found only after the evaluation, when writing
+            err << "accelopt bench: --trace " << tracePath << " is a folder; give a file name, e.g. "
+                << QDir(tracePath).filePath(QStringLiteral("trace.json")) << "\n";
             return 2;
         }
     }

@@ -28,8 +28,11 @@ struct Side
     std::optional<Evaluation> evaluation;
 };
 
-bool resolve(const QString &arg, std::optional<SessionStore> &store, Side &side, QString &error)
+// False with `error` and the exit `status`: 2 for an argument that names nothing, 1 for a workspace database
+// that cannot be opened (no usage error: the command line is fine).
+bool resolve(const QString &arg, std::optional<SessionStore> &store, Side &side, QString &error, int &status)
 {
+    status = 2;
     if (QFileInfo::exists(arg)) {
         const KernelFile::ReadResult file = KernelFile::read(arg);
         if (!file.ok) {
@@ -52,6 +55,7 @@ bool resolve(const QString &arg, std::optional<SessionStore> &store, Side &side,
         if (!store->open()) {
             error = store->lastError();
             store.reset();
+            status = 1;
             return false;
         }
     }
@@ -125,9 +129,9 @@ int CompareCommand::run(const QStringList &arguments)
     Side sides[2];
     QString error;
     for (int i = 0; i < 2; ++i)
-        if (!resolve(parser.positionalArguments().at(i), store, sides[i], error)) {
+        if (int status = 2; !resolve(parser.positionalArguments().at(i), store, sides[i], error, status)) {
             err << "accelopt compare: " << error << "\n";
-            return 2;
+            return status;
         }
 
     // Files get their evaluations from a host when the task is known; candidates keep the ones they have.

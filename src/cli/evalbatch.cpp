@@ -5,6 +5,7 @@
 #include "hostchoice.h"
 #include "hosts/host.h"
 #include "hosts/hostpool.h"
+#include "hosts/hostregistry.h"
 #include "model/targets.h"
 
 #include <QCommandLineParser>
@@ -74,6 +75,12 @@ bool EvalBatch::applyOptions(const QCommandLineParser &parser, EvalRequest &requ
     request.timingOnly = parser.isSet(QStringLiteral("timing-only"));
     request.seeds.clear();
     if (parser.isSet(QStringLiteral("seeds"))) {
+        // No seed at all was read as "fresh random ones", the default: say so instead of running.
+        if (parser.value(QStringLiteral("seeds")).split(u',', Qt::SkipEmptyParts).isEmpty()) {
+            error = QStringLiteral("--seeds names no seed; give whole numbers separated by commas (e.g. "
+                                   "1,2,3), or leave --seeds out for fresh random ones");
+            return false;
+        }
         for (const QString &part : parser.value(QStringLiteral("seeds")).split(u',', Qt::SkipEmptyParts)) {
             const int seed = part.trimmed().toInt(&ok);
             if (!ok || seed < 0) {
@@ -114,8 +121,29 @@ bool EvalBatch::taskReference(const QString &task, const QString &dataset, QJson
         out = {{QStringLiteral("dir"), QFileInfo(task).absoluteFilePath()}};
         return true;
     }
+    // An unknown name is a usage error found before anything runs, as for optimize and suite, not an
+    // infra_error row from a runner started for nothing.
+    if (const QString tasks = DataPaths::tasksDir(); !QFileInfo(QDir(tasks).filePath(task)).isDir()) {
+        error =
+            QStringLiteral("no task '%1' in %2; see 'accelopt suite --help' for the task names, or pass a "
+                           "task folder")
+                .arg(task, tasks);
+        return false;
+    }
     out = {{QStringLiteral("name"), task}};
     return true;
+}
+
+bool EvalBatch::hostKnown(const QCommandLineParser &parser, QString &error)
+{
+    HostRegistry registry;
+    HostConfig config;
+    QString unreadable;
+    const QString name = parser.value(QStringLiteral("host"));
+    if (!registry.load(unreadable) || registry.find(name, config))
+        return true;
+    error = QStringLiteral("no host named '%1'; see 'accelopt hosts list'").arg(name);
+    return false;
 }
 
 QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<Item> &items, QString &error,

@@ -44,7 +44,8 @@ int HostsCommand::run(const QStringList &arguments)
     if (sub == QStringLiteral("check"))
         return check(rest);
     if (sub.isEmpty() || sub == QStringLiteral("--help") || sub == QStringLiteral("-h")) {
-        QTextStream(stdout)
+        // Asked for, the usage is the output; without a subcommand it is a usage error's text.
+        QTextStream(sub.isEmpty() ? stderr : stdout)
             << "Usage: accelopt hosts list|add|check|remove ...\n"
                "  list [--json]                 the hosts, the built-in 'local' first\n"
                "  add NAME --ssh HOST [options] add or replace an SSH host (see add --help)\n"
@@ -69,6 +70,11 @@ int HostsCommand::list(const QStringList &arguments)
     int status = 0;
     if (!parseOrFail(parser, QStringLiteral("list"), arguments, status))
         return status;
+    if (!parser.positionalArguments().isEmpty()) {
+        SubcommandParser::err() << "accelopt hosts list: unexpected argument '"
+                                << parser.positionalArguments().first() << "'\n";
+        return 2;
+    }
     HostRegistry registry;
     QString error;
     if (!registry.load(error)) {
@@ -220,6 +226,10 @@ int HostsCommand::add(const QStringList &arguments)
         SubcommandParser::err() << "accelopt hosts add: " << error << "\n";
         return 2;
     }
+    if (config.name == QStringLiteral("local")) { // a name that cannot be, like any other invalid name
+        SubcommandParser::err() << "accelopt hosts add: 'local' is the built-in host; choose another name\n";
+        return 2;
+    }
     if (!registry.load(error) || !registry.add(config, error) || !registry.save(error)) {
         SubcommandParser::err() << "accelopt hosts add: " << error << "\n";
         return 1;
@@ -242,8 +252,17 @@ int HostsCommand::remove(const QStringList &arguments)
     }
     HostRegistry registry;
     QString error;
-    if (!registry.load(error) || !registry.remove(parser.positionalArguments().first(), error) ||
-        !registry.save(error)) {
+    if (!registry.load(error)) {
+        SubcommandParser::err() << "accelopt hosts remove: " << error << "\n";
+        return 1;
+    }
+    // An unknown name is a usage error, as for `accelopt hosts check` ('local' is known, and cannot go).
+    if (HostConfig known; !registry.find(parser.positionalArguments().first(), known)) {
+        SubcommandParser::err() << "accelopt hosts remove: no host named '"
+                                << parser.positionalArguments().first() << "'; see 'accelopt hosts list'\n";
+        return 2;
+    }
+    if (!registry.remove(parser.positionalArguments().first(), error) || !registry.save(error)) {
         SubcommandParser::err() << "accelopt hosts remove: " << error << "\n";
         return 1;
     }

@@ -1,12 +1,15 @@
 #include "memorycommand.h"
 
+#include "common/regularfile.h"
 #include "memory/experiencejson.h"
 #include "memory/experiencestore.h"
 
 #include "subcommandparser.h"
 
 #include <QCommandLineParser>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
@@ -97,7 +100,8 @@ int MemoryCommand::run(const QStringList &arguments)
     if (sub == QStringLiteral("import"))
         return importFrom(rest);
     if (sub.isEmpty() || sub == QStringLiteral("--help") || sub == QStringLiteral("-h")) {
-        QTextStream(stdout)
+        // Asked for, the usage is the output; without a subcommand it is a usage error's text.
+        QTextStream(sub.isEmpty() ? stderr : stdout)
             << "Usage: accelopt memory list|search|show|pin|unpin|delete|export|import ...\n"
                "  list [--task T] [--json]     the experiences, pinned first, newest first, with how\n"
                "                               many plans were shown each and their hit rate (the share\n"
@@ -134,10 +138,34 @@ int MemoryCommand::list(const QString &sub, const QStringList &arguments)
         SubcommandParser::err() << "accelopt memory search: give the words to search for\n";
         return 2;
     }
-    ExperienceStore store(pathOf(parser));
+    if (sub == QStringLiteral("list") && !parser.positionalArguments().isEmpty()) {
+        SubcommandParser::err() << "accelopt memory list: unexpected argument '"
+                                << parser.positionalArguments().first()
+                                << "'; to search, use 'accelopt memory search WORDS'\n";
+        return 2;
+    }
+    bool limitOk = false;
+    const int limit = parser.value(QStringLiteral("limit")).toInt(&limitOk);
+    if (!limitOk || limit < 0) { // was read as 0, which is no limit
+        SubcommandParser::err() << "accelopt memory " << sub
+                                << ": --limit wants a whole number (0: no limit), not '"
+                                << parser.value(QStringLiteral("limit")) << "'\n";
+        return 2;
+    }
+    const QString path = pathOf(parser);
+    QTextStream out(stdout);
+    // Opening a missing memory would create its folder and an empty database: a read creates nothing.
+    if (!QFileInfo::exists(path)) {
+        if (parser.isSet(jsonOption))
+            out << "[]\n";
+        else
+            out << (sub == QStringLiteral("search") ? "no experience matches" : "the memory is empty")
+                << " (no memory database at " << QDir::toNativeSeparators(path) << ")\n";
+        return 0;
+    }
+    ExperienceStore store(path);
     if (!openOrFail(store, sub))
         return 1;
-    const int limit = parser.value(QStringLiteral("limit")).toInt();
     QList<ExperienceRecord> records =
         sub == QStringLiteral("search")
             ? store.search(parser.positionalArguments().join(u' '), limit > 0 ? limit : 100)
@@ -148,7 +176,6 @@ int MemoryCommand::list(const QString &sub, const QStringList &arguments)
     }
     if (limit > 0)
         records = records.mid(0, limit);
-    QTextStream out(stdout);
     if (parser.isSet(jsonOption)) {
         QJsonArray array;
         for (const ExperienceRecord &r : records)
@@ -241,10 +268,12 @@ int MemoryCommand::exportTo(const QStringList &arguments)
     int status = 0;
     if (!parseOrFail(parser, QStringLiteral("export"), arguments, status))
         return status;
-    ExperienceStore store(pathOf(parser));
-    if (!openOrFail(store, QStringLiteral("export")))
+    // A missing memory exports as an empty one: exporting must not create the database it reads.
+    const QString path = pathOf(parser);
+    ExperienceStore store(path);
+    if (QFileInfo::exists(path) && !openOrFail(store, QStringLiteral("export")))
         return 1;
-    const QJsonObject doc = store.exportJson();
+    const QJsonObject doc = store.database().isOpen() ? store.exportJson() : ExperienceJson::document({});
     const QByteArray bytes = QJsonDocument(doc).toJson(QJsonDocument::Indented);
     const QString file = parser.positionalArguments().value(0);
     if (file.isEmpty() || file == QStringLiteral("-")) {
@@ -278,6 +307,17 @@ int MemoryCommand::importFrom(const QStringList &arguments)
         return 2;
     }
     const QString file = parser.positionalArguments().first();
+    // A file named on the command line that is not there is a usage error, as for `accelopt bench`.
+    if (!QFileInfo::exists(file)) {
+        SubcommandParser::err() << "accelopt memory import: " << file
+                                << " does not exist; give a file written by 'accelopt memory export'\n";
+        return 2;
+    }
+    if (RegularFile::isSpecial(file)) {
+        SubcommandParser::err() << "accelopt memory import: " << RegularFile::refusal(file)
+                                << "; give a file written by 'accelopt memory export'\n";
+        return 1;
+    }
     QFile in(file);
     if (!in.open(QIODevice::ReadOnly)) {
         SubcommandParser::err() << "accelopt memory import: cannot read " << file << ": " << in.errorString()
@@ -289,10 +329,20 @@ int MemoryCommand::importFrom(const QStringList &arguments)
                                 << " is too large for a memory export\n";
         return 1;
     }
+    // Check the export before opening the memory: opening creates the database, and a refused import must
+    // leave nothing behind.
+    const QByteArray bytes = in.readAll();
+    QList<ExperienceRecord> records;
+    QString problem;
+    if (!ExperienceJson::parseDocument(bytes, records, problem)) {
+        SubcommandParser::err() << "accelopt memory import: " << file << ": " << problem << "\n";
+        return 1;
+    }
+    records.clear();
     ExperienceStore store(pathOf(parser));
     if (!openOrFail(store, QStringLiteral("import")))
         return 1;
-    const auto result = store.importJson(in.readAll());
+    const auto result = store.importJson(bytes);
     if (!result.ok) {
         SubcommandParser::err() << "accelopt memory import: " << file << ": " << result.error << "\n";
         return 1;

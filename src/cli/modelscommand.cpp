@@ -10,6 +10,7 @@
 
 #include <QCommandLineParser>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QTextStream>
 
 namespace {
@@ -38,13 +39,22 @@ bool parseOrFail(QCommandLineParser &parser, const QString &command, const QStri
     return true;
 }
 
-std::optional<LlmConfig> loadConfig(const QCommandLineParser &parser, QString *path)
+// `status` is the exit status when there is no config: 2 for a --config file that is not there, 1 else.
+std::optional<LlmConfig> loadConfig(const QCommandLineParser &parser, QString *path, int &status)
 {
     *path = parser.isSet(configOption) ? parser.value(configOption) : LlmConfig::defaultPath();
+    // A missing default file means no endpoints yet; a file named on the command line must be there.
+    if (parser.isSet(configOption) && !QFileInfo::exists(*path)) {
+        Console::err() << "accelopt models: " << *path
+                       << " does not exist; check the path given to --config\n";
+        status = 2;
+        return std::nullopt;
+    }
     QString error;
     auto config = LlmConfig::load(*path, &error);
     if (!config)
         Console::err() << "accelopt models: " << error << "\n";
+    status = 1;
     return config;
 }
 
@@ -69,11 +79,12 @@ int ModelsCommand::run(const QStringList &arguments)
     if (sub == QStringLiteral("list"))
         return list(arguments.mid(1));
     if (sub == QStringLiteral("presets"))
-        return presets();
+        return presets(arguments.mid(1));
     if (sub == QStringLiteral("test"))
         return test(arguments.mid(1));
     if (sub.isEmpty() || sub == QStringLiteral("--help") || sub == QStringLiteral("-h")) {
-        Console::out()
+        // Asked for, the usage is the output; without a subcommand it is a usage error's text.
+        (sub.isEmpty() ? Console::err() : Console::out())
             << "Usage: accelopt models list|presets|test ...\n"
                "  list [--config FILE]                      endpoints, role assignments and prices\n"
                "  presets                                   the server presets the Models dialog offers\n"
@@ -94,9 +105,9 @@ int ModelsCommand::list(const QStringList &arguments)
     if (!parseOrFail(parser, QStringLiteral("list"), arguments, status))
         return status;
     QString path;
-    const auto config = loadConfig(parser, &path);
+    const auto config = loadConfig(parser, &path, status);
     if (!config)
-        return 1;
+        return status;
     Console::out() << "Settings: " << path << "\n";
     if (config->endpoints.isEmpty())
         Console::out() << "No endpoints yet: add one in the workbench (Tools > Models…) or edit the file.\n";
@@ -127,8 +138,17 @@ int ModelsCommand::list(const QStringList &arguments)
     return 0;
 }
 
-int ModelsCommand::presets()
+int ModelsCommand::presets(const QStringList &arguments)
 {
+    QCommandLineParser parser;
+    int status = 0;
+    if (!parseOrFail(parser, QStringLiteral("presets"), arguments, status))
+        return status;
+    if (!parser.positionalArguments().isEmpty()) {
+        Console::err() << "accelopt models presets: unexpected argument '"
+                       << parser.positionalArguments().first() << "'\n";
+        return 2;
+    }
     for (const EndpointPreset &p : EndpointPresets::all())
         Console::out() << QStringLiteral("%1  %2\n    %3\n    %4\n")
                               .arg(p.id.leftJustified(10), p.label, p.endpoint.baseUrl, p.note);
@@ -148,10 +168,16 @@ int ModelsCommand::test(const QStringList &arguments)
     int status = 0;
     if (!parseOrFail(parser, QStringLiteral("test"), arguments, status))
         return status;
+    bool ok = false; // a usage error is said before the settings are read
+    const int attempts = parser.value(attemptsOption).toInt(&ok);
+    if (!ok || attempts < 1) {
+        Console::err() << "accelopt models test: --attempts wants a positive number\n";
+        return 2;
+    }
     QString path;
-    const auto config = loadConfig(parser, &path);
+    const auto config = loadConfig(parser, &path, status);
     if (!config)
-        return 1;
+        return status;
     QList<Endpoint> targets = config->endpoints;
     if (parser.isSet(endpointOption)) {
         const Endpoint *e = config->endpoint(parser.value(endpointOption));
@@ -166,12 +192,6 @@ int ModelsCommand::test(const QStringList &arguments)
     if (targets.isEmpty()) {
         Console::err() << "accelopt models test: no endpoints configured in " << path << "\n";
         return 1;
-    }
-    bool ok = false;
-    const int attempts = parser.value(attemptsOption).toInt(&ok);
-    if (!ok || attempts < 1) {
-        Console::err() << "accelopt models test: --attempts wants a positive number\n";
-        return 2;
     }
     int failures = 0;
     for (const Endpoint &e : targets)

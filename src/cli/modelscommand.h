@@ -19,7 +19,7 @@ public:
 
 private:
     int list(const QStringList &arguments);
-    int presets();
+    int presets(const QStringList &arguments);
     int test(const QStringList &arguments);
     static int testOne(const Endpoint &endpoint, const LlmConfig &config, int attempts);
 };

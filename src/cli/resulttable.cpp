@@ -33,8 +33,14 @@ void ResultTable::add(const QString &label, const Evaluation &e)
         m_warnings.append({label, warning});
     // A kernel the host's SDK refuses for its NKI generation: the whole message says how to port it, and the
     // table's column shows only its start.
-    if (e.raw.value(QStringLiteral("port")).isObject() && !e.error.isEmpty())
+    const bool portError = e.raw.value(QStringLiteral("port")).isObject() && !e.error.isEmpty();
+    if (portError)
         m_warnings.append({label, e.error});
+    // Any other error whose first line the column cuts short is said whole after the table: its end says
+    // what is allowed and what to do.
+    const QString firstLine = e.error.section(u'\n', 0, 0);
+    if (!m_json && !portError && firstLine.size() > 100)
+        m_errors.append({label, firstLine});
     if (m_json) {
         out << QJsonDocument(e.summaryJson(label)).toJson(QJsonDocument::Compact) << "\n";
     } else {
@@ -48,7 +54,7 @@ void ResultTable::add(const QString &label, const Evaluation &e)
         out << row(label, e.statusName(), correct,
                    e.l2RelErr ? QString::number(*e.l2RelErr, 'e', 2) : QStringLiteral("-"),
                    cell(e.latencyMeanMs, 3), cell(e.percentOfPeak, 1), e.bound.isEmpty() ? QStringLiteral("-") : e.bound,
-                   e.error.section(u'\n', 0, 0).left(100));
+                   firstLine.left(100));
     }
     out.flush();
 }
@@ -60,6 +66,9 @@ void ResultTable::finish()
     QTextStream &out = Console::out();
     for (const auto &[label, warning] : std::as_const(m_warnings))
         out << "warning: " << label << ": " << warning << "\n";
+    for (const auto &[label, error] : std::as_const(m_errors))
+        out << "error: " << label << ": " << error << "\n";
     out.flush();
     m_warnings.clear();
+    m_errors.clear();
 }

@@ -8,7 +8,7 @@
 
 // Prints evaluation results as they finish, one row (or one JSON line) each, flushed at once: a suite cut
 // short by Ctrl+C keeps every row it finished. The table's header comes with the first row; the runner's
-// warnings come after the last, so the columns stay aligned.
+// warnings, and the errors too long for their column, come after the last, so the columns stay aligned.
 class ResultTable
 {
 public:
@@ -20,4 +20,5 @@ private:
     bool m_json;
     bool m_headerPrinted = false;
     QList<QPair<QString, QString>> m_warnings; // label, warning
+    QList<QPair<QString, QString>> m_errors;   // label, an error line the column cut short
 };

@@ -5,6 +5,8 @@
 #include "store/sessionstore.h"
 
 #include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
 #include <QTextStream>
 
 int ResumeCommand::run(const QStringList &arguments)
@@ -38,6 +40,23 @@ int ResumeCommand::run(const QStringList &arguments)
     if (!SearchConsole::readOptions(parser, options, error)) {
         err << "accelopt resume: " << error << "\n";
         return 2;
+    }
+    // The options alone, over the defaults: a bad one is a usage error, said before the session is looked up.
+    // Every check is of one field, so an option the defaults accept the session's settings accept too.
+    {
+        SearchConfig defaults;
+        bool changed = false;
+        if (!SearchOptions::apply(parser, defaults, changed, error)) {
+            err << "accelopt resume: " << error << "\n";
+            return 2;
+        }
+    }
+    // Resuming must not create a workspace as a side effect.
+    if (const QString path = SessionStore::defaultPath(); !QFileInfo::exists(path)) {
+        err << "accelopt resume: no workspace database at " << QDir::toNativeSeparators(path)
+            << ", so there is no session '" << parser.positionalArguments().first()
+            << "' to resume; see 'accelopt sessions list'\n";
+        return 1;
     }
     std::optional<SearchConfig> config;
     // The session's own settings are the base the options change; read them first.

@@ -56,7 +56,8 @@ int SessionsCommand::run(const QStringList &arguments)
     if (sub == QStringLiteral("show"))
         return show(arguments.mid(1));
     if (sub.isEmpty() || sub == QStringLiteral("--help") || sub == QStringLiteral("-h")) {
-        QTextStream(stdout)
+        // Asked for, the usage is the output; without a subcommand it is a usage error's text.
+        QTextStream(sub.isEmpty() ? stderr : stdout)
             << "Usage: accelopt sessions list|show ...\n"
                "  list [--json]          the sessions, newest first\n"
                "  show ID [--json]       one session: iterations, candidates by status, cost\n"

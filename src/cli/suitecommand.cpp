@@ -136,6 +136,10 @@ int SuiteCommand::run(const QStringList &arguments)
         items.append(item);
     }
     QString error;
+    if (!EvalBatch::hostKnown(parser, error)) {
+        err << "accelopt suite: " << error << "\n";
+        return 2;
+    }
     ResultTable table(parser.isSet(QStringLiteral("json")));
     const QList<Evaluation> results = EvalBatch::run(
         parser, items, error, [&](int i, const Evaluation &e) { table.add(items.at(i).label, e); });

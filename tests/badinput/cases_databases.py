@@ -65,19 +65,9 @@ CASES = [
     memory("memory-option-points-at-workspace", ["list", "--memory", "{state}/ws.sqlite"], SeededMemory(),
            "{state}/ws.sqlite is not an AccelOpt memory database", "it is an AccelOpt workspace database",
            files={"state/ws.sqlite": AS_WORKSPACE}),
-    memory("memory-fifo", ["list"], Fifo(), "{state}/memory.sqlite", "not a regular file", timeout=30,
-           xfail="`accelopt memory list` with memory.sqlite a FIFO hangs: DatabaseFileCheck::looksHealthy opens it "
-                 "with QFile and blocks until a writer comes; Database::open should refuse what is not a regular "
-                 "file (naming it) before opening anything"),
-    memory("memory-device", ["list"], Symlink("/dev/zero"), "{state}/memory.sqlite", "not a regular file",
-           xfail="`accelopt memory list` with memory.sqlite -> /dev/zero tries to create the schema in it and says "
-                 "'cannot upgrade the memory database ... to schema version 1 ...: disk I/O error Unable to fetch row "
-                 "(in: COMMIT); it stays at version 0'; it should say the path is a device, not a database file"),
-    memory("memory-hollow-schema", ["list"], MEMORY_HOLLOW, NOT_MEMORY, REFUSED,
-           xfail="`accelopt memory list` on a file with the memory application id and schema version 3 but no "
-                 "experiences table prints the raw SQL error 'no such table: experiences Unable to execute statement "
-                 "(in: SELECT e.id, ...)' without naming the file; it should say the file is damaged (tables "
-                 "missing), name it, and leave it untouched"),
+    memory("memory-fifo", ["list"], Fifo(), "{state}/memory.sqlite", "not a regular file", timeout=30),
+    memory("memory-device", ["list"], Symlink("/dev/zero"), "{state}/memory.sqlite", "not a regular file"),
+    memory("memory-hollow-schema", ["list"], MEMORY_HOLLOW, NOT_MEMORY, REFUSED),
     memory("memory-read-only-pin", ["pin", "1"], ReadOnly(SeededMemory()), "{state}/memory.sqlite", "read-only",
            xfail="`accelopt memory pin 1` on a read-only memory.sqlite says 'attempt to write a readonly database "
                  "Unable to fetch row (in: UPDATE experiences SET pinned ...)': no file named, no advice; and it "
@@ -95,14 +85,9 @@ CASES = [
             "the folder is read-only (WAL needs its side files); it should list it (open it read-only) or at "
             "least say the folder is not writable"),
     c("memory-list-missing-path", ["memory", "list", "--memory", "{work}/typo/memory.sqlite"], 0, "the memory is empty",
-      stream="out", quiet_stdout=False, absent=("work/typo",),
-      xfail="`accelopt memory list --memory DIR/typo/memory.sqlite` creates the folder DIR/typo and an empty memory "
-            "database in it (mkpath, even /nonexistent as root); listing must not create anything: say there is no "
-            "memory database at that path, as `accelopt sessions list` does for a workspace"),
+      stream="out", quiet_stdout=False, absent=("work/typo",)),
     c("memory-export-missing-path", ["memory", "export", "--memory", "{work}/none.sqlite"], 0, stream="out",
-      quiet_stdout=False, absent=("work/none.sqlite",),
-      xfail="`accelopt memory export --memory DIR/none.sqlite` creates an empty memory database to export it; an "
-            "export must not create the database it reads"),
+      quiet_stdout=False, absent=("work/none.sqlite",)),
     memory("memory-error-said-once", ["list"], FOREIGN, NOT_MEMORY,
            regex=r"\A(?![\s\S]*^accelopt\.memory: )",
            xfail="every refused database prints its message twice on stderr: once as the log line 'accelopt.memory: "
@@ -132,27 +117,14 @@ CASES = [
     c("workspace-db-option-is-a-memory", ["export", "abcd", "--to", "{work}/out", "--db", "{state}/m.sqlite"], 1,
       "{state}/m.sqlite is not an AccelOpt workspace database", "it is an AccelOpt memory database",
       files={"state/m.sqlite": SeededMemory()}),
-    workspace("workspace-hollow-schema", ["sessions", "list"], WORKSPACE_HOLLOW, NOT_WORKSPACE, REFUSED,
-              xfail="`accelopt sessions list` on a file with the workspace application id and schema version 5 but "
-                    "no sessions table prints 'no sessions yet' and exits 0, with the log line 'accelopt.store: no "
-                    "such table: sessions ...' on stderr: the error is swallowed. It should exit 1 saying the file is "
-                    "damaged (tables missing), naming it"),
+    workspace("workspace-hollow-schema", ["sessions", "list"], WORKSPACE_HOLLOW, NOT_WORKSPACE, REFUSED),
     workspace("workspace-compare-damaged", ["compare", "abcd", "{silu}"], Damaged("pages", WORKSPACE_APP_ID),
-              NOT_WORKSPACE,
-              xfail="`accelopt compare abcd K.py` with a damaged workspace database exits 2 (usage); the database "
-                    "being damaged is no usage error: exit 1, as sessions, export and resume do"),
+              NOT_WORKSPACE),
     workspace("workspace-fifo", ["sessions", "list"], Fifo(), "{state}/workspace.sqlite", "not a regular file",
-              timeout=30,
-              xfail="`accelopt sessions list` with workspace.sqlite a FIFO hangs (DatabaseFileCheck opens it and "
-                    "blocks); refuse what is not a regular file before opening it"),
+              timeout=30),
     c("optimize-memory-damaged", ["optimize", "--task", "silu"], 1,
       "accelopt optimize: cannot open the optimization memory: ", NOT_MEMORY, "--no-memory",
-      files={MEM: TEXT}, creates=(r"state/workspace\.sqlite",), absent=(MEM + "-wal",),
-      xfail="`accelopt optimize` with a damaged memory says '... (run without the memory to go on without it)' but "
-            "not how: the CLI's way is --no-memory, which the message should name"),
+      files={MEM: TEXT}, creates=(r"state/workspace\.sqlite",), absent=(MEM + "-wal",)),
     c("optimize-refused-creates-no-database", ["optimize", "--task", "silu"], 1, "no model endpoints are configured",
-      absent=(WS, MEM),
-      xfail="`accelopt optimize --task silu` refused for its LLM settings (no endpoints, or any llm.json problem) "
-            "first creates workspace.sqlite and memory.sqlite; the LLM settings should be checked before any "
-            "database is created, so a refused command leaves nothing behind"),
+      absent=(WS, MEM)),
 ]

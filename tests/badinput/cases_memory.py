@@ -100,21 +100,11 @@ CASES = [
              exit_=0, stream="out"),
 
     # ------------------------------------------------------------------------------- what the file is
-    imported("file-missing", None, "{work}/export.json", exit_=2,
-             xfail="`accelopt memory import missing.json` exits 1 ('cannot read ...: No such file or directory'); "
-                   "an input file named on the command line that does not exist is a usage error (exit 2), as "
-                   "`accelopt bench missing.py` says"),
+    imported("file-missing", None, "{work}/export.json", exit_=2),
     imported("file-folder", Dir(), "cannot read {work}/export.json", "directory"),
-    imported("file-fifo", Fifo(), "{work}/export.json", "not a regular file", timeout=30,
-             xfail="`accelopt memory import FIFO` opens the FIFO and blocks until a writer comes (hangs for ever); "
-                   "it should refuse what is not a regular file, naming it, without opening it"),
-    imported("file-device", Symlink("/dev/zero"), "{work}/export.json", "not a regular file", memory_limit_mb=384,
-             xfail="`accelopt memory import /dev/zero`: QFile::size() is 0 for a device, so the 256 MiB cap never "
-                   "fires, and readAll() reads zeros until memory runs out (std::bad_alloc, abort); it should refuse "
-                   "what is not a regular file"),
+    imported("file-fifo", Fifo(), "{work}/export.json", "not a regular file", timeout=30),
+    imported("file-device", Symlink("/dev/zero"), "{work}/export.json", "not a regular file", memory_limit_mb=384),
     c("refused-import-creates-no-database", ["memory", "import", "{work}/export.json", "--memory",
                                              "{work}/new.sqlite"], 1, "not valid JSON",
-      files={DOC: b"{"}, absent=("work/new.sqlite",), quiet_stdout=True,
-      xfail="`accelopt memory import BAD.json --memory NEW.sqlite` creates NEW.sqlite (an empty memory) although "
-            "it imports nothing: the export should be read and checked before the database is opened"),
+      files={DOC: b"{"}, absent=("work/new.sqlite",), quiet_stdout=True),
 ]

@@ -4,4 +4,5 @@ target_sources(accelopt_core PRIVATE
   common/jsontext.cpp common/jsontext.h
   common/logcategories.cpp common/logcategories.h
   common/loghub.cpp common/loghub.h
-  common/recentfiles.cpp common/recentfiles.h)
+  common/recentfiles.cpp common/recentfiles.h
+  common/regularfile.cpp common/regularfile.h)

@@ -165,19 +165,22 @@ bool HostConfig::fromJson(const QJsonObject &o, HostConfig &out, QString &error)
         error = QStringLiteral("host %1: slots x nodes must be at most 4096").arg(c.name);
         return false;
     }
-    // What goes on salloc's command line: a value that looks like an option would change its meaning.
+    c.sshHost = o.value(QStringLiteral("ssh_host")).toString();
+    c.user = o.value(QStringLiteral("user")).toString();
+    // What goes on salloc's and ssh's command lines: a value that looks like an option would change their
+    // meaning (ssh_host "-oProxyCommand=..." runs a command), and one with spaces is no host or account.
     for (const auto &[key, value] : {std::pair{"partition", c.partition},
                                      {"account", c.account},
                                      {"time_limit", c.timeLimit},
                                      {"gres", c.gres},
-                                     {"constraint", c.constraint}})
+                                     {"constraint", c.constraint},
+                                     {"ssh_host", c.sshHost},
+                                     {"user", c.user}})
         if (value.startsWith(u'-') || value.contains(QRegularExpression(QStringLiteral("\\s")))) {
             error = QStringLiteral("host %1: %2 '%3' must not start with '-' or hold spaces")
                         .arg(c.name, QLatin1String(key), value);
             return false;
         }
-    c.sshHost = o.value(QStringLiteral("ssh_host")).toString();
-    c.user = o.value(QStringLiteral("user")).toString();
     c.port = o.value(QStringLiteral("port")).toInt(0);
     if (c.port < 0 || c.port > 65535) {
         error = QStringLiteral("host %1: port %2 is out of range").arg(c.name).arg(c.port);

@@ -1,6 +1,7 @@
 #include "llm/llmconfig.h"
 
 #include "common/jsontext.h"
+#include "common/regularfile.h"
 
 #include <QDir>
 #include <QFile>
@@ -108,13 +109,66 @@ bool checkEndpoint(const QJsonValue &value, qsizetype index, QString &problem)
             return false;
         }
     }
+    // A word not known here was read as the default: key_source "envv" sent no key, auth "headr" a bearer
+    // token.
+    const auto oneOf = [&](const char *key, const QStringList &allowed) {
+        const QJsonValue v = o.value(QLatin1StringView(key));
+        if (v.isUndefined() || allowed.contains(v.toString()))
+            return true;
+        problem =
+            QStringLiteral("%1: '%2' must be one of %3, not %4")
+                .arg(who, QLatin1StringView(key), allowed.join(QStringLiteral(", ")), JsonText::compact(v));
+        return false;
+    };
+    return oneOf("key_source", {QStringLiteral("none"), QStringLiteral("env"), QStringLiteral("keychain")}) &&
+           oneOf("auth", {QStringLiteral("bearer"), QStringLiteral("header")});
+}
+
+// A price that is not a number was read as 0 and a negative one lowered the cost: either way --budget-usd
+// would never stop a search.
+bool checkPrices(const QJsonValue &value, QString &problem)
+{
+    if (value.isUndefined())
+        return true;
+    if (!value.isObject()) {
+        problem =
+            QStringLiteral("'prices' must be an object of models, not %1").arg(JsonText::compact(value));
+        return false;
+    }
+    const QJsonObject prices = value.toObject();
+    for (auto it = prices.begin(); it != prices.end(); ++it) {
+        if (!it.value().isObject()) {
+            problem = QStringLiteral("the price of '%1' must be an object, not %2")
+                          .arg(it.key(), JsonText::compact(it.value()));
+            return false;
+        }
+        const QJsonObject p = it.value().toObject();
+        for (const char *key : {"input_per_mtok", "output_per_mtok"}) {
+            const QJsonValue v = p.value(QLatin1StringView(key));
+            if (!v.isUndefined() && (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < 0)) {
+                problem =
+                    QStringLiteral("the price of '%1': '%2' must be a number of dollars, 0 or more, not %3")
+                        .arg(it.key(), QLatin1StringView(key), JsonText::compact(v));
+                return false;
+            }
+        }
+    }
     return true;
 }
 } // namespace
 
 std::optional<LlmConfig> LlmConfig::fromJson(const QJsonObject &o, QString *error)
 {
-    const int version = o.value(QStringLiteral("version")).toInt(0);
+    const QJsonValue versionValue = o.value(QStringLiteral("version"));
+    if (!versionValue.isUndefined() && !versionValue.isDouble()) { // "1" was read as version 0
+        if (error)
+            *error = QStringLiteral("unsupported LLM settings version %1: the version must be a number (this "
+                                    "build reads 1 to %2)")
+                         .arg(JsonText::compact(versionValue))
+                         .arg(formatVersion);
+        return std::nullopt;
+    }
+    const int version = versionValue.toInt(0);
     if (version < 1 || version > formatVersion) {
         if (error)
             *error = QStringLiteral("unsupported LLM settings version %1 (this build reads 1 to %2)")
@@ -138,6 +192,12 @@ std::optional<LlmConfig> LlmConfig::fromJson(const QJsonObject &o, QString *erro
             return std::nullopt;
         }
         c.endpoints.append(Endpoint::fromJson(list.at(i).toObject()));
+    }
+    QString problem;
+    if (!checkPrices(o.value(QStringLiteral("prices")), problem)) {
+        if (error)
+            *error = problem;
+        return std::nullopt;
     }
     c.roster = ModelRoster::fromJson(o.value(QStringLiteral("roles")).toObject());
     c.prices = PriceTable::fromJson(o.value(QStringLiteral("prices")).toObject());
@@ -164,6 +224,12 @@ std::optional<LlmConfig> LlmConfig::load(const QString &path, QString *error)
     QFile file(path);
     if (!file.exists())
         return LlmConfig{};
+    if (RegularFile::isSpecial(path)) { // a FIFO would block the open, a device never end the read
+        if (error)
+            *error = QStringLiteral("%1; replace it with the JSON settings file or remove it")
+                         .arg(RegularFile::refusal(path));
+        return std::nullopt;
+    }
     if (!file.open(QIODevice::ReadOnly)) {
         if (error)
             *error = QStringLiteral("cannot read %1: %2").arg(path, file.errorString());

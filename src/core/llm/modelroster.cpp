@@ -3,6 +3,8 @@
 #include <QJsonArray>
 #include <QRandomGenerator>
 
+#include <algorithm>
+
 void ModelRoster::assign(AgentRole role, const QList<Member> &members)
 {
     if (members.isEmpty())
@@ -40,6 +42,12 @@ QStringList ModelRoster::problems(const QStringList &knownEndpoints) const
         const QList<Member> list = members(role);
         if (list.isEmpty())
             out << QStringLiteral("no model is assigned to the %1").arg(AgentRoles::name(role));
+        // pick() never chooses a member of weight 0: a role whose weights are all 0 would wait for a model
+        // for ever once the search starts.
+        if (!list.isEmpty() &&
+            std::all_of(list.cbegin(), list.cend(), [](const Member &m) { return m.weight == 0; }))
+            out << QStringLiteral("the %1's weights are all 0; give at least one endpoint a weight above 0")
+                       .arg(AgentRoles::name(role));
         for (const Member &m : list) {
             if (!knownEndpoints.contains(m.endpoint))
                 out << QStringLiteral("the %1 uses endpoint '%2', which does not exist")

@@ -5,6 +5,7 @@ DatabaseSchema MemorySchema::schema()
     DatabaseSchema s;
     s.kind = QStringLiteral("memory");
     s.applicationId = DatabaseSchema::memoryApplicationId;
+    s.coreTables = {QStringLiteral("experiences")};
     s.steps.append(MigrationStep{
         1,
         QStringLiteral("experiences with a full-text index"),

@@ -63,9 +63,7 @@ KernelFile::ReadResult KernelFile::read(const QString &path)
     }
     const QFileInfo info(path);
     if (!info.exists()) {
-        result.error =
-            QStringLiteral("%1 does not exist. Check the path, or remove it from the recent files.")
-                .arg(path);
+        result.error = QStringLiteral("%1 does not exist. Check the path.").arg(path);
         return result;
     }
     if (info.isDir()) {

@@ -14,6 +14,7 @@
 #include "store/sessionlock.h"
 #include "store/sessionstore.h"
 
+#include <QFileInfo>
 #include <QPointer>
 
 struct OptimizationRun::Parts
@@ -71,22 +72,37 @@ bool OptimizationRun::prepare(const QString &hostName)
         m_ownStore = std::make_unique<SessionStore>();
         m_store = m_ownStore.get();
     }
-    if (!m_store->database().isOpen() && !m_store->open()) {
+    const auto openStore = [this] {
+        if (m_store->database().isOpen() || m_store->open())
+            return true;
         m_error = QStringLiteral("cannot open the workspace database: %1").arg(m_store->lastError());
         return false;
-    }
-    if (!m_options.useMemory) {
+    };
+    if (!m_options.useMemory)
         m_memory = nullptr;
-    } else if (!m_memory) {
+    else if (!m_memory)
         m_ownMemory = std::make_unique<ExperienceStore>();
+    const bool ownMemory = m_options.useMemory && !m_memory;
+    const auto openMemory = [this, ownMemory] {
+        if (!ownMemory || m_memory)
+            return true;
         if (!m_ownMemory->open()) {
-            m_error = QStringLiteral("cannot open the optimization memory: %1 (run without the memory to go "
-                                     "on without it)")
+            // Only accelopt gets here (the engine gives its own memory), so name its option.
+            m_error = QStringLiteral("cannot open the optimization memory: %1 (run with --no-memory to go on "
+                                     "without it)")
                           .arg(m_ownMemory->lastError());
             return false;
         }
         m_memory = m_ownMemory.get();
-    }
+        return true;
+    };
+    // Opening a database that is not there creates it: those wait until the LLM settings have passed, so a
+    // run refused for its settings leaves nothing behind. A database that exists is opened (or refused)
+    // first, as before.
+    if (QFileInfo::exists(m_store->path()) && !openStore())
+        return false;
+    if (ownMemory && QFileInfo::exists(m_ownMemory->path()) && !openMemory())
+        return false;
     const QString llmPath = m_options.llmConfig.isEmpty() ? LlmConfig::defaultPath() : m_options.llmConfig;
     const std::optional<LlmConfig> config = LlmConfig::load(llmPath, &m_error);
     if (!config)
@@ -97,6 +113,8 @@ bool OptimizationRun::prepare(const QString &hostName)
                       .arg(llmPath, problems.join(QStringLiteral("; ")));
         return false;
     }
+    if (!openStore() || !openMemory())
+        return false;
     m_parts->clients->setRecorder(m_store);
     if (!m_parts->prompts.load(DataPaths::promptsDir())) {
         m_error =

@@ -1,6 +1,7 @@
 #include "store/database.h"
 
 #include "common/logcategories.h"
+#include "common/regularfile.h"
 #include "store/databasefilecheck.h"
 #include "store/statement.h"
 
@@ -116,6 +117,12 @@ bool Database::open(const QString &path, QString &error)
         error = QStringLiteral("%1 is a folder, not a database file").arg(QDir::toNativeSeparators(path));
         return false;
     }
+    // Reading the header of a FIFO blocks until a writer comes; SQLite would try to write into a device.
+    if (RegularFile::isSpecial(path)) {
+        error = QStringLiteral("%1; it is no database file and was left untouched")
+                    .arg(RegularFile::refusal(path));
+        return false;
+    }
     if (info.exists() && !openFiles().contains(path)) { // open here already: it is healthy, and see OpenFiles
         QString problem;
         if (!DatabaseFileCheck::looksHealthy(path, problem)) {
@@ -176,6 +183,19 @@ bool Database::inspectExisting(QString &error)
                 value = q.value(0);
                 return true;
             };
+            // The first of the schema's core tables this file lacks; empty when it has them all.
+            const auto missingTable = [&q, this](int version) -> QString {
+                for (const QString &table : m_schema.coreTables) {
+                    if (version < 1)
+                        break;
+                    q.prepare(QStringLiteral(
+                        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"));
+                    q.addBindValue(table);
+                    if (!q.exec() || !q.next() || q.value(0).toInt() == 0)
+                        return table;
+                }
+                return {};
+            };
             QVariant check, appId, version, objects;
             if (!scalar(QStringLiteral("PRAGMA quick_check(1)"), check)) {
                 error = refusal(q.lastError().databaseText().isEmpty() ? q.lastError().text()
@@ -196,6 +216,11 @@ bool Database::inspectExisting(QString &error)
                             .arg(QDir::toNativeSeparators(m_path), m_schema.kind)
                             .arg(version.toInt())
                             .arg(m_schema.latestVersion());
+            } else if (const QString missing = missingTable(version.toInt()); !missing.isEmpty()) {
+                error =
+                    refusal(QStringLiteral("it is damaged (schema version %1, but its table '%2' is missing)")
+                                .arg(version.toInt())
+                                .arg(missing));
             } else {
                 ok = true;
             }

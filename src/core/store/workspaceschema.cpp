@@ -5,6 +5,7 @@ DatabaseSchema WorkspaceSchema::schema()
     DatabaseSchema s;
     s.kind = QStringLiteral("workspace");
     s.applicationId = DatabaseSchema::workspaceApplicationId;
+    s.coreTables = {QStringLiteral("sessions")};
     // Times are ISO 8601 UTC text with milliseconds: readable in any SQLite shell and sortable as text.
     s.steps.append(MigrationStep{
         1,

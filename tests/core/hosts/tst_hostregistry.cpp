@@ -67,46 +67,40 @@ private Q_SLOTS:
         QTest::newRow("number") << QByteArray("42") << "not valid JSON";
         QTest::newRow("no version") << QByteArray(json("{'hosts': []}")) << "has version (none)";
         QTest::newRow("version 2") << QByteArray(json("{'version': 2, 'hosts': []}")) << "has version 2";
-        QTest::newRow("version 1.5") << QByteArray(json("{'version': 1.5, 'hosts': []}"))
-                                     << "has version 1.5";
-        QTest::newRow("version string")
-            << QByteArray(json("{'version': '1', 'hosts': []}")) << "has version \"1\"";
-        QTest::newRow("hosts object")
-            << QByteArray(json("{'version': 1, 'hosts': {'a': 1}}")) << "\"hosts\" must be an array";
-        QTest::newRow("hosts string")
-            << QByteArray(json("{'version': 1, 'hosts': 'none'}")) << "\"hosts\" must be an array";
-        QTest::newRow("entry number")
-            << QByteArray(json("{'version': 1, 'hosts': [1]}")) << "entry 1: a host entry must be an object";
+        QTest::newRow("version 1.5") << QByteArray(json("{'version': 1.5, 'hosts': []}")) << "has version 1.5";
+        QTest::newRow("version string") << QByteArray(json("{'version': '1', 'hosts': []}")) << "has version \"1\"";
+        QTest::newRow("hosts object") << QByteArray(json("{'version': 1, 'hosts': {'a': 1}}"))
+                                      << "\"hosts\" must be an array";
+        QTest::newRow("hosts string") << QByteArray(json("{'version': 1, 'hosts': 'none'}"))
+                                      << "\"hosts\" must be an array";
+        QTest::newRow("entry number") << QByteArray(json("{'version': 1, 'hosts': [1]}")) << "entry 1: a host entry must be an object";
         QTest::newRow("entry local") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'local'}]}"))
                                      << "built-in host's name";
-        QTest::newRow("duplicate") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', ") + ssh +
-                                                 json("}, {'name': 'a', ") + ssh + "}]}")
+        QTest::newRow("duplicate") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', ") + ssh + json("}, {'name': 'a', ") + ssh + "}]}")
                                    << "a second host named 'a'";
-        QTest::newRow("slots string")
-            << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'slots': '4'}]}"))
-            << "'slots' must be a whole number, not \"4\"";
-        QTest::newRow("slots fraction")
-            << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'slots': 1.5}]}"))
-            << "'slots' must be a whole number";
-        QTest::newRow("port string")
-            << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'port': '22', ") + ssh + "}]}")
-            << "'port' must be a whole number";
-        QTest::newRow("env array") << QByteArray(
-                                          json("{'version': 1, 'hosts': [{'name': 'a', 'env': ['X=1']}]}"))
+        QTest::newRow("slots string") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'slots': '4'}]}"))
+                                      << "'slots' must be a whole number, not \"4\"";
+        QTest::newRow("slots fraction") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'slots': 1.5}]}"))
+                                        << "'slots' must be a whole number";
+        QTest::newRow("port string") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'port': '22', ") + ssh + "}]}")
+                                     << "'port' must be a whole number";
+        QTest::newRow("env array") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'env': ['X=1']}]}"))
                                    << "'env' must be an object";
-        QTest::newRow("env number") << QByteArray(
-                                           json("{'version': 1, 'hosts': [{'name': 'a', 'env': {'X': 1}}]}"))
+        QTest::newRow("env number") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'env': {'X': 1}}]}"))
                                     << "'env' must be an object";
         QTest::newRow("name number") << QByteArray(json("{'version': 1, 'hosts': [{'name': 7}]}"))
                                      << "'name' must be a string";
-        QTest::newRow("python null") << QByteArray(
-                                            json("{'version': 1, 'hosts': [{'name': 'a', 'python': null}]}"))
+        QTest::newRow("python null") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'python': null}]}"))
                                      << "'python' must be a string";
-        QTest::newRow("ssh without host")
-            << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'kind': 'ssh'}]}"))
-            << "needs ssh_host";
-        QTest::newRow("bad target") << QByteArray(
-                                           json("{'version': 1, 'hosts': [{'name': 'a', 'target': 'trn9'}]}"))
+        QTest::newRow("ssh without host") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'kind': 'ssh'}]}"))
+                                          << "needs ssh_host";
+        // ssh_host goes on ssh's command line: an option there runs a command.
+        QTest::newRow("ssh host option") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'kind': 'ssh', "
+                                                            "'ssh_host': '-oProxyCommand=x'}]}"))
+                                         << "ssh_host '-oProxyCommand=x' must not start with '-'";
+        QTest::newRow("ssh user space") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'user': 'a b', ") + ssh + "}]}")
+                                        << "user 'a b' must not start with '-' or hold spaces";
+        QTest::newRow("bad target") << QByteArray(json("{'version': 1, 'hosts': [{'name': 'a', 'target': 'trn9'}]}"))
                                     << "target must be";
     }
 

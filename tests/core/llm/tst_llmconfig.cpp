@@ -41,6 +41,14 @@ private Q_SLOTS:
         QTest::newRow("max_tokens") << endpoint(", 'max_tokens': 'lots'") << "'max_tokens' must be";
         QTest::newRow("model number") << endpoint(", 'extra': 1, 'reasoning_effort': 3") << "'reasoning_effort' must be a string";
         QTest::newRow("version 9") << json("{'version': 9}") << "unsupported LLM settings version 9";
+        // Read as a default without a word before: no key sent, a bearer token, $0 or negative costs, version 0.
+        QTest::newRow("key_source typo") << endpoint(", 'key_source': 'envv'") << "'key_source' must be one of none, env, keychain";
+        QTest::newRow("auth typo") << endpoint(", 'auth': 'headr'") << "'auth' must be one of bearer, header";
+        QTest::newRow("price string") << json("{'version': 1, 'prices': {'m': {'input_per_mtok': '3'}}}")
+                                      << "the price of 'm': 'input_per_mtok' must be a number";
+        QTest::newRow("price negative") << json("{'version': 1, 'prices': {'m': {'output_per_mtok': -1}}}")
+                                        << "'output_per_mtok' must be a number of dollars, 0 or more";
+        QTest::newRow("version string") << json("{'version': '1'}") << "the version must be a number";
     }
 
     void badFileIsRefused()
