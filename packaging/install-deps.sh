@@ -24,6 +24,10 @@ packages=(
   openssh-server openssh-client
   # SLURM host tests start a real one-node SLURM (munge, slurmctld, slurmd) on loopback
   munge slurmctld slurmd slurm-client
+  # the .deb and its test (label package): CPack's DEB generator runs dpkg-shlibdeps (dpkg-dev); the test
+  # checks the package with lintian, appstreamcli, desktop-file-validate and man, and installs it into a
+  # clean Debian root that mmdebstrap makes
+  dpkg-dev mmdebstrap lintian appstream desktop-file-utils man-db
 )
 
 missing=()
