@@ -125,7 +125,7 @@ def check_deb(deb, out):
                                 f"{tree}/usr/share/man/man1/{page}.1.gz >/dev/null"])
         if done.stdout.strip():
             raise SystemExit(f"package-test: FAILED: man {page} has warnings")
-    lint = run(["lintian", "--fail-on", "error", "--display-info", "--no-tag-display-limit", deb], check=False)
+    lint = run(["lintian", "--fail-on", "error", "--display-info", "--tag-display-limit", "0", deb], check=False)
     with open(os.path.join(out, "lintian.txt"), "w", encoding="utf-8") as f:
         f.write(lint.stdout)
     if lint.returncode != 0:
