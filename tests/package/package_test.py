@@ -2,8 +2,9 @@
 """The .deb, as a user meets it: built with CPack from a build tree, checked by lintian and the desktop's
 validators, then installed with apt into a clean Debian 12 root made by mmdebstrap from the machine's own
 package mirror. There, as an ordinary user, `accelopt --version` and `accelopt suite --tasks silu --size small`
-run and the workbench starts under Xvfb long enough to screenshot its window; afterwards nothing under
-/usr may have changed (no __pycache__ in the data folder) and the package removes cleanly.
+run, bash completion offers the commands, options and installed task names, and the workbench starts under Xvfb
+long enough to screenshot its window; afterwards nothing under /usr may have changed (no __pycache__ in the
+data folder) and the package removes cleanly.
 
 Needs root (mmdebstrap's root mode, chroot, mounts), mmdebstrap, lintian, appstream and desktop-file-utils
 (packaging/install-deps.sh) and the mirror in /etc/apt/sources.list.d/debian.sources. Exits 77 (skipped)
@@ -27,6 +28,24 @@ import zlib
 SKIP = 77
 PACKAGE = "accelopt-workbench"
 USER = "tester"
+
+# Asks the installed bash completion what it offers after each line, as pressing Tab there would.
+COMPLETION_PROBE = r"""
+. /usr/share/bash-completion/bash_completion
+_completion_loader accelopt
+offer() {
+    COMP_LINE=$1; COMP_POINT=${#1}; read -ra COMP_WORDS <<<"$1"; [[ $1 == *" " ]] && COMP_WORDS+=("")
+    COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+    _accelopt accelopt "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+    echo "$1|${COMPREPLY[*]}"
+}
+offer 'accelopt '
+offer 'accelopt suite --'
+offer 'accelopt bench --task s'
+offer 'accelopt hosts '
+"""
+EXPECTED_OFFERS = {"accelopt ": "suite", "accelopt suite --": "--tasks", "accelopt bench --task s": "silu swiglu",
+                   "accelopt hosts ": "list add check remove"}
 
 
 def log(message):
@@ -279,7 +298,14 @@ def test_in_root(deb, out, keep):
             raise SystemExit("package-test: FAILED: the suite did not run silu")
         # Root runs it too: the one user who could write into /usr/share/accelopt, and must not.
         root.sh("accelopt suite --tasks silu --size small", timeout=600)
-        root.sh("apt-get install -y -q --no-install-recommends xvfb xauth")
+        root.sh("apt-get install -y -q --no-install-recommends xvfb xauth bash-completion")
+        with open(os.path.join(root.path, "tmp/complete.sh"), "w", encoding="utf-8") as f:
+            f.write(COMPLETION_PROBE)
+        offers = dict(line.split("|", 1) for line in
+                      root.sh("bash /tmp/complete.sh", user=USER).stdout.splitlines() if "|" in line)
+        for line, wanted in EXPECTED_OFFERS.items():
+            if wanted not in offers.get(line, ""):
+                raise SystemExit(f"package-test: FAILED: Tab after '{line}' offers '{offers.get(line)}', not '{wanted}'")
         screenshot_workbench(root, out)
         changed = root.sh(f"find /usr/share/accelopt -newer /tmp/before-run -o -name __pycache__; "
                           f"dpkg --verify {PACKAGE} || true").stdout.strip()
