@@ -231,20 +231,30 @@ def xwd_to_png(xwd_path, png_path):
     return len(colors)
 
 
+def free_display():
+    """A display number no X server uses: X servers also listen on abstract sockets, which a chroot shares with
+    the host, so a server of the host (or of a second test run) on the same number would take our clients."""
+    with open("/proc/net/unix", encoding="utf-8") as f:
+        used = f.read()
+    return next(n for n in range(70, 1000) if f"/tmp/.X11-unix/X{n}\n" not in used)
+
+
 def screenshot_workbench(root, out):
     """Starts Xvfb and the workbench in the root as the test user; keeps the screen once the window is drawn."""
     fbdir = "/tmp/xvfb-fb"
     root.sh(f"mkdir -p {fbdir} && chmod 1777 {fbdir}")
-    xvfb = root.popen(["Xvfb", ":7", "-screen", "0", "1440x900x24", "-fbdir", fbdir, "-nolisten", "tcp", "-br"],
-                      USER, os.path.join(out, "xvfb.log"))
+    display = free_display()
+    xvfb = root.popen(["Xvfb", f":{display}", "-screen", "0", "1440x900x24", "-fbdir", fbdir, "-nolisten", "tcp",
+                       "-br"], USER, os.path.join(out, "xvfb.log"))
     workbench = None
     try:
         for _ in range(100):
-            if os.path.exists(os.path.join(root.path, "tmp/.X11-unix/X7")):
+            if os.path.exists(os.path.join(root.path, f"tmp/.X11-unix/X{display}")):
                 break
             time.sleep(0.1)
         log_path = os.path.join(out, "workbench.log")
-        workbench = root.popen(["accelopt-workbench"], USER, log_path, ["DISPLAY=:7", "ACCELOPT_NO_KEYCHAIN=1"])
+        workbench = root.popen(["accelopt-workbench"], USER, log_path,
+                               [f"DISPLAY=:{display}", "ACCELOPT_NO_KEYCHAIN=1"])
         started = time.monotonic()
         png = os.path.join(out, "workbench-installed.png")
         previous, colors = None, 0
