@@ -26,6 +26,10 @@ packages=(
   munge slurmctld slurmd slurm-client
   # the keychain tests start a private D-Bus session bus with a wallet that never answers
   dbus-daemon
+  # the .deb and its test (label package): CPack's DEB generator runs dpkg-shlibdeps (dpkg-dev); the test
+  # checks the package with lintian, appstreamcli, desktop-file-validate and man, and installs it into a
+  # clean Debian root that mmdebstrap makes
+  dpkg-dev mmdebstrap lintian appstream desktop-file-utils man-db
 )
 
 missing=()

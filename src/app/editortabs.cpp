@@ -183,6 +183,18 @@ bool EditorTabs::hasUnsavedChanges() const
     return false;
 }
 
+void EditorTabs::tabInserted(int index)
+{
+    QTabWidget::tabInserted(index);
+    Q_EMIT countChanged(count());
+}
+
+void EditorTabs::tabRemoved(int index)
+{
+    QTabWidget::tabRemoved(index);
+    Q_EMIT countChanged(count());
+}
+
 void EditorTabs::refreshTitle(KernelEditor *editor)
 {
     const int index = indexOf(editor);

@@ -35,6 +35,11 @@ Q_SIGNALS:
     void fileOpened(const QString &path); // opened or saved under a name: feeds the recent files
     void fileOpenFailed(const QString &path);
     void filesDropped(const QStringList &paths);
+    void countChanged(int count); // a tab came or went: the window shows its welcome page at none
+
+protected:
+    void tabInserted(int index) override;
+    void tabRemoved(int index) override;
 
 private:
     void refreshTitle(KernelEditor *editor);

@@ -27,7 +27,9 @@ bool LaunchOptions::parse(const QStringList &arguments)
         m_error = parser.errorText();
         return false;
     }
-    m_help = parser.isSet(help);
+    // --help-all too: without a QApplication yet there are no Qt options to add, and a help request must not
+    // open a window (or fail for want of a display).
+    m_help = parser.isSet(help) || parser.isSet(QStringLiteral("help-all"));
     m_version = parser.isSet(version);
     m_files = parser.positionalArguments();
     m_session = parser.value(session);

@@ -33,7 +33,7 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("AccelOpt Workbench"));
     QApplication::setOrganizationName(QStringLiteral("AccelOpt"));
     QApplication::setApplicationVersion(BuildInfo::appVersion());
-    QApplication::setDesktopFileName(QStringLiteral("accelopt-workbench"));
+    QApplication::setDesktopFileName(QStringLiteral(ACCELOPT_APP_ID)); // names the installed .desktop
     // INI everywhere: readable, diffable, and the same format on every platform.
     QSettings::setDefaultFormat(QSettings::IniFormat);
 

@@ -24,6 +24,7 @@
 #include "tasksdock.h"
 #include "theme.h"
 #include "userprompts.h"
+#include "welcomepage.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -38,6 +39,7 @@
 #include <QMimeData>
 #include <QScreen>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QThread>
 #include <QToolBar>
@@ -69,8 +71,18 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     setAcceptDrops(true);
     setDockNestingEnabled(true);
 
-    m_editors = new EditorTabs(m_prompts.get(), this);
-    setCentralWidget(m_editors);
+    // The editors and, while no tab is open, the welcome page in their place: an empty grey area tells a
+    // first-time user nothing.
+    m_center = new QStackedWidget(this);
+    m_editors = new EditorTabs(m_prompts.get(), m_center);
+    m_welcome = new WelcomePage(m_center);
+    m_welcome->setTasksDir(DataPaths::tasksDir());
+    m_center->addWidget(m_welcome);
+    m_center->addWidget(m_editors);
+    setCentralWidget(m_center);
+    connect(m_editors, &EditorTabs::countChanged, this, [this](int count) {
+        m_center->setCurrentWidget(count > 0 ? static_cast<QWidget *>(m_editors) : m_welcome);
+    });
 
     m_tasksDock = new TasksDock(this);
     addDockWidget(Qt::LeftDockWidgetArea, m_tasksDock);
@@ -127,6 +139,10 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     });
     connect(m_editors, &QTabWidget::currentChanged, this, &MainWindow::updateTitleAndStatus);
     connect(m_tasksDock, &TasksDock::openKernelRequested, this, &MainWindow::openFile);
+    connect(m_welcome, &WelcomePage::openFileRequested, this, &MainWindow::openFile);
+    connect(m_welcome, &WelcomePage::openDialogRequested, m_editors, &EditorTabs::openWithDialog);
+    connect(m_welcome, &WelcomePage::modelsRequested, this, &MainWindow::showModels);
+    connect(m_welcome, &WelcomePage::hostsRequested, this, &MainWindow::showHosts);
     connect(m_tasksDock, &TasksDock::problem, this,
             [this](const QString &message) { m_prompts->warn(this, tr("Task"), message); });
 
@@ -161,6 +177,7 @@ void MainWindow::createActions()
         connect(editor, &QsciScintilla::cursorPositionChanged, this, &MainWindow::updateTitleAndStatus);
     });
     newAction->setShortcut(QKeySequence::New);
+    connect(m_welcome, &WelcomePage::newKernelRequested, newAction, &QAction::trigger);
     QAction *openAction = file->addAction(tr("&Open…"), this, [this] { m_editors->openWithDialog(); });
     openAction->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
@@ -349,11 +366,13 @@ void MainWindow::showHosts()
     connect(&dialog, &HostsDialog::hostTracked, m_hostStatus, &HostStatusWidget::track);
     connect(&dialog, &HostsDialog::hostsSaved, m_context, &AppContext::refreshHosts);
     dialog.exec();
+    m_welcome->refresh(); // it tells which hosts there are
 }
 
 void MainWindow::showModels()
 {
     ModelsDialog(LlmConfig::defaultPath(), this).exec();
+    m_welcome->refresh(); // it tells which endpoints there are
 }
 
 void MainWindow::openSession(const QString &sessionId)

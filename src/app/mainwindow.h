@@ -21,6 +21,8 @@ class SearchDock;
 class SessionsDock;
 class TasksDock;
 class UserPrompts;
+class WelcomePage;
+class QStackedWidget;
 
 class MainWindow : public QMainWindow
 {
@@ -31,6 +33,7 @@ public:
     ~MainWindow() override;
 
     EditorTabs *editors() const { return m_editors; }
+    WelcomePage *welcomePage() const { return m_welcome; } // shown while no tab is open
     TasksDock *tasksDock() const { return m_tasksDock; }
     LogDock *logDock() const { return m_logDock; }
     ResultsDock *resultsDock() const { return m_resultsDock; }
@@ -69,6 +72,8 @@ private:
     std::shared_ptr<UserPrompts> m_prompts;
     AppContext *m_context;
     EditorTabs *m_editors;
+    WelcomePage *m_welcome;
+    QStackedWidget *m_center;
     TasksDock *m_tasksDock;
     LogDock *m_logDock;
     ResultsDock *m_resultsDock;

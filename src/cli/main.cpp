@@ -1,6 +1,7 @@
 #include "clilogging.h"
 #include "commandregistry.h"
 #include "common/buildinfo.h"
+#include "common/datapaths.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -73,6 +74,9 @@ int main(int argc, char *argv[])
         out << "accelopt " << BuildInfo::appVersion() << "\n";
         for (const QString &line : BuildInfo::coreComponents().mid(1))
             out << "  " << line << "\n";
+        // Where the tasks, runner and prompts are read from: the first thing to know when an installed copy
+        // and a build tree disagree.
+        out << "  data " << DataPaths::dataRoot() << "\n";
         return 0;
     }
     const QStringList args = parser.positionalArguments();

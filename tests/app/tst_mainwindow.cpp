@@ -5,6 +5,7 @@
 #include "editortabs.h"
 #include "isolatedsettings.h"
 #include "kerneleditor.h"
+#include "launchoptions.h"
 #include "logdock.h"
 #include "logfiltermodel.h"
 #include "logmodel.h"
@@ -195,6 +196,15 @@ private Q_SLOTS:
         dock->categoryBox()->setCurrentIndex(category);
         QVERIFY(!visibleMessages().contains(QStringLiteral("a warning for the log dock")));
         QVERIFY(visibleMessages().contains(QStringLiteral("a debug line")));
+    }
+
+    // --help-all used to fall through to opening the window (and failing without a display).
+    void helpAllAnswersLikeHelp()
+    {
+        LaunchOptions options;
+        QVERIFY(options.parse({QStringLiteral("accelopt-workbench"), QStringLiteral("--help-all")}));
+        QVERIFY(options.wantsHelp());
+        QVERIFY(options.helpText().contains(QStringLiteral("--session")));
     }
 
     void aboutListsLibraryVersions()
