@@ -212,6 +212,16 @@ private Q_SLOTS:
             QStringLiteral("suite"),    QStringLiteral("--tasks"),       tasks.join(u','),
             QStringLiteral("--size"),   QStringLiteral("small"),         QStringLiteral("--host"),
             QStringLiteral("loopback"), QStringLiteral("--timing-only"), QStringLiteral("--json")};
+        // What a failed run says: its rows that are not ok, and the end of its log.
+        const auto why = [](const Run &r) {
+            QStringList bad;
+            for (const QJsonObject &row : rows(r.out))
+                if (row.value(QStringLiteral("status")).toString() != QStringLiteral("ok"))
+                    bad << QString::fromUtf8(QJsonDocument(row).toJson(QJsonDocument::Compact)).left(400);
+            return QStringLiteral("exit %1; rows not ok: %2; log: %3")
+                .arg(r.exitCode)
+                .arg(bad.join(QStringLiteral(" | ")), r.err.right(1500));
+        };
         const auto suite = [&](bool drop) {
             Workspace w;
             HostRegistry hosts(w.hosts());
@@ -240,10 +250,9 @@ private Q_SLOTS:
             return r;
         };
         const Run calm = suite(false);
-        QVERIFY2(calm.exitCode == 0, qPrintable(calm.err + calm.out));
+        QVERIFY2(calm.exitCode == 0, qPrintable(why(calm)));
         const Run stormy = suite(true);
-        QVERIFY2(stormy.exitCode == 0,
-                 qPrintable(QStringLiteral("exit %1: %2").arg(stormy.exitCode).arg(stormy.err.right(3000))));
+        QVERIFY2(stormy.exitCode == 0, qPrintable(why(stormy)));
         const QMultiMap<QString, QJsonObject> expected = rows(calm.out);
         const QMultiMap<QString, QJsonObject> got = rows(stormy.out);
         QCOMPARE(QSet<QString>(got.keyBegin(), got.keyEnd()), QSet<QString>(tasks.cbegin(), tasks.cend()));
