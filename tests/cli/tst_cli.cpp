@@ -1,7 +1,7 @@
 #include "common/buildinfo.h"
+#include "runnergate.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QHash>
 #include <QJsonArray>
@@ -195,30 +195,38 @@ private Q_SLOTS:
 
     void suiteStreamsEachRowAsItFinishes()
     {
-        // Rows were printed only at the end: Ctrl+C after 9 finished tasks left none.
-        // One slot runs silu first; three heavier tasks on 32 seeds each keep the suite running for seconds
-        // after silu's row, so a fast machine cannot finish before the interrupt.
-        QStringList seeds;
-        for (int seed = 1; seed <= 32; ++seed)
-            seeds << QString::number(seed);
+        // Rows were printed only at the end: Ctrl+C after 9 finished tasks left none. One slot runs silu first;
+        // its runner lets that one result through and holds the rest, so the suite is still running at the
+        // interrupt on any machine.
+        QTemporaryDir dir;
+        RunnerGate gate(dir.filePath(QStringLiteral("gate")));
+        gate.release(1);
+        const QMap<QString, QString> env{
+            {QStringLiteral("ACCELOPT_HOSTS_FILE"), dir.filePath(QStringLiteral("hosts.json"))}};
+        const Run added = run({QStringLiteral("hosts"), QStringLiteral("add"), QStringLiteral("gated"),
+                               QStringLiteral("--local"), QStringLiteral("--python"), gate.interpreter()},
+                              env);
+        QVERIFY2(added.exitCode == 0, qPrintable(added.err));
         QProcess process;
+        QProcessEnvironment processEnv = QProcessEnvironment::systemEnvironment();
+        processEnv.insert(QStringLiteral("ACCELOPT_HOSTS_FILE"), env.first());
+        process.setProcessEnvironment(processEnv);
         process.start(QStringLiteral(ACCELOPT_CLI_PATH),
                       {QStringLiteral("suite"), QStringLiteral("--tasks"),
                        QStringLiteral("silu,gqa_full,mamba,bmm_softmax"), QStringLiteral("--size"),
-                       QStringLiteral("small"), QStringLiteral("--jobs"), QStringLiteral("1"),
-                       QStringLiteral("--seeds"), seeds.join(u','), QStringLiteral("--json")});
+                       QStringLiteral("small"), QStringLiteral("--host"), QStringLiteral("gated"),
+                       QStringLiteral("--jobs"), QStringLiteral("1"), QStringLiteral("--json")});
         QByteArray out;
-        QElapsedTimer waited;
-        waited.start();
-        while (!out.contains('\n') && waited.elapsed() < 120000 && process.state() != QProcess::NotRunning) {
-            process.waitForReadyRead(1000);
-            out += process.readAllStandardOutput();
-        }
+        QTRY_VERIFY_WITH_TIMEOUT((out += process.readAllStandardOutput()).contains('\n') ||
+                                     process.state() == QProcess::NotRunning,
+                                 120000);
         QVERIFY2(out.contains('\n'), "no row before the suite ended");
-        QVERIFY2(process.state() == QProcess::Running, "the suite ended before the test could interrupt it");
+        QTRY_VERIFY_WITH_TIMEOUT(!gate.holders().isEmpty(), 120000); // the next task is done but held
+        QVERIFY2(process.state() == QProcess::Running, qPrintable(QString::fromUtf8(process.readAllStandardError())));
         ::kill(pid_t(process.processId()), SIGINT);
         QVERIFY(process.waitForFinished(30000));
         out += process.readAllStandardOutput();
+        QCOMPARE(out.count('\n'), 1); // silu's row, and only it
         const QJsonObject first = QJsonDocument::fromJson(out.left(out.indexOf('\n'))).object();
         QCOMPARE(first.value(QStringLiteral("task")).toString(), QStringLiteral("silu"));
         QCOMPARE(first.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));

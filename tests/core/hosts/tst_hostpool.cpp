@@ -1,6 +1,7 @@
 #include "hosts/hostpool.h"
 #include "hosts/localhost.h"
 #include "processtree.h"
+#include "runnergate.h"
 
 #include <QDir>
 #include <QFile>
@@ -118,6 +119,7 @@ private Q_SLOTS:
     {
         QList<Evaluation> results;
         HostPool *p = pool(local(2), results, this);
+        QTRY_COMPARE_WITH_TIMEOUT(p->liveSlotCount(), 2, 60000); // else the first slot up may take all three
         for (const QString &task :
              {QStringLiteral("silu"), QStringLiteral("adamw"), QStringLiteral("rmsnorm_matmul")})
             p->submit(baseline(task));
@@ -142,33 +144,40 @@ private Q_SLOTS:
 
     void deadRunnerIsRestartedAndTheJobReportedOnce()
     {
+        // The gate holds the result back, so the runner dies mid-evaluation however fast the machine.
+        RunnerGate gate(m_dir.filePath(QStringLiteral("gate-dead")));
         QList<Evaluation> results;
-        HostPool *p = pool(local(1), results, this);
-        EvalRequest slow = baseline(QStringLiteral("gqa_full"));
-        slow.seeds = {1, 2, 3, 4, 5, 6, 7, 8};
-        p->submit(slow);
-        QTRY_COMPARE_WITH_TIMEOUT(p->runningCount(), 1, 60000);
-        QTest::qWait(500);
+        QList<quint64> jobs;
+        HostPool *p = pool(local(1, gate.interpreter()), results, this);
+        connect(p, &HostPool::evaluationFinished, this, [&](quint64 job, const Evaluation &) { jobs << job; });
+        const quint64 first = p->submit(baseline(QStringLiteral("silu")));
+        QTRY_VERIFY_WITH_TIMEOUT(!gate.holders().isEmpty(), 60000);
+        QCOMPARE(p->runningCount(), 1);
         const QList<pid_t> runners = ProcessTree::children(::getpid());
         QCOMPARE(runners.size(), 1);
         ::kill(runners.first(), SIGKILL);
+        gate.open(); // after the kill: the held result must not get out before it
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 120000);
         QVERIFY2(results.first().ok(), qPrintable(results.first().error));
         QCOMPARE(results.first().attempts, 2);
-        QTest::qWait(500);
-        QCOMPARE(results.size(), 1);
+        // Never twice: a later job on the same single slot is reported after any duplicate would have been.
+        const quint64 second = p->submit(baseline(QStringLiteral("silu"), true));
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 2, 120000);
+        QCOMPARE(jobs, (QList<quint64>{first, second}));
         delete p;
     }
 
     void jobOfADeadHostMovesToAnIdleOne()
     {
-        // Host "flaky" runs its runner once; every restart fails. Host "steady" sits idle meanwhile.
+        // Host "flaky" runs its runner once; every restart fails. Host "steady" sits idle meanwhile. Flaky's
+        // runner holds its result (the gate is never opened), so it dies mid-evaluation on any machine.
+        RunnerGate gate(m_dir.filePath(QStringLiteral("gate-flaky")));
         const QString marker = m_dir.filePath(QStringLiteral("flaky-started"));
         const QString flaky =
             script(QStringLiteral("flaky-python"),
                    QStringLiteral("#!/bin/sh\nif [ -e %1 ]; then echo 'gone for good' >&2; exit 1; fi\n"
-                                  "touch %1\nexec /usr/bin/python3 \"$@\"\n")
-                       .arg(marker)
+                                  "touch %1\nexec '%2' \"$@\"\n")
+                       .arg(marker, gate.interpreter())
                        .toUtf8());
         QList<Evaluation> results;
         auto *p = new HostPool(this);
@@ -182,10 +191,9 @@ private Q_SLOTS:
         connect(p, &HostPool::evaluationFinished, this, [&](quint64, const Evaluation &e) { results << e; });
         p->start();
         QTRY_COMPARE_WITH_TIMEOUT(p->liveSlotCount(), 2, 60000);
-        EvalRequest slow = baseline(QStringLiteral("gqa_full"));
-        slow.seeds = {1, 2, 3, 4, 5, 6, 7, 8};
-        p->submit(slow);
-        QTRY_COMPARE_WITH_TIMEOUT(p->runningCount(), 1, 60000);
+        p->submit(baseline(QStringLiteral("silu")));
+        QTRY_VERIFY_WITH_TIMEOUT(!gate.holders().isEmpty(), 60000);
+        QCOMPARE(p->runningCount(), 1);
         pid_t flakyRunner = 0;
         for (pid_t pid : ProcessTree::children(::getpid())) {
             QFile environment(QStringLiteral("/proc/%1/environ").arg(pid));
@@ -361,15 +369,18 @@ private Q_SLOTS:
 
     void cancelledJobsAreNeverReported()
     {
+        // The running job's result is held until after both cancels, so it is cancelled mid-evaluation on any
+        // machine, and its result then crosses the cancel on the way: it must be dropped.
+        RunnerGate gate(m_dir.filePath(QStringLiteral("gate-cancel")));
         QList<Evaluation> results;
-        HostPool *p = pool(local(1), results, this);
-        EvalRequest slow = baseline(QStringLiteral("gqa_full"));
-        slow.seeds = {1, 2, 3, 4, 5, 6, 7, 8};
-        const quint64 running = p->submit(slow);
+        HostPool *p = pool(local(1, gate.interpreter()), results, this);
+        const quint64 running = p->submit(baseline(QStringLiteral("silu")));
         const quint64 queued = p->submit(baseline(QStringLiteral("silu")));
-        QTRY_COMPARE_WITH_TIMEOUT(p->runningCount(), 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!gate.holders().isEmpty(), 60000);
+        QCOMPARE(p->runningCount(), 1);
         p->cancel(queued);
         p->cancel(running);
+        gate.open();
         const quint64 after = p->submit(baseline(QStringLiteral("adamw"), true));
         quint64 finishedJob = 0;
         connect(p, &HostPool::evaluationFinished, this,
@@ -383,28 +394,30 @@ private Q_SLOTS:
     void shortJobsQueueAtTheRunnerAndSurviveItsDeath()
     {
         // After a short evaluation, the slot takes the next job before the running one ends; when the runner
-        // dies with one running and one queued, both are retried and each is reported once.
+        // dies with one running and one queued, both are retried and each is reported once. The gate keeps the
+        // running one running until the kill, however fast the machine.
+        RunnerGate gate(m_dir.filePath(QStringLiteral("gate-prefetch")));
         QList<Evaluation> results;
         QMap<quint64, int> reports, attempts;
-        HostPool *p = pool(local(1), results, this);
+        HostPool *p = pool(local(1, gate.interpreter()), results, this);
         p->setPrefetchBelowMs(600000); // "short" on any machine, however loaded
         connect(p, &HostPool::evaluationFinished, this, [&](quint64 job, const Evaluation &e) {
             ++reports[job];
             attempts[job] = e.attempts;
         });
+        gate.release(1);
         p->submit(baseline(QStringLiteral("silu"), true)); // a short one: prefetching starts after it
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 60000);
-        EvalRequest slow = baseline(QStringLiteral("gqa_full"));
-        slow.seeds = {1, 2, 3, 4, 5, 6, 7, 8};
-        QList<quint64> jobs{p->submit(slow)};
-        for (int i = 0; i < 3; ++i)
+        QList<quint64> jobs;
+        for (int i = 0; i < 4; ++i)
             jobs << p->submit(baseline(QStringLiteral("silu"), true));
-        QTRY_COMPARE_WITH_TIMEOUT(p->runningCount(), 1, 60000);
-        QCOMPARE(p->queuedCount(), 2); // the first silu already went to the runner, behind gqa_full
-        QTest::qWait(300);
+        QTRY_VERIFY_WITH_TIMEOUT(!gate.holders().isEmpty(), 60000);
+        QCOMPARE(p->runningCount(), 1);
+        QCOMPARE(p->queuedCount(), 2); // the second already went to the runner, behind the first
         const QList<pid_t> runners = ProcessTree::children(::getpid());
         QCOMPARE(runners.size(), 1);
         ::kill(runners.first(), SIGKILL);
+        gate.open(); // after the kill: the held result must not get out before it
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 5, 240000);
         for (quint64 job : jobs)
             QCOMPARE(reports.value(job), 1);

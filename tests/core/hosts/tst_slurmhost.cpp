@@ -3,6 +3,7 @@
 #include "hosts/slurmhost.h"
 #include "hosts/sshprompter.h"
 #include "loopbackhost.h"
+#include "runnergate.h"
 #include "slurmfixture.h"
 #include "sshdfixture.h"
 
@@ -39,6 +40,13 @@ class TestSlurmHost : public QObject
         c.python = QStringLiteral("/usr/bin/python3");
         c.partition = QLatin1String(SlurmFixture::partition);
         c.timeLimit = timeLimit;
+        return c;
+    }
+
+    // The same settings with a runner that holds its results until the test opens the gate (tests/README.md).
+    static HostConfig gated(HostConfig c, const RunnerGate &gate)
+    {
+        c.python = gate.interpreter();
         return c;
     }
 
@@ -144,9 +152,14 @@ private Q_SLOTS:
 
     void allocatesRunsOnEverySlotAndGivesTheJobBack()
     {
-        Rig rig(slurm(2));
+        // Each step holds its first result until both hold one, so both take work on any machine (without the
+        // gate, a step that started late could find the queue already empty).
+        RunnerGate gate(m_slurm.path(QStringLiteral("gate-every-slot")));
+        Rig rig(gated(slurm(2), gate));
         QSignalSpy allocated(rig.host, &SlurmHost::allocated);
         const QList<quint64> ids = rig.submit(6);
+        QTRY_COMPARE_WITH_TIMEOUT(gate.holders().size(), 2, 120000);
+        gate.open();
         QTRY_VERIFY_WITH_TIMEOUT(rig.reports.size() == 6, 120000);
         QVERIFY(rig.allReportedOnce(ids));
         QSet<QString> used;
@@ -162,7 +175,7 @@ private Q_SLOTS:
         const QString job = rig.host->jobId();
         QCOMPARE(m_slurm.queuedJobs(), QStringList{job});
         rig.pool.stop();
-        QVERIFY2(m_slurm.waitForEmptyQueue(15000), qPrintable(m_slurm.queuedJobs().join(u' ')));
+        QVERIFY2(m_slurm.waitForEmptyQueue(60000), qPrintable(m_slurm.queuedJobs().join(u' ')));
     }
 
     void reachesTheClusterThroughItsHeadNodeOverSsh()
@@ -191,7 +204,7 @@ private Q_SLOTS:
         QVERIFY(!rig.host->jobId().isEmpty());
         QCOMPARE(m_slurm.queuedJobs(), QStringList{rig.host->jobId()});
         rig.pool.stop();
-        QVERIFY2(m_slurm.waitForEmptyQueue(15000), qPrintable(m_slurm.queuedJobs().join(u' ')));
+        QVERIFY2(m_slurm.waitForEmptyQueue(60000), qPrintable(m_slurm.queuedJobs().join(u' ')));
     }
 
     void aSettingSallocRefusesFailsClearly()
@@ -211,11 +224,14 @@ private Q_SLOTS:
 
     void cancelledFromOutsideIsAllocatedAgainAndEachEvaluationReportedOnce()
     {
-        Rig rig(slurm(2));
+        // The gate opens only after the cancel, so the allocation goes with evaluations in flight on any machine.
+        RunnerGate gate(m_slurm.path(QStringLiteral("gate-cancelled")));
+        Rig rig(gated(slurm(2), gate));
         QList<quint64> ids = rig.submit(4, false);
-        QTRY_VERIFY_WITH_TIMEOUT(!rig.host->jobId().isEmpty() && rig.pool.runningCount() > 0, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!rig.host->jobId().isEmpty() && !gate.holders().isEmpty(), 60000);
         const QString first = rig.host->jobId();
         QVERIFY(m_slurm.cancel(first));
+        gate.open();
         ids += rig.submit(4, false);
         QTRY_VERIFY_WITH_TIMEOUT(rig.reports.size() == 8, 180000);
         QVERIFY(rig.allReportedOnce(ids));
@@ -223,15 +239,17 @@ private Q_SLOTS:
             QVERIFY2(e.ok() && e.isCorrect(), qPrintable(e.error));
         QVERIFY(rig.host->jobId() != first); // a new allocation took over
         rig.pool.stop();
-        QVERIFY2(m_slurm.waitForEmptyQueue(15000), qPrintable(m_slurm.queuedJobs().join(u' ')));
+        QVERIFY2(m_slurm.waitForEmptyQueue(60000), qPrintable(m_slurm.queuedJobs().join(u' ')));
     }
 
     void slurmdKilledWhileJobsRun()
     {
-        Rig rig(slurm(2));
+        RunnerGate gate(m_slurm.path(QStringLiteral("gate-slurmd")));
+        Rig rig(gated(slurm(2), gate));
         const QList<quint64> ids = rig.submit(6, false);
-        QTRY_VERIFY_WITH_TIMEOUT(rig.pool.runningCount() > 0, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!gate.holders().isEmpty(), 60000);
         m_slurm.killNodeDaemon(); // the steps (slurmstepd) live on without it
+        gate.open();
         QTRY_VERIFY_WITH_TIMEOUT(rig.reports.size() == 6, 180000);
         QVERIFY(rig.allReportedOnce(ids));
         QString error;
@@ -255,7 +273,7 @@ private Q_SLOTS:
             QVERIFY2(e.ok(), qPrintable(e.error));
         QVERIFY(rig.host->jobId() != first);
         rig.pool.stop();
-        QVERIFY2(m_slurm.waitForEmptyQueue(15000), qPrintable(m_slurm.queuedJobs().join(u' ')));
+        QVERIFY2(m_slurm.waitForEmptyQueue(60000), qPrintable(m_slurm.queuedJobs().join(u' ')));
     }
 
     void aKilledWorkbenchLeavesNoJob()
@@ -265,7 +283,10 @@ private Q_SLOTS:
         const QString hosts = dir.filePath(QStringLiteral("hosts.json"));
         QFile f(hosts);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        HostConfig c = slurm(2);
+        // One row comes through; the rest are held, so the suite is mid-run, with its allocation, when it is killed.
+        RunnerGate gate(dir.filePath(QStringLiteral("gate")));
+        gate.release(1);
+        HostConfig c = gated(slurm(2), gate);
         f.write(QJsonDocument(QJsonObject{{QStringLiteral("version"), HostRegistry::fileVersion},
                                           {QStringLiteral("hosts"), QJsonArray{c.toJson()}}})
                     .toJson());

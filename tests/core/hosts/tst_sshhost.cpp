@@ -3,6 +3,7 @@
 #include "hosts/sshhost.h"
 #include "hosts/sshprompter.h"
 #include "loopbackhost.h"
+#include "runnergate.h"
 #include "sshdfixture.h"
 
 #include <QDir>
@@ -243,65 +244,80 @@ private Q_SLOTS:
 
     void evaluatesInParallelOnTwoSlots()
     {
+        // Each slot's runner holds its result until both hold one: both slots are busy at once on any machine
+        // (a sampler of runningCount() raced the work: a fast machine could finish before it looked).
+        RunnerGate gate(m_sshd.path(QStringLiteral("gate-parallel")));
+        HostConfig held = config(2);
+        held.python = gate.interpreter();
         HostPool pool;
-        auto *host = new SshHost(config(2), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting());
+        auto *host = new SshHost(held, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting());
         pool.addHost(host);
         QSet<QString> slotsUsed;
-        int finished = 0, maxRunning = 0;
         QList<Evaluation> results;
         connect(&pool, &HostPool::evaluationFinished, this, [&](quint64, const Evaluation &e) {
             results << e;
             slotsUsed << e.host;
-            ++finished;
         });
-        QTimer sampler;
-        connect(&sampler, &QTimer::timeout, this,
-                [&] { maxRunning = qMax(maxRunning, pool.runningCount()); });
-        sampler.start(5);
         pool.start();
         for (int i = 0; i < 4; ++i)
             pool.submit(quickEval(QStringLiteral("silu"), QStringLiteral("small"), false));
-        QTRY_COMPARE_WITH_TIMEOUT(finished, 4, 120000);
+        QTRY_COMPARE_WITH_TIMEOUT(gate.holders().size(), 2, 120000);
+        QCOMPARE(pool.runningCount(), 2);
+        QVERIFY(results.isEmpty());
+        gate.open();
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 4, 120000);
         for (const Evaluation &e : std::as_const(results)) {
             QVERIFY2(e.ok(), qPrintable(e.statusName() + QStringLiteral(": ") + e.error));
             QVERIFY(e.isCorrect());
         }
         QCOMPARE(slotsUsed, (QSet<QString>{QStringLiteral("loopback#0"), QStringLiteral("loopback#1")}));
-        QCOMPARE(maxRunning, 2);
     }
 
     void serverKilledMidEvaluationIsRetriedAndReportedOnce()
     {
+        // The gate holds the result back, so the evaluation is still running when the server dies, however fast
+        // the machine.
+        RunnerGate gate(m_sshd.path(QStringLiteral("gate-killed")));
+        HostConfig held = config(1);
+        held.python = gate.interpreter();
         HostPool pool;
-        pool.addHost(new SshHost(config(1), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting()));
+        pool.addHost(new SshHost(held, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting()));
         QList<Evaluation> results;
-        connect(&pool, &HostPool::evaluationFinished, this,
-                [&](quint64, const Evaluation &e) { results << e; });
+        QList<quint64> jobs;
+        connect(&pool, &HostPool::evaluationFinished, this, [&](quint64 job, const Evaluation &e) {
+            results << e;
+            jobs << job;
+        });
         pool.start();
-        EvalRequest slow = quickEval(QStringLiteral("gqa_full"), QStringLiteral("small"), false);
-        slow.seeds = {1, 2, 3, 4, 5, 6, 7, 8}; // several seconds of work, so the kill lands mid-evaluation
-        pool.submit(slow);
-        QTRY_COMPARE_WITH_TIMEOUT(pool.runningCount(), 1, 60000);
-        QTest::qWait(500);
-        QVERIFY(results.isEmpty()); // still running when the server dies
+        const quint64 first = pool.submit(quickEval(QStringLiteral("silu"), QStringLiteral("small"), false));
+        QTRY_VERIFY_WITH_TIMEOUT(!gate.holders().isEmpty(), 60000);
+        QCOMPARE(pool.runningCount(), 1);
+        QVERIFY(results.isEmpty());
         m_sshd.stop();
         QTRY_COMPARE_WITH_TIMEOUT(pool.runningCount(), 0, 20000);
+        gate.open();
         QString error;
         QVERIFY2(m_sshd.start(error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), 1, 120000);
         QVERIFY2(results.first().ok(), qPrintable(results.first().error));
         QCOMPARE(results.first().attempts, 2);
-        QTest::qWait(1000);
-        QCOMPARE(results.size(), 1); // never twice
+        // Never twice: a later job on the same single slot is reported after any duplicate would have been.
+        const quint64 second = pool.submit(quickEval(QStringLiteral("silu"), QStringLiteral("small"), true));
+        QTRY_COMPARE_WITH_TIMEOUT(results.size(), 2, 120000);
+        QCOMPARE(jobs, (QList<quint64>{first, second}));
     }
 
     void shortOutageFailsNothing()
     {
         // sshd down for a moment while evaluations are queued: the host is tried again with backoff and every
         // evaluation finishes once. It used to reconnect once, at once, and on "connection refused" fail the
-        // queue (9 of 14 tasks as infrastructure errors with sshd back after 0.3 s).
+        // queue (9 of 14 tasks as infrastructure errors with sshd back after 0.3 s). The gate lets one result
+        // through before the outage and the rest after it, so the queue is never empty when sshd goes.
+        RunnerGate gate(m_sshd.path(QStringLiteral("gate-outage")));
+        HostConfig held = config(2);
+        held.python = gate.interpreter();
         HostPool pool;
-        pool.addHost(new SshHost(config(2), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting()));
+        pool.addHost(new SshHost(held, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench"), accepting()));
         QList<Evaluation> results;
         QList<quint64> finished;
         connect(&pool, &HostPool::evaluationFinished, this, [&](quint64 job, const Evaluation &e) {
@@ -315,11 +331,14 @@ private Q_SLOTS:
                                 QStringLiteral("bmm"),    QStringLiteral("mamba")};
         for (const QString &task : tasks)
             pool.submit(quickEval(task, QStringLiteral("small"), false));
+        gate.release(1);
         QTRY_VERIFY_WITH_TIMEOUT(!results.isEmpty(), 120000);
+        QCOMPARE(results.size(), 1);
         m_sshd.stop();
-        QTest::qWait(1500);
+        QTest::qWait(1500); // the outage's length, not a wait for work
         QString error;
         QVERIFY2(m_sshd.start(error), qPrintable(error));
+        gate.open();
         QTRY_COMPARE_WITH_TIMEOUT(results.size(), int(tasks.size()), 240000);
         for (const Evaluation &e : std::as_const(results))
             QVERIFY2(e.ok(), qPrintable(e.error));

@@ -6,6 +6,8 @@
 #include <QTcpSocket>
 #include <QTimer>
 
+#include <utility>
+
 ScriptedLlmServer::ScriptedLlmServer(QObject *parent) : QObject(parent)
 {
     connect(&m_server, &QTcpServer::newConnection, this, [this] {
@@ -83,12 +85,52 @@ void ScriptedLlmServer::onReadyRead(QTcpSocket *socket)
         }
         if (response.hang)
             return; // stays in flight until the client disconnects
-        QPointer<QTcpSocket> guard(socket);
-        QTimer::singleShot(response.delayMs, this, [this, guard, response] {
-            if (guard)
-                answer(guard, response);
-        });
+        if (m_holdUntilInFlight > 0 && m_inFlight >= m_holdUntilInFlight) {
+            m_holdUntilInFlight = 0;
+            m_held.append({QPointer<QTcpSocket>(socket), response});
+            setHolding(false);
+            return;
+        }
+        if (m_holding) {
+            m_held.append({QPointer<QTcpSocket>(socket), response});
+            return;
+        }
+        answerLater(socket, response);
     }
+}
+
+void ScriptedLlmServer::answerLater(QTcpSocket *socket, const Response &response)
+{
+    QPointer<QTcpSocket> guard(socket);
+    QTimer::singleShot(response.delayMs, this, [this, guard, response] {
+        if (guard)
+            answer(guard, response);
+    });
+}
+
+void ScriptedLlmServer::setHolding(bool on)
+{
+    m_holding = on;
+    if (!on)
+        releaseHeld();
+}
+
+int ScriptedLlmServer::releaseHeld()
+{
+    const auto held = std::exchange(m_held, {});
+    int sent = 0;
+    for (const auto &[socket, response] : held)
+        if (socket && m_connections.contains(socket)) { // a client that gave up took its request with it
+            answerLater(socket, response);
+            ++sent;
+        }
+    return sent;
+}
+
+void ScriptedLlmServer::holdUntilInFlight(int n)
+{
+    m_holdUntilInFlight = n;
+    m_holding = n > 0;
 }
 
 void ScriptedLlmServer::answer(QTcpSocket *socket, const Response &response)

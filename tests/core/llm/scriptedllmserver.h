@@ -6,13 +6,14 @@
 #include <QMap>
 #include <QObject>
 #include <QPair>
+#include <QPointer>
 #include <QTcpServer>
 
 #include <deque>
 #include <functional>
 #include <optional>
 
-class QTcpSocket;
+#include <QTcpSocket>
 
 // A STAND-IN for a real model server, for tests only: an OpenAI-compatible chat completions endpoint on
 // 127.0.0.1 (a free port) that speaks real HTTP/1.1 over QTcpServer and answers from a script. It knows
@@ -55,6 +56,15 @@ public:
     int maxInFlight() const { return m_maxInFlight; }
     int inFlight() const { return m_inFlight; }
 
+    // Replies that wait for the test instead of a clock (tests/README.md, "Work is not a clock"): while holding,
+    // each reply is kept back until releaseHeld() (or setHolding(false)) sends it. holdUntilInFlight(n) holds
+    // until n requests are in flight at once, then lets everything go for good: concurrency is then a fact of
+    // the client, not a race the server may lose.
+    void setHolding(bool on);
+    int releaseHeld(); // sends what is held (each after its delayMs); how many
+    int heldCount() const { return int(m_held.size()); }
+    void holdUntilInFlight(int n);
+
     // Canned replies.
     struct Usage
     {
@@ -74,6 +84,7 @@ private:
     };
     void onReadyRead(QTcpSocket *socket);
     void answer(QTcpSocket *socket, const Response &response);
+    void answerLater(QTcpSocket *socket, const Response &response);
     void finishRequest(QTcpSocket *socket);
 
     QTcpServer m_server;
@@ -83,4 +94,7 @@ private:
     QMap<QTcpSocket *, Connection> m_connections;
     int m_inFlight = 0;
     int m_maxInFlight = 0;
+    bool m_holding = false;
+    int m_holdUntilInFlight = 0;
+    QList<QPair<QPointer<QTcpSocket>, Response>> m_held;
 };

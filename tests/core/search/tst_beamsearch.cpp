@@ -442,6 +442,9 @@ private Q_SLOTS:
         });
         SearchConfig config = tiny(2, 2, 2, 2);
         config.fixRounds = 1;
+        // The first replies wait until two requests are out at once: the two planner calls of the baseline are
+        // concurrent by design, and the check below must not depend on a reply losing the race to the second.
+        rig.server.holdUntilInFlight(2);
         QSignalSpy done(rig.search, &BeamSearch::finished);
         QVERIFY2(rig.search->start(task(), config), qPrintable(rig.search->lastError()));
         QVERIFY(done.wait(240000));
