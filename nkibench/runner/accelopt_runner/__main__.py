@@ -44,7 +44,7 @@ def main(argv=None) -> int:
         return child_main(argv[1])
     if argv[:1] == ["_zygote"]:
         from .zygote import main as zygote_main
-        return zygote_main(argv[1])
+        return zygote_main(argv[1], confined="--confined" in argv[2:])
     p = argparse.ArgumentParser(prog="python3 -m accelopt_runner",
                                 description="AccelOpt Workbench host runner (JSON-lines protocol, DESIGN.md §5)")
     common = argparse.ArgumentParser(add_help=False)
@@ -66,7 +66,9 @@ def main(argv=None) -> int:
                         help="default eval wall-clock limit in seconds (default: 600, or 300 + 600 per seed for a "
                              "full-size numeric eval)")
     common.add_argument("--output-cap-kib", type=int, default=16, help="kernel output kept per eval")
-    common.add_argument("--no-sandbox", action="store_true", help="do not use bubblewrap even when installed")
+    common.add_argument("--no-sandbox", action="store_true",
+                        help="run kernels without the sandbox, with the runner's own rights (they can read its files and "
+                             "signal its processes); without this an eval is refused where the sandbox is missing")
     common.add_argument("--keep-workdirs", action="store_true", help="keep each eval's temporary folder (evals then "
                                                                      "start cold, not from the slot's zygote)")
     common.add_argument("--no-zygote", action="store_true",

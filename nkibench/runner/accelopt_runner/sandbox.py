@@ -1,8 +1,8 @@
 """Runs one evaluation in its own child process: a private temporary working folder (the child's cwd, HOME and
 TMPDIR), resource limits (the child applies RLIMIT_AS / RLIMIT_CPU / RLIMIT_FSIZE to itself before any task or
-kernel code runs), a wall-clock timeout, cancellation, captured and capped output, and bubblewrap when installed:
-no network (--unshare-net), a read-only view of / (--ro-bind / /), a private /tmp (--tmpfs /tmp) and only the
-working folder writable.
+kernel code runs), a wall-clock timeout, cancellation, captured and capped output, and the sandbox
+(confinement.py: own namespaces, no capabilities, a seccomp filter, a file system of only what an evaluation
+reads, only the working folder writable). Without the sandbox an eval is refused unless it was turned off.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import tempfile
 import threading
 import time
 
-from . import NKIBENCH_DIR, RUNNER_DIR
+from . import NKIBENCH_DIR, RUNNER_DIR, confinement
 from .limits import BLAS_THREAD_VARS, how_to_raise
 from .zygote_client import ZygoteClient, ZygoteError
 
@@ -26,26 +26,21 @@ _bwrap_cache: dict = {}
 
 
 def bwrap_status(disabled: bool = False) -> dict:
-    """{"active": bool, "bwrap": path|None, "reason": str}; probes once that bwrap can actually run here."""
-    if disabled:
-        return {"active": False, "bwrap": None, "reason": "disabled by --no-sandbox"}
+    """{"active": bool, "bwrap": path|None, "reason": str, "required": bool}: whether evaluations get the sandbox
+    (confinement.py), checked from inside once per runner. "required": an eval without it is refused (unless the
+    runner was started with --no-sandbox or ACCELOPT_RUNNER_NO_SANDBOX=1)."""
+    if disabled or confinement.disabled_by_environment():
+        how = "--no-sandbox" if disabled else f"{confinement.NO_SANDBOX_VAR}=1"
+        return {"active": False, "bwrap": None, "required": False,
+                "reason": f"disabled by {how}: kernels run with the runner's own rights"}
     if "v" in _bwrap_cache:
         return _bwrap_cache["v"]
     path = shutil.which("bwrap")
     if not path:
-        st = {"active": False, "bwrap": None, "reason": "bubblewrap (bwrap) is not installed; evals run with "
-                                                         "resource limits only"}
+        st = {"active": False, "bwrap": None, "required": True, "reason": "bubblewrap (bwrap) is not installed"}
     else:
-        try:
-            p = subprocess.run([path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                                "--unshare-net", "--die-with-parent", "true"],
-                               stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
-            ok = p.returncode == 0
-            reason = "" if ok else ("bwrap cannot run here (user namespaces unavailable?): "
-                                    + p.stderr.decode(errors="replace").strip()[:300])
-        except (OSError, subprocess.TimeoutExpired) as e:
-            ok, reason = False, f"bwrap cannot run here: {e}"
-        st = {"active": ok, "bwrap": path, "reason": reason}
+        ok, reason, disable_userns = confinement.probe(path, sys.executable)
+        st = {"active": ok, "bwrap": path, "required": True, "reason": reason, "disable_userns": disable_userns}
     _bwrap_cache["v"] = st
     return st
 
@@ -137,23 +132,17 @@ def _wrap_for(job: dict, env: dict, sandbox: dict, python: str | None):
     this job: the same interpreter, environment and sandbox."""
     if not sandbox.get("active"):
         return (lambda _dir: []), ("plain", python)
-    dev = ["--dev-bind", "/dev", "/dev"] if job["backend"] == "neuron" else ["--dev", "/dev"]
-    # the private /tmp hides the host's; re-expose (read-only) what the child needs from there
     spec = job.get("task_spec") or {}
-    need = [RUNNER_DIR, NKIBENCH_DIR, spec.get("dir"), os.path.dirname(spec.get("reference_path") or ""),
-            os.path.dirname(os.path.dirname(os.path.abspath(python or sys.executable)))]
-    need += env["PYTHONPATH"].split(os.pathsep)
-    ro = []
-    for pth in dict.fromkeys(p for p in need if p):
-        real = os.path.realpath(pth)
-        if (real == "/tmp" or real.startswith("/tmp/")) and os.path.exists(real):
-            ro += ["--ro-bind", real, real]
+    readable = [RUNNER_DIR, NKIBENCH_DIR, spec.get("dir"), os.path.dirname(spec.get("reference_path") or ""),
+                os.path.dirname(os.path.dirname(os.path.abspath(python or sys.executable)))]
+    readable += env["PYTHONPATH"].split(os.pathsep)
+    readable = tuple(dict.fromkeys(p for p in readable if p))
+    neuron = job["backend"] == "neuron"
 
     def wrap(writable: str) -> list:
-        return [sandbox["bwrap"], "--ro-bind", "/", "/", *dev, "--proc", "/proc", "--tmpfs", "/tmp", *ro,
-                "--bind", writable, writable, "--unshare-net", "--unshare-ipc", "--die-with-parent",
-                "--chdir", writable, "--"]
-    return wrap, ("bwrap", python, tuple(dev), tuple(ro))
+        return confinement.wrap_command(sandbox["bwrap"], sandbox.get("disable_userns", True), neuron, readable,
+                                        writable)
+    return wrap, ("bwrap", python, neuron, readable)
 
 
 def _zygote_for(job: dict, env: dict, wrap, key, python: str | None):
@@ -178,8 +167,9 @@ def _run_cold(wrap, env: dict, workdir: str, python: str | None, cap: int, cance
               hard_deadline: float) -> dict:
     """One evaluation in a fresh Python (in the sandbox when active): the same outcome as ZygoteClient.run."""
     cmd = wrap(workdir) + [python or sys.executable, "-m", "accelopt_runner", "_child", workdir]
-    proc = subprocess.Popen(cmd, cwd=workdir, env=dict(env, HOME=workdir, TMPDIR=workdir), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = confinement.launch(cmd, cwd=workdir, env=dict(env, HOME=workdir, TMPDIR=workdir),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              start_new_session=True)
     d_out, d_err = _Drain(proc.stdout, cap), _Drain(proc.stderr, cap)
     d_out.start()
     d_err.start()
@@ -211,40 +201,52 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
     the outputs the child saved (job "save_outputs": outputs_seed<i>.npz) there before the workdir goes. zygote: fork
     the child from the slot's warm template (nkisim evals only; a kept workdir would go with the zygote's folder)."""
     t0 = time.monotonic()
+    if sandbox.get("required") and not sandbox.get("active"):
+        return _fail(job, "infra_error", confinement.refusal(sandbox.get("reason") or "it is unavailable"), t0)
     env = child_env(job, "")
     wrap, key = _wrap_for(job, env, sandbox, python)
     client = None
     if zygote and job["backend"] == "sim" and not keep_workdir:
         client = _zygote_for(job, env, wrap, key, python)
-    workdir = tempfile.mkdtemp(prefix="accelopt-eval-", dir=client.slotdir if client else None)
+    workdirs = [_workdir_for(job, client.slotdir if client else None)]
     broken = None
     try:
-        with open(os.path.join(workdir, "job.json"), "w", encoding="utf-8") as f:
-            json.dump(job, f)
         cap = int(job["limits"].get("output_cap_chars", 16384))
         hard = t0 + float(job["timeout_s"]) + float(job["limits"].get("grace_s", 5.0))
         outcome = None
         if client is not None:
             try:
-                outcome = client.run(workdir, {"HOME": workdir, "TMPDIR": workdir}, cap, cancel, hard)
+                outcome = client.run(workdirs[-1], {"HOME": workdirs[-1], "TMPDIR": workdirs[-1]}, cap, cancel, hard)
             except ZygoteError as e:  # the zygote failed, not the kernel: run this one cold, start afresh next time
                 log.warning("the slot's zygote failed (%s); this evaluation runs in a cold child", e)
                 broken, _ZYGOTE["client"] = client, None
+                # a folder of its own: nothing the first attempt wrote there (a result.json) may be taken for this
+                # one's
+                workdirs.append(_workdir_for(job, None))
         if outcome is None:
             try:
-                outcome = _run_cold(wrap, env, workdir, python, cap, cancel, hard)
+                outcome = _run_cold(wrap, env, workdirs[-1], python, cap, cancel, hard)
             except OSError as e:
                 return _fail(job, "infra_error", f"cannot start the evaluation process: {e}", t0)
-        return _outcome_result(job, outcome, workdir, sandbox, t0)
+        return _outcome_result(job, outcome, workdirs[-1], sandbox, t0)
     finally:
         if collect_dir:
-            for fn in os.listdir(workdir):
+            for fn in os.listdir(workdirs[-1]):
                 if fn.startswith("outputs_seed") and fn.endswith(".npz"):
-                    shutil.move(os.path.join(workdir, fn), os.path.join(collect_dir, fn))
+                    shutil.move(os.path.join(workdirs[-1], fn), os.path.join(collect_dir, fn))
         if not keep_workdir:
-            shutil.rmtree(workdir, ignore_errors=True)
+            for workdir in workdirs:
+                shutil.rmtree(workdir, ignore_errors=True)
         if broken is not None:
             broken.close()
+
+
+def _workdir_for(job: dict, parent: str | None) -> str:
+    """A new eval folder holding the job (which the child reads, then deletes)."""
+    workdir = tempfile.mkdtemp(prefix="accelopt-eval-", dir=parent)
+    with open(os.path.join(workdir, "job.json"), "w", encoding="utf-8") as f:
+        json.dump(job, f)
+    return workdir
 
 
 def _outcome_result(job: dict, outcome: dict, workdir: str, sandbox: dict, t0: float) -> dict:
@@ -268,7 +270,7 @@ def _outcome_result(job: dict, outcome: dict, workdir: str, sandbox: dict, t0: f
             if extra.strip():
                 res["output"] = (res.get("output") or "") + extra
             res["wall_s"] = time.monotonic() - t0
-            return res
+            return _physics(job, res)
         except (OSError, ValueError) as e:
             return _fail(job, "crashed", f"the evaluation process wrote an unreadable result: {e}", t0)
     rc = outcome["returncode"]
@@ -294,6 +296,36 @@ def _outcome_result(job: dict, outcome: dict, workdir: str, sandbox: dict, t0: f
                                      f"{tail}", t0)
     return _fail(job, "crashed", f"the evaluation process exited with code {rc} without a result"
                                  + (f"; stderr: {tail}" if tail else ""), t0)
+
+
+def _physics(job: dict, res: dict) -> dict:
+    """The roofline and the physics tripwires once more, here in the runner: the eval child ran the kernel, so what
+    it says of its own % of peak could be anything. From the task and the reported latency: faster than the task's
+    least memory traffic at peak bandwidth, or above 100 % of peak, is "rejected" with the numbers."""
+    if not isinstance(res, dict) or res.get("status") != "ok":
+        return res
+    lat = res.get("latency_ms")
+    mean = lat.get("mean") if isinstance(lat, dict) else None
+    if isinstance(mean, bool) or not isinstance(mean, (int, float)):
+        res.update(status="infra_error", error="the evaluation reported no latency")
+        return res
+    from .evaluate import faster_than_memory, roofline_or_warning
+    rf, _ = roofline_or_warning(job.get("task_spec") or {}, job, mean)
+    res["roofline"] = rf
+    why = faster_than_memory(rf, mean) or above_peak(rf, mean)
+    if why:
+        res.update(status="rejected", error=why)
+    return res
+
+
+def above_peak(rf, latency_ms) -> str:
+    """Why a latency is impossible, or "": below the task's peak time (more than 100 % of peak)."""
+    pct = (rf or {}).get("percent_of_peak")
+    if pct is None or pct <= 100.0:
+        return ""
+    return (f"impossible: the kernel ran in {latency_ms:.4g} ms, below the {rf['peak_ms']:.4g} ms the task takes at "
+            f"the hardware's peak ({pct:.4g} % of peak, bound: {rf.get('bound')}); no kernel exceeds 100 % of "
+            f"peak, so this measurement is forged or broken")
 
 
 def _fail(job: dict, status: str, error: str, t0: float) -> dict:

@@ -47,6 +47,7 @@ def hello(cfg: dict) -> dict:
             "python": platform.python_version(), "numpy": numpy.__version__, "backends": backends,
             "unavailable": unavailable,
             "sandbox": {"active": sb["active"], "bwrap": sb["bwrap"], "reason": sb["reason"],
+                        "required": sb["required"],
                         "zygote": bool(cfg.get("zygote")),
                         "memory_limit_mb": mem["memory_limit_mb"], "rlimits": True},
             "limits": {"max_message_bytes": cfg["max_message_bytes"], "max_kernel_bytes": limits.MAX_KERNEL_BYTES,

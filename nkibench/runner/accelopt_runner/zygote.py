@@ -1,4 +1,4 @@
-"""A pre-forked evaluation template per slot (a zygote): `python -m accelopt_runner _zygote <slotdir>`.
+"""A pre-forked evaluation template per slot (a zygote): `python -m accelopt_runner _zygote <slotdir> [--confined]`.
 
 A fresh sandboxed Python per evaluation spent about 250 ms importing numpy, nkisim and the harness before any kernel
 ran. The zygote pays that once: it starts inside the same bubblewrap sandbox as a cold eval child (no network, a
@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
 import sys
 import time
 
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -230,7 +232,77 @@ def _kill_orphans() -> bool:
     return bool(found)
 
 
-def main(slotdir: str) -> int:
+def _owns_pid_namespace() -> bool:
+    """Whether this process's PID 1 is the sandbox's bwrap: only then does kill(-1) reach the sandbox alone, and
+    only then are /tmp and /dev/shm this sandbox's own."""
+    try:
+        with open("/proc/1/comm", encoding="ascii", errors="replace") as f:
+            return f.read().strip() == "bwrap" and os.getpid() != 1
+    except OSError:
+        return False
+
+
+def _purge(slotdir: str, keep: str):
+    """Between evaluations, in a sandbox of its own: nothing one evaluation left reaches the next. Every other
+    process in the namespace is killed (a daemon an evaluation started, wherever it re-parented), and /tmp,
+    /dev/shm and the slot folder are emptied but for the folder the runner still reads the result from (and the
+    folders bound into /tmp: the slot folder itself, a task folder, the runner)."""
+    try:
+        os.kill(-1, signal.SIGKILL)  # all but this process and PID 1
+    except ProcessLookupError:
+        pass
+    for _ in range(100):
+        if not _kill_orphans():
+            break
+    mounts = _mount_points()
+    for root in ("/tmp", "/dev/shm", slotdir):
+        _empty(os.path.realpath(root), mounts, {os.path.realpath(keep)})
+
+
+def _mount_points() -> set:
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            # field 5 is the mount point, with space, tab, newline and backslash as octal escapes
+            return {re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), line.split()[4]) for line in f}
+    except (OSError, IndexError):
+        return set()
+
+
+def _empty(folder: str, mounts: set, keep: set):
+    """Deletes what is in folder, except keep and mount points (each purged as a root of its own, or read-only);
+    a folder that leads to a mount point is emptied around it."""
+    import shutil
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        if path in keep or path in mounts:
+            continue
+        if any(m.startswith(path + "/") for m in mounts):
+            _empty(path, mounts, keep)
+            continue
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, onerror=_make_writable)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def _make_writable(func, path, _exc):
+    """rmtree's retry for a folder an evaluation made read-only (same owner: chmod is enough)."""
+    try:
+        os.chmod(os.path.dirname(path), 0o700)
+        os.chmod(path, 0o700)
+        func(path)
+    except OSError:
+        pass
+
+
+def main(slotdir: str, confined: bool = False) -> int:
     ctl_out = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)  # anything an import prints goes to the log, not into the control stream
     ctl_in = os.fdopen(os.dup(0), "rb", buffering=0)
@@ -240,8 +312,12 @@ def main(slotdir: str) -> int:
     _die_with_parent()
     try:
         _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        # No process of the same user may read or write this one's memory through /proc (its forks inherit it):
+        # an evaluation cannot reach into the template the next one is forked from.
+        _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     except (OSError, AttributeError):
         pass
+    confined = confined and _owns_pid_namespace()
     os.chdir(slotdir)
     _preimport()
     import gc
@@ -272,6 +348,11 @@ def main(slotdir: str) -> int:
         outs = [_Capped(cap), _Capped(cap)]
         rc = _drain(child["pid"], {child["out"]: outs[0], child["err"]: outs[1]},
                     os.path.join(req["workdir"], "result.json"))
+        if confined:
+            # before the report: once it has the report, the runner may make the next evaluation's folder here
+            if rc is None:
+                rc = _reap(child["pid"])
+            _purge(slotdir, req["workdir"])
         send({"pid": child["pid"], "returncode": rc, "stdout": outs[0].buf.decode("utf-8", "replace"),
               "stderr": outs[1].buf.decode("utf-8", "replace"), "dropped": [outs[0].dropped, outs[1].dropped]})
         if rc is None:

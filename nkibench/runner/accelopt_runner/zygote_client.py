@@ -15,6 +15,8 @@ import tempfile
 import threading
 import time
 
+from . import confinement
+
 log = logging.getLogger("accelopt_runner.zygote")
 START_TIMEOUT_S = 120.0  # imports on a loaded host; a cold eval would pay the same
 ANSWER_TIMEOUT_S = 10.0  # a fork, or the report after a kill
@@ -30,11 +32,15 @@ class ZygoteClient:
         self.key = key
         self.slotdir = tempfile.mkdtemp(prefix="accelopt-slot-")
         self._buf = b""
-        cmd = wrap(self.slotdir) + [python, "-m", "accelopt_runner", "_zygote", self.slotdir]
+        prefix = wrap(self.slotdir)
+        # Confined, the zygote lives in a PID namespace of its own: the pids it reports mean nothing out here (a
+        # kill by them would hit an unrelated host process), and it may clean its namespace between evaluations.
+        self.confined = bool(prefix)
+        cmd = prefix + [python, "-m", "accelopt_runner", "_zygote", self.slotdir] + (["--confined"] if prefix else [])
         zenv = dict(env, HOME=self.slotdir, TMPDIR=self.slotdir)
         try:
-            self.proc = subprocess.Popen(cmd, cwd=self.slotdir, env=zenv, stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+            self.proc = confinement.launch(cmd, cwd=self.slotdir, env=zenv, stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         except OSError as e:
             shutil.rmtree(self.slotdir, ignore_errors=True)
             raise ZygoteError(f"cannot start the zygote: {e}") from e
@@ -82,12 +88,24 @@ class ZygoteClient:
                 why = "cancelled"
             elif time.monotonic() > hard_deadline:
                 why = "timeout"
+            if why and self.confined:
+                # the whole sandbox goes (bwrap's PID namespace takes every process in it along); the next
+                # evaluation starts a fresh zygote
+                self._kill_sandbox()
+                return {}, why
             if why:  # the child itself (it may not lead its group yet), then its group; the zygote reaps the rest
                 for kill in (os.kill, os.killpg):
                     try:
                         kill(pid, signal.SIGKILL)
                     except (ProcessLookupError, PermissionError):
                         pass
+
+    def _kill_sandbox(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
 
     def run(self, workdir: str, env: dict, cap: int, cancel: threading.Event, hard_deadline: float) -> dict:
         """{"returncode", "stdout", "stderr", "why"} for one evaluation whose job.json is in workdir."""

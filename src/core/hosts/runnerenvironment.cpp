@@ -16,6 +16,7 @@ bool RunnerEnvironment::passes(const QString &name)
         // The runner's own settings (nkibench/runner/README.md).
         QStringLiteral("ACCELOPT_ROOFLINE_COMPAT"), QStringLiteral("ACCELOPT_RUNNER_MEMORY_LIMIT_MB"),
         QStringLiteral("ACCELOPT_RUNNER_SLOTS"), QStringLiteral("ACCELOPT_RUNNER_NO_ZYGOTE"),
+        QStringLiteral("ACCELOPT_RUNNER_NO_SANDBOX"),
         // SLURM's client commands (a SLURM host's salloc and srun) find their cluster by it
         QStringLiteral("SLURM_CONF")};
     static const QStringList prefixes{QStringLiteral("LC_"), QStringLiteral("NEURON_"),

@@ -1,0 +1,303 @@
+"""Kernels that attack the machine, the runner and each other, as a hostile user (or a reward-hacking model) wrote
+them; every one gets past the static checks the way issue 23 found (`G = getattr` and dunder names built at run time
+give it the whole of Python), so what stops it is the sandbox (confinement.py) and the runner's own judgement.
+
+Each runs through a real `serve`, in the zygote and in cold children, as the user running the tests (root on CI)
+and, where the tests run as root, also under a runner started as an unprivileged user. The attack code runs when
+the kernel module loads and prints what it managed as one `ATTACK {...}` line, which the runner hands back as the
+kernel's output."""
+import json
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+
+import pytest
+
+from runner_helpers import ADD_KERNEL, ADD_REFERENCE, RUNNER_DIR, Serve, runner_env
+
+sys.path.insert(0, str(RUNNER_DIR))
+from accelopt_runner import checks, sandbox  # noqa: E402
+
+# What the static checks let through: getattr under another name and dunder names assembled at run time reach the
+# builtins, whose exec then runs any Python at all (the attack's text is a string constant the checks do not read).
+ESCAPE = textwrap.dedent('''\
+    G = getattr
+    D = "_" * 2
+    B = G(print, D + "self" + D)
+    G(B, "ex" + "ec")(ATTACK_CODE, {})
+    ''')
+
+INLINE_TASK = {"name": "add_inline", "reference": ADD_REFERENCE, "parameters": {"N": 128, "D": 128},
+               "roofline": {"vector_flops": "N*D", "matmul_flops": "0", "min_bytes": "4*3*N*D"}}
+
+
+def attack(body: str, **names) -> str:
+    """A kernel (the add kernel, correct) whose module code runs body, with os and json imported and a dict found
+    to fill, then prints found."""
+    consts = "".join(f"{k} = {v!r}\n" for k, v in names.items())
+    code = "import os, json\nfound = {}\n" + consts + textwrap.dedent(body) + \
+        '\nprint("ATTACK " + json.dumps(found))\n'
+    head, kernel = ADD_KERNEL.split("@nki.jit", 1)
+    return head + f"ATTACK_CODE = {code!r}\n" + ESCAPE + "\n\n@nki.jit" + kernel
+
+
+def found_by(result: dict) -> dict:
+    lines = [ln for ln in (result.get("output") or "").splitlines() if ln.startswith("ATTACK ")]
+    assert lines, result
+    return json.loads(lines[-1][len("ATTACK "):])
+
+
+def running_with(tag: str) -> list:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if tag.encode() in pathlib.Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0"):
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+AS_ROOT = os.geteuid() == 0
+UNPRIVILEGED = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+USERS = ["self"] + (["unprivileged"] if AS_ROOT and shutil.which("setpriv") else [])
+MODES = ["zygote", "cold"]
+
+pytestmark = pytest.mark.skipif(not sandbox.bwrap_status()["active"],
+                                reason="the sandbox cannot run here: " + sandbox.bwrap_status()["reason"])
+
+
+class Runner(Serve):
+    def __init__(self, mode: str, user: str, env=None):
+        self.mode, self.user = mode, user
+        args = [] if mode == "zygote" else ["--no-zygote"]
+        if user == "unprivileged":  # the runner's own files must be readable by it (they are: the checkout)
+            self.p = None
+            self._start(UNPRIVILEGED, args, env)
+        else:
+            super().__init__(args, env=env)
+
+    def _start(self, prefix, args, env):
+        import queue
+        import threading
+        self.p = subprocess.Popen(prefix + [sys.executable, "-m", "accelopt_runner", "serve", *args],
+                                  env=env or runner_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, bufsize=0, cwd="/")
+        self.q = queue.Queue()
+        self.raw = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._drain_err, daemon=True).start()
+
+    def run(self, kernel: str, id_: str = "k", **fields) -> dict:
+        r = self.eval(id_, INLINE_TASK, kernel, seeds=[1], timeout_s=60, **fields)
+        assert r["sandbox"] is True, r
+        return r
+
+
+@pytest.fixture(params=[(m, u) for u in USERS for m in MODES], ids=lambda p: f"{p[0]}-{p[1]}")
+def runner(request):
+    r = Runner(*request.param)
+    yield r
+    r.close()
+
+
+def test_the_escape_gets_past_the_static_checks():
+    """If this fails, the checks closed the hole: the tests below then no longer reach the sandbox, and need another
+    way in."""
+    assert checks.check_kernel(attack("found['x'] = 1\n"), "float32") == []
+
+
+def test_the_sandbox_holds_what_the_hello_promises(runner):
+    runner.send({"op": "hello"})
+    sb = runner.recv()["sandbox"]
+    assert sb["active"] is True and sb["required"] is True, sb
+    r = runner.run(attack('''
+        st = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)
+        found["cap_eff"] = st["CapEff"].strip()
+        found["seccomp"] = st["Seccomp"].strip()
+        found["pid1"] = open("/proc/1/comm").read().strip()
+        found["processes"] = len([p for p in os.listdir("/proc") if p.isdigit()])
+        '''))
+    f = found_by(r)
+    assert f["cap_eff"] == "0000000000000000" and f["seccomp"] == "2" and f["pid1"] == "bwrap", f
+    assert f["processes"] <= 4, f  # bwrap, (the zygote,) the evaluation: nothing of the host
+
+
+def test_no_write_to_the_host_through_proc_root(runner, tmp_path):
+    canary_dir = pathlib.Path("/var/tmp") / f"accelopt-canary-{uuid.uuid4().hex}"
+    canary_dir.mkdir()
+    try:
+        r = runner.run(attack('''
+            for pid in (RUNNER, 1):
+                try:
+                    with open(f"/proc/{pid}/root{DIR}/pwned", "w") as f:
+                        f.write("x")
+                    found[str(pid)] = "written"
+                except OSError as e:
+                    found[str(pid)] = type(e).__name__
+            ''', RUNNER=runner.p.pid, DIR=str(canary_dir)))
+        assert r["status"] == "ok", r
+        assert "written" not in found_by(r).values()
+        assert list(canary_dir.iterdir()) == []
+    finally:
+        shutil.rmtree(canary_dir)
+
+
+def test_no_secret_from_another_process(runner):
+    secret = f"sk-{uuid.uuid4().hex}"
+    env = runner_env()
+    env["OPENAI_API_KEY"] = secret
+    other = Runner(runner.mode, runner.user, env=env)  # a runner with a key in its environment, as the CLI has
+    try:
+        r = runner.run(attack('''
+            seen = ""
+            for pid in [p for p in os.listdir("/proc") if p.isdigit()] + [str(OTHER)]:
+                for what in ("environ", "cmdline", "mem"):
+                    try:
+                        with open(f"/proc/{pid}/{what}", "rb") as f:
+                            seen += f.read(1 << 20).decode("latin-1")
+                    except OSError:
+                        pass
+            found["seen"] = seen
+            ''', OTHER=other.p.pid))
+    finally:
+        other.close()
+    assert secret not in found_by(r)["seen"]
+
+
+def test_no_way_into_the_hosts_network(runner):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    listener.settimeout(0.2)
+    try:
+        r = runner.run(attack('''
+            import ctypes, socket
+            libc = ctypes.CDLL(None, use_errno=True)
+            for pid in (RUNNER, 1):
+                try:
+                    fd = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY)
+                    found[f"setns_{pid}"] = libc.setns(fd, 0x40000000)
+                    found[f"errno_{pid}"] = ctypes.get_errno()
+                except OSError as e:
+                    found[f"setns_{pid}"] = type(e).__name__
+            found["unshare"] = libc.unshare(0x10000000)
+            try:
+                socket.create_connection(("127.0.0.1", PORT), timeout=2).close()
+                found["connect"] = "reached"
+            except OSError as e:
+                found["connect"] = type(e).__name__
+            ''', RUNNER=runner.p.pid, PORT=listener.getsockname()[1]))
+        f = found_by(r)
+        assert f["connect"] == "ConnectionRefusedError", f
+        assert f["unshare"] == -1, f
+        assert f["setns_1"] == -1 and f["errno_1"] == 1, f  # EPERM: seccomp refuses setns
+        assert f[f"setns_{runner.p.pid}"] in ("FileNotFoundError", -1), f
+        with pytest.raises(socket.timeout):
+            listener.accept()
+    finally:
+        listener.close()
+
+
+def test_no_signal_to_a_host_process(runner):
+    victim = subprocess.Popen(["sleep", "300"])
+    try:
+        # kill(-1) reaches every process the caller may signal: only where PID 1 is the sandbox's own (a runner
+        # without a PID namespace would take the whole machine down with it)
+        r = runner.run(attack('''
+            for pid in (VICTIM, -1) if open("/proc/1/comm").read().strip() == "bwrap" else (VICTIM,):
+                try:
+                    os.kill(pid, 9)
+                    found[str(pid)] = "sent"
+                except OSError as e:
+                    found[str(pid)] = type(e).__name__
+            ''', VICTIM=victim.pid))
+        assert found_by(r)[str(victim.pid)] == "ProcessLookupError"
+        assert victim.poll() is None  # alive
+    finally:
+        victim.kill()
+        victim.wait()
+
+
+def test_no_daemon_outlives_its_evaluation_even_when_it_kills_the_zygote(runner):
+    tag = f"0.{uuid.uuid4().int % 10**12:012d}"
+    r = runner.run(attack('''
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execvp("sleep", ["sleep", "300", TAG])
+            os._exit(0)
+        os.waitpid(pid, 0)
+        parent = os.getppid()
+        found["parent"] = parent
+        if parent != 1:
+            os.kill(parent, 9)  # the zygote: the runner then runs this evaluation again, cold
+        ''', TAG=tag))
+    assert r["status"] == "ok", r
+    deadline_polls = 200
+    while running_with(tag) and deadline_polls:
+        deadline_polls -= 1
+        time.sleep(0.05)
+    assert running_with(tag) == []
+    # and the runner goes on serving
+    assert runner.run(ADD_KERNEL, "after")["status"] == "ok"
+
+
+def test_nothing_an_evaluation_leaves_reaches_the_next(runner):
+    counter = attack('''
+        # the slot folder (the zygote's) is the working folder's parent; for a cold child that is /tmp itself
+        for where in dict.fromkeys(("/tmp", "/dev/shm", os.path.dirname(os.getcwd()), os.getcwd())):
+            path = os.path.join(where, "accelopt-counter")
+            try:
+                with open(path) as f:
+                    n = int(f.read())
+            except (OSError, ValueError):
+                n = 0
+            try:
+                with open(path, "w") as f:
+                    f.write(str(n + 1))
+            except OSError:
+                pass
+            found[where] = n
+        ''')
+    seen = [found_by(runner.run(counter, f"c{i}")) for i in range(3)]
+    for f in seen:
+        assert set(f.values()) == {0}, seen
+
+
+def test_the_kernel_is_not_told_how_it_is_judged(runner):
+    r = runner.run(attack('''
+        found["files"] = sorted(os.listdir("."))
+        found["env"] = sorted(k for k in os.environ if "SEED" in k.upper() or "TIMING" in k.upper()
+                              or "SIZE" in k.upper() or "JOB" in k.upper())
+        '''))
+    f = found_by(r)
+    assert "job.json" not in f["files"] and f["env"] == [], f
+
+
+def test_a_forged_latency_is_rejected_by_the_runner(runner):
+    """The kernel replaces the harness's timing in its own interpreter (through sys.modules). The runner computes
+    the roofline itself from the task and the latency, so the forgery shows as what it is: faster than the task's
+    least memory traffic allows, 'rejected' with the numbers."""
+    r = runner.run(attack('''
+        import sys
+        timing = sys.modules["accelopt_runner.timing"]
+        evaluate = sys.modules["accelopt_runner.evaluate"]
+        stats = {"mean": 1.2e-06, "min": 1.2e-06, "max": 1.2e-06, "p50": 1.2e-06}
+        timing.benchmark = lambda *a, **k: (stats, 0.0, 1)
+        evaluate.timing = timing
+        evaluate.faster_than_memory = lambda *a, **k: ""
+        found["patched"] = True
+        '''))
+    assert found_by(r)["patched"] is True
+    assert r["status"] == "rejected", r
+    assert "suspect" in r["error"] and "1.2e-06 ms" in r["error"], r["error"]
