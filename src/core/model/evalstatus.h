@@ -13,7 +13,7 @@ enum class EvalStatus
     CompileError,
     RuntimeError,
     Timeout,
-    Rejected, // failed a static check
+    Rejected, // failed a static check, or a physically impossible measurement
     Crashed,
     InfraError
 };

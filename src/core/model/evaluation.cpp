@@ -85,6 +85,16 @@ Evaluation Evaluation::fromJson(const QJsonObject &o)
     e.metrics = o.value(QStringLiteral("metrics")).toObject();
     e.wallSeconds = number(o, QLatin1StringView("wall_s"));
     e.profile = profileFrom(e.raw);
+    // Physics, whoever sent the result (an old runner, a host of someone else's): nothing runs above the
+    // hardware's peak, so such a result is a forged or broken measurement, never a win.
+    if (e.status == EvalStatus::Ok && e.percentOfPeak && *e.percentOfPeak > 100.0) {
+        e.status = EvalStatus::Rejected;
+        e.error = QStringLiteral("impossible: %1 % of peak (%2 ms against a peak time of %3 ms); no kernel "
+                                 "exceeds 100 % of peak, so this measurement is forged or broken")
+                      .arg(*e.percentOfPeak, 0, 'g', 4)
+                      .arg(e.latencyMeanMs.value_or(0.0), 0, 'g', 4)
+                      .arg(e.peakMs.value_or(0.0), 0, 'g', 4);
+    }
     return e;
 }
 
