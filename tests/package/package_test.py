@@ -306,7 +306,7 @@ def test_in_root(deb, out, keep):
         # A chroot cannot make user namespaces (the kernel refuses CLONE_NEWUSER there), so the sandbox is missing,
         # as on a host with them turned off: kernels are refused, with what is missing and the way on.
         refused = root.sh("accelopt suite --tasks silu --size small", user=USER, timeout=600, check=False)
-        said = refused.stdout + refused.stderr
+        said = refused.stdout or ""  # run() merges stderr into stdout
         if "untrusted kernels run only in the sandbox" not in said or "ACCELOPT_RUNNER_NO_SANDBOX=1" not in said:
             raise SystemExit(f"package-test: FAILED: without the sandbox the suite did not refuse clearly:\n{said}")
         unconfined = "ACCELOPT_RUNNER_NO_SANDBOX=1 "
