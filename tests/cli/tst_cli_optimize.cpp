@@ -3,6 +3,7 @@
 #include "store/sessionstore.h"
 
 #include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QLockFile>
 #include <QTest>
@@ -114,6 +115,81 @@ private Q_SLOTS:
         }
         QCOMPARE(plannerRequests, 3 + 2 * 3); // B=1 then B=2, N=3
         QCOMPARE(plannersShownALesson, 6);    // every planner call of iteration 2
+    }
+
+    void aKernelThatForgesItsLatencyIsNeverBestExportedOrLearned()
+    {
+        // The executor's faster kernels replace the harness's timing in their own interpreter (past the static
+        // checks, through getattr under another name) and report 1.2e-06 ms. The runner recomputes the roofline
+        // itself, so they come back rejected: the session keeps the baseline, exports it, and learns nothing
+        // from them.
+        QTemporaryDir fixtures;
+        const QString from = QStringLiteral(ACCELOPT_TEST_FIXTURES "/optimize/swiglu/");
+        const QByteArray forge =
+            "G = getattr\nD = \"_\" * 2\nG(G(print, D + \"self\" + D), \"ex\" + \"ec\")(\n"
+            "    \"import sys\\nt = sys.modules['accelopt_runner.timing']\\n\"\n"
+            "    \"s = {'mean': 1.2e-06, 'min': 1.2e-06, 'max': 1.2e-06, 'p50': 1.2e-06}\\n\"\n"
+            "    \"t.benchmark = lambda *a, **k: (s, 0.0, 1)\\n\"\n"
+            "    \"sys.modules['accelopt_runner.evaluate'].faster_than_memory = lambda *a, **k: ''\\n\", {})\n\n";
+        for (const QString &name : QDir(from).entryList(QDir::Files)) {
+            QFile in(from + name), out(fixtures.filePath(name));
+            QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
+            QByteArray text = in.readAll();
+            if (name == QStringLiteral("fast1.py") || name == QStringLiteral("fast2.py")) {
+                const qsizetype at = text.indexOf("@nki.jit");
+                QVERIFY(at > 0);
+                text.insert(at, forge);
+            }
+            out.write(text);
+        }
+        ScriptedAgents forging;
+        QString error;
+        QVERIFY2(forging.load(fixtures.path(),
+                              QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/swiglu/baseline.py"), error),
+                 qPrintable(error));
+        Workspace w;
+        m_rig.writeLlmConfig(w);
+        m_rig.useAgents(forging);
+        const Run r = m_rig.cli(w, OptimizeRig::optimizeArgs(QStringLiteral("swiglu"), 11));
+        m_rig.useAgents(m_rig.swiglu);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const QString session =
+            r.event(QStringLiteral("session")).value(QStringLiteral("session")).toString();
+        SessionStore store(w.db());
+        QVERIFY(store.open());
+        int forged = 0;
+        for (const Candidate &c : store.candidates(session)) {
+            if (forging.variantIn(c.source) != QStringLiteral("fast1"))
+                continue;
+            ++forged;
+            const auto e = store.evaluation(c.id);
+            QVERIFY(e);
+            QCOMPARE(e->status, EvalStatus::Rejected);
+            QVERIFY2(e->error.contains(QStringLiteral("suspect")) && e->error.contains(QStringLiteral("1.2e-06 ms")),
+                     qPrintable(e->error));
+        }
+        QVERIFY2(forged > 0, "the executor never returned the forging kernel");
+        const QJsonObject done = r.event(QStringLiteral("finished"));
+        const auto best = store.candidate(done.value(QStringLiteral("best_candidate")).toString());
+        QVERIFY(best);
+        QVERIFY2(!best->source.contains(QStringLiteral("t.benchmark")), qPrintable(best->source.left(400)));
+        QVERIFY(done.value(QStringLiteral("speedup")).toDouble() <= 1.0 + 1e-9);
+
+        const QString to = w.dir.filePath(QStringLiteral("exported"));
+        const Run exported = m_rig.cli(w, {QStringLiteral("export"), session, QStringLiteral("--to"), to,
+                                           QStringLiteral("--name"), QStringLiteral("best.py")});
+        QVERIFY2(exported.exitCode == 0, qPrintable(exported.err + exported.out));
+        QFile kernel(QDir(to).filePath(QStringLiteral("best.py")));
+        QVERIFY(kernel.open(QIODevice::ReadOnly));
+        QVERIFY(!kernel.readAll().contains("t.benchmark"));
+
+        ExperienceStore memory(w.memory());
+        QVERIFY(memory.open());
+        for (const ExperienceRecord &e : memory.list(QStringLiteral("swiglu"))) {
+            const auto fast = store.candidate(e.fastCandidateId);
+            QVERIFY2(!fast || !fast->source.contains(QStringLiteral("t.benchmark")),
+                     qPrintable(e.experience.title)); // no lesson is drawn from a forged kernel
+        }
     }
 
     void refusedModelsFailTheRun()
