@@ -10,7 +10,6 @@ import json
 import os
 import pathlib
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -97,7 +96,8 @@ class Runner(Serve):
         threading.Thread(target=self._drain_err, daemon=True).start()
 
     def run(self, kernel: str, id_: str = "k", **fields) -> dict:
-        r = self.eval(id_, INLINE_TASK, kernel, seeds=[1], timeout_s=60, **fields)
+        fields.setdefault("seeds", [1])
+        r = self.eval(id_, INLINE_TASK, kernel, timeout_s=60, **fields)
         assert r["sandbox"] is True, r
         return r
 
@@ -275,13 +275,41 @@ def test_nothing_an_evaluation_leaves_reaches_the_next(runner):
 
 
 def test_the_kernel_is_not_told_how_it_is_judged(runner):
+    """Its process is told no seeds, size or task, in no file, variable or object it could find in memory. (A
+    timing-only pass stays recognisable: it has shapes without data, or is not asked for outputs; its result is
+    never a verdict of correct.)"""
     r = runner.run(attack('''
+        import gc, sys
         found["files"] = sorted(os.listdir("."))
         found["env"] = sorted(k for k in os.environ if "SEED" in k.upper() or "TIMING" in k.upper()
                               or "SIZE" in k.upper() or "JOB" in k.upper())
-        '''))
+        objects = gc.get_objects()
+        seed = int("".join(reversed(SEED_BACKWARDS)))  # made at run time: the code's own constants hold no seed
+        found["in_memory"] = sorted({k for o in objects if isinstance(o, dict)
+                                     for k in ("seeds", "task_spec", "reference_path") if k in o} |
+                                    {"size" for o in objects if isinstance(o, dict) and o.get("size") in ("small", "full")} |
+                                    {"the seed" for o in objects if isinstance(o, (list, tuple)) and seed in o})
+        found["reference_loaded"] = [m for m in sys.modules if m.startswith("accelopt_task")]
+        ''', SEED_BACKWARDS="3562951413"), seeds=[3141592653])
     f = found_by(r)
+    assert r["status"] == "ok" and r["seeds"] == [3141592653], r
     assert "job.json" not in f["files"] and f["env"] == [], f
+    assert f["in_memory"] == [] and f["reference_loaded"] == [], f
+
+
+def test_a_forged_verdict_does_not_count(runner):
+    """A wrong kernel replaces the comparison in its own interpreter: the verdict is made in a process it never ran
+    in, from its outputs handed over as data, so it stays wrong."""
+    wrong = attack('''
+        import sys
+        for name, mod in list(sys.modules.items()):
+            if name.startswith("accelopt_runner") and hasattr(mod, "compare"):
+                mod.compare = lambda *a, **k: (0.0, 0.0)
+                found.setdefault("patched", []).append(name)
+        ''').replace("nl.add(x, y)", "nl.subtract(x, y)")
+    r = runner.run(wrong)
+    assert r["status"] == "incorrect" and r["correct"] is False, r
+    assert "l2" in r["error"].lower() or "tolerance" in r["error"].lower(), r["error"]
 
 
 def test_a_forged_latency_is_rejected_by_the_runner(runner):

@@ -1,7 +1,10 @@
 """The eval child: `python -m accelopt_runner _child <workdir>` (started by sandbox.py, never by hand).
 
-Reads <workdir>/job.json, applies the resource limits to itself, captures what the kernel prints, runs the
-evaluation with a soft wall-clock timer (so a timeout can name the kernel line), and writes <workdir>/result.json.
+Reads <workdir>/job.json, applies the resource limits to itself, captures what the kernel prints, runs its part of
+the evaluation with a soft wall-clock timer (so a timeout can name the kernel line), and writes
+<workdir>/result.json. The job's role says which part: "prepare" and "verdict" (judge.py: the task's inputs and
+reference, then the comparison; never kernel code), "kernel" (kernelside.py: the kernel on the prepared inputs,
+timed), or "whole" (evaluate.run, everything in one process: the Neuron backend).
 """
 from __future__ import annotations
 
@@ -58,6 +61,9 @@ def _limit(which, value):
             pass
 
 
+KERNEL_CASES = "for-kernel"  # where a "prepare" child leaves the kernel's inputs, for the runner to hand on
+
+
 def main(workdir: str) -> int:
     t0 = time.monotonic()
     with open(os.path.join(workdir, "job.json"), encoding="utf-8") as f:
@@ -81,15 +87,27 @@ def main(workdir: str) -> int:
     res = evaluate.empty_result(job)
     kernel_files = set()
     backend = None
+    role = job.get("role", "whole")
     try:
         evaluate.install_soft_timeout(float(job["timeout_s"]) - (time.monotonic() - t0) - 0.25)
-        if job["backend"] == "neuron":
+        if role == "prepare":
+            from . import judge
+            res = judge.prepare(job, workdir, os.path.join(workdir, KERNEL_CASES))
+        elif role == "verdict":
+            from . import judge
+            res = judge.verdict(job, workdir)
+        elif job["backend"] == "neuron":
             from .backend_neuron import NeuronBackend
             backend = NeuronBackend(job["target"], workdir, job)
+            res = evaluate.run(job, workdir, backend)
         else:
             from .backend_sim import SimBackend
             backend = SimBackend(job["target"], lim)
-        res = evaluate.run(job, workdir, backend)
+            if role == "kernel":
+                from . import kernelside
+                res = kernelside.run(job, workdir, backend)
+            else:
+                res = evaluate.run(job, workdir, backend)
     except evaluate.KernelFailure as kf:
         res.update(status=kf.status, error=kf.text(), line=kf.line or None)
     except evaluate.EvalTimeout as e:

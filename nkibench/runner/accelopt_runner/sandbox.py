@@ -17,7 +17,7 @@ import tempfile
 import threading
 import time
 
-from . import NKIBENCH_DIR, RUNNER_DIR, confinement
+from . import NKIBENCH_DIR, RUNNER_DIR, confinement, handover
 from .limits import BLAS_THREAD_VARS, how_to_raise
 from .zygote_client import ZygoteClient, ZygoteError
 
@@ -117,14 +117,17 @@ def _signame(n: int) -> str:
         return f"signal {n}"
 
 
-_ZYGOTE: dict = {"client": None}  # evals run one at a time per runner process (one slot), so one zygote
+# Evals run one at a time per runner process (one slot), so one zygote per role: "kernel" forks the processes that
+# run kernel code, "judge" those that prepare and judge them. A kernel never shares a sandbox with its judge.
+_ZYGOTES: dict = {}
 
 
-def close_zygote():
-    """Stops the slot's zygote, if one runs (at shutdown, and when a job needs another sandbox)."""
-    client, _ZYGOTE["client"] = _ZYGOTE["client"], None
-    if client is not None:
-        client.close()
+def close_zygote(role: str | None = None):
+    """Stops the slot's zygotes (at shutdown), or the one of role (when a job needs another sandbox)."""
+    for r in [role] if role else list(_ZYGOTES):
+        client = _ZYGOTES.pop(r, None)
+        if client is not None:
+            client.close()
 
 
 def _wrap_for(job: dict, env: dict, sandbox: dict, python: str | None):
@@ -145,13 +148,13 @@ def _wrap_for(job: dict, env: dict, sandbox: dict, python: str | None):
     return wrap, ("bwrap", python, neuron, readable)
 
 
-def _zygote_for(job: dict, env: dict, wrap, key, python: str | None):
-    """The slot's zygote for this job, started or replaced as needed; None when it cannot start (the job then runs
-    in a cold child, as every job did before)."""
+def _zygote_for(role: str, env: dict, wrap, key, python: str | None):
+    """The slot's zygote of role for this job, started or replaced as needed; None when it cannot start (the job
+    then runs in a cold child, as every job did before)."""
     key = (key, tuple(sorted((k, v) for k, v in env.items() if k not in ("HOME", "TMPDIR"))))
-    client = _ZYGOTE["client"]
+    client = _ZYGOTES.get(role)
     if client is not None and (client.key != key or not client.alive()):
-        close_zygote()
+        close_zygote(role)
         client = None
     if client is None:
         try:
@@ -159,7 +162,7 @@ def _zygote_for(job: dict, env: dict, wrap, key, python: str | None):
         except ZygoteError as e:
             log.warning("evaluations run in cold children: %s", e)
             return None
-        _ZYGOTE["client"] = client
+        _ZYGOTES[role] = client
     return client
 
 
@@ -197,56 +200,106 @@ def _run_cold(wrap, env: dict, workdir: str, python: str | None, cap: int, cance
 
 def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | None = None,
               keep_workdir: bool = False, collect_dir: str | None = None, zygote: bool = False) -> dict:
-    """Run job (a normalised eval request, see jobs.py) in a child; always returns a result dict. collect_dir: move
-    the outputs the child saved (job "save_outputs": outputs_seed<i>.npz) there before the workdir goes. zygote: fork
-    the child from the slot's warm template (nkisim evals only; a kept workdir would go with the zygote's folder)."""
+    """Run job (a normalised eval request, see jobs.py) in child processes; always returns a result dict.
+    collect_dir: move the outputs the judge saved (job "save_outputs": outputs_seed<i>.npz) there before the folders
+    go. zygote: fork the children from the slot's warm templates (nkisim evals only; a kept workdir would go with
+    the zygote's folder).
+
+    An nkisim eval takes three children, one after the other: the judge prepares (inputs and references), the kernel
+    runs on the inputs and is timed, the judge compares the outputs; data moves between their folders through this
+    process only, and the kernel's sandbox sees none of the judge's. A Neuron eval is still one child ("whole")."""
     t0 = time.monotonic()
     if sandbox.get("required") and not sandbox.get("active"):
         return _fail(job, "infra_error", confinement.refusal(sandbox.get("reason") or "it is unavailable"), t0)
-    env = child_env(job, "")
-    wrap, key = _wrap_for(job, env, sandbox, python)
-    client = None
-    if zygote and job["backend"] == "sim" and not keep_workdir:
-        client = _zygote_for(job, env, wrap, key, python)
-    workdirs = [_workdir_for(job, client.slotdir if client else None)]
-    broken = None
+    steps = _Steps(job, cancel, sandbox, python, keep_workdir, zygote, t0)
     try:
-        cap = int(job["limits"].get("output_cap_chars", 16384))
-        hard = t0 + float(job["timeout_s"]) + float(job["limits"].get("grace_s", 5.0))
+        if job["backend"] != "sim":
+            res, _ = steps.run("kernel", dict(job, role="whole"))
+        else:
+            res = handover.split(job, steps)
+        if collect_dir and steps.judge_folder:
+            for fn in os.listdir(steps.judge_folder):
+                if fn.startswith("outputs_seed") and fn.endswith(".npz"):
+                    shutil.move(os.path.join(steps.judge_folder, fn), os.path.join(collect_dir, fn))
+        res["wall_s"] = time.monotonic() - t0
+        return handover.physics(job, res)
+    finally:
+        steps.close()
+
+
+class _Steps:
+    """The children of one evaluation: each in the sandbox of its role, forked from that role's zygote when there
+    is one, else cold; the folders they used, removed at close."""
+
+    def __init__(self, job, cancel, sandbox, python, keep, zygote, t0):
+        self.job, self.cancel, self.sandbox, self.python = job, cancel, sandbox, python
+        self.keep, self.zygote, self.t0 = keep, zygote, t0
+        self.hard = t0 + float(job["timeout_s"]) + float(job["limits"].get("grace_s", 5.0))
+        self.cap = int(job["limits"].get("output_cap_chars", 16384))
+        self.folders, self.broken = [], []
+        self.judge_folder = None
+
+    def run(self, role: str, child_job: dict, folder: str | None = None, inputs_from: str | None = None):
+        """(result, folder) of one child of role; inputs_from: a folder whose files move into the child's first."""
+        env = child_env(child_job, "")
+        wrap, key = _wrap_for(child_job, env, self.sandbox, self.python)
+        client = None
+        if self.zygote and child_job["backend"] == "sim" and not self.keep:
+            client = _zygote_for(role, env, wrap, key, self.python)
+        if client is not None and folder is not None and not folder.startswith(client.slotdir + os.sep):
+            client = None  # a folder from a cold step (its zygote had failed): this zygote's sandbox cannot see it
+        folder = self._folder(child_job, client.slotdir if client else None, folder, inputs_from)
         outcome = None
         if client is not None:
             try:
-                outcome = client.run(workdirs[-1], {"HOME": workdirs[-1], "TMPDIR": workdirs[-1]}, cap, cancel, hard)
+                outcome = client.run(folder, {"HOME": folder, "TMPDIR": folder}, self.cap, self.cancel, self.hard)
             except ZygoteError as e:  # the zygote failed, not the kernel: run this one cold, start afresh next time
-                log.warning("the slot's zygote failed (%s); this evaluation runs in a cold child", e)
-                broken, _ZYGOTE["client"] = client, None
+                log.warning("the slot's %s zygote failed (%s); this step runs in a cold child", role, e)
+                self.broken.append(client)
+                _ZYGOTES.pop(role, None)
                 # a folder of its own: nothing the first attempt wrote there (a result.json) may be taken for this
-                # one's
-                workdirs.append(_workdir_for(job, None))
+                # one's; what it was handed moves along
+                folder = self._folder(child_job, None, None, folder if role == "kernel" else None,
+                                      keep_all=role != "kernel", old=folder)
         if outcome is None:
             try:
-                outcome = _run_cold(wrap, env, workdirs[-1], python, cap, cancel, hard)
+                outcome = _run_cold(wrap, env, folder, self.python, self.cap, self.cancel, self.hard)
             except OSError as e:
-                return _fail(job, "infra_error", f"cannot start the evaluation process: {e}", t0)
-        return _outcome_result(job, outcome, workdirs[-1], sandbox, t0)
-    finally:
-        if collect_dir:
-            for fn in os.listdir(workdirs[-1]):
-                if fn.startswith("outputs_seed") and fn.endswith(".npz"):
-                    shutil.move(os.path.join(workdirs[-1], fn), os.path.join(collect_dir, fn))
-        if not keep_workdir:
-            for workdir in workdirs:
-                shutil.rmtree(workdir, ignore_errors=True)
-        if broken is not None:
-            broken.close()
+                return _fail(self.job, "infra_error", f"cannot start the evaluation process: {e}", self.t0), folder
+        return _outcome_result(child_job, outcome, folder, self.sandbox, self.t0), folder
 
+    def _folder(self, child_job, parent, folder, inputs_from, keep_all=False, old=None):
+        if folder is None:
+            folder = tempfile.mkdtemp(prefix="accelopt-eval-", dir=parent)
+            self.folders.append(folder)
+            if keep_all and old:  # a judge step's folder holds the references: carry everything over
+                for name in os.listdir(old):
+                    if name not in ("job.json", "result.json", "result.json.tmp"):
+                        shutil.move(os.path.join(old, name), os.path.join(folder, name))
+            elif inputs_from:
+                for name in os.listdir(inputs_from):
+                    src = os.path.join(inputs_from, name)
+                    if os.path.isfile(src) and not os.path.islink(src) and \
+                            (name.startswith("case") or name == "cases.json"):
+                        shutil.move(src, os.path.join(folder, name))
+        for stale in ("result.json", "result.json.tmp"):
+            try:
+                os.unlink(os.path.join(folder, stale))
+            except FileNotFoundError:
+                pass
+        with open(os.path.join(folder, "job.json"), "w", encoding="utf-8") as f:
+            json.dump(child_job, f)
+        return folder
 
-def _workdir_for(job: dict, parent: str | None) -> str:
-    """A new eval folder holding the job (which the child reads, then deletes)."""
-    workdir = tempfile.mkdtemp(prefix="accelopt-eval-", dir=parent)
-    with open(os.path.join(workdir, "job.json"), "w", encoding="utf-8") as f:
-        json.dump(job, f)
-    return workdir
+    def fail(self, status: str, error: str) -> dict:
+        return _fail(self.job, status, error, self.t0)
+
+    def close(self):
+        if not self.keep:
+            for folder in self.folders:
+                shutil.rmtree(folder, ignore_errors=True)
+        for client in self.broken:
+            client.close()
 
 
 def _outcome_result(job: dict, outcome: dict, workdir: str, sandbox: dict, t0: float) -> dict:
@@ -270,7 +323,7 @@ def _outcome_result(job: dict, outcome: dict, workdir: str, sandbox: dict, t0: f
             if extra.strip():
                 res["output"] = (res.get("output") or "") + extra
             res["wall_s"] = time.monotonic() - t0
-            return _physics(job, res)
+            return res
         except (OSError, ValueError) as e:
             return _fail(job, "crashed", f"the evaluation process wrote an unreadable result: {e}", t0)
     rc = outcome["returncode"]
@@ -296,36 +349,6 @@ def _outcome_result(job: dict, outcome: dict, workdir: str, sandbox: dict, t0: f
                                      f"{tail}", t0)
     return _fail(job, "crashed", f"the evaluation process exited with code {rc} without a result"
                                  + (f"; stderr: {tail}" if tail else ""), t0)
-
-
-def _physics(job: dict, res: dict) -> dict:
-    """The roofline and the physics tripwires once more, here in the runner: the eval child ran the kernel, so what
-    it says of its own % of peak could be anything. From the task and the reported latency: faster than the task's
-    least memory traffic at peak bandwidth, or above 100 % of peak, is "rejected" with the numbers."""
-    if not isinstance(res, dict) or res.get("status") != "ok":
-        return res
-    lat = res.get("latency_ms")
-    mean = lat.get("mean") if isinstance(lat, dict) else None
-    if isinstance(mean, bool) or not isinstance(mean, (int, float)):
-        res.update(status="infra_error", error="the evaluation reported no latency")
-        return res
-    from .evaluate import faster_than_memory, roofline_or_warning
-    rf, _ = roofline_or_warning(job.get("task_spec") or {}, job, mean)
-    res["roofline"] = rf
-    why = faster_than_memory(rf, mean) or above_peak(rf, mean)
-    if why:
-        res.update(status="rejected", error=why)
-    return res
-
-
-def above_peak(rf, latency_ms) -> str:
-    """Why a latency is impossible, or "": below the task's peak time (more than 100 % of peak)."""
-    pct = (rf or {}).get("percent_of_peak")
-    if pct is None or pct <= 100.0:
-        return ""
-    return (f"impossible: the kernel ran in {latency_ms:.4g} ms, below the {rf['peak_ms']:.4g} ms the task takes at "
-            f"the hardware's peak ({pct:.4g} % of peak, bound: {rf.get('bound')}); no kernel exceeds 100 % of "
-            f"peak, so this measurement is forged or broken")
 
 
 def _fail(job: dict, status: str, error: str, t0: float) -> dict:

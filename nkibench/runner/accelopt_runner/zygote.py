@@ -36,7 +36,8 @@ def _preimport():
     import numpy  # noqa: F401
     import nkisim  # noqa: F401
     import nkisim.perf  # noqa: F401
-    from . import backend_sim, child, correctness, evaluate, limits, roofline, taskspec, timing  # noqa: F401
+    from . import (arrays, backend_sim, child, correctness, evaluate, judge, kernelside, limits,  # noqa: F401
+                   roofline, taskspec, timing)
     try:
         import nkisim.current  # noqa: F401  (the current `nki` front end)
     except ImportError:

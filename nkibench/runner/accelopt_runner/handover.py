@@ -1,0 +1,117 @@
+"""What passes between the children of an nkisim evaluation, and what the runner makes of it (sandbox.run_child
+starts the children; the runner README's "What the judge trusts" has the design).
+
+The judge prepares the cases and keeps the references; the kernel's child gets only KERNEL_JOB_FIELDS and the
+cases; the runner moves the kernel's outputs to the judge as regular files, takes from the kernel's result only
+KERNEL_RESULT_FIELDS of the expected types, the verdict from the judge, and then applies physics() itself.
+"""
+from __future__ import annotations
+
+import os
+
+from . import child
+
+# What the kernel's child is told: how to run and time it, nothing of the task, the size or the seeds.
+KERNEL_JOB_FIELDS = ("id", "backend", "target", "kernel", "timeout_s", "limits", "warmup", "iters", "spread_tol",
+                     "max_attempts", "timeline_cap", "timing_only", "generation")
+
+
+def split(job: dict, steps) -> dict:
+    """prepare, kernel, verdict (steps: sandbox._Steps), and the result the runner composes of them."""
+    prepared, judge_folder = steps.run("judge", dict(job, role="prepare"))
+    if prepared.get("status") != "prepared":
+        return prepared
+    if steps.cancel.is_set():
+        return steps.fail("infra_error", "cancelled by the client") | {"cancelled": True}
+    steps.judge_folder = judge_folder
+    kjob = {k: job[k] for k in KERNEL_JOB_FIELDS if k in job}
+    kjob["role"] = "kernel"
+    cases = os.path.join(judge_folder, child.KERNEL_CASES)
+    ran, kernel_folder = steps.run("kernel", kjob, inputs_from=cases)
+    base = {k: v for k, v in prepared.items() if k not in ("status", "error", "output", "phase_s", "peak_rss_mb")}
+    merged = _merge(base, prepared, ran)
+    if ran.get("status") != "ok" or job.get("timing_only"):
+        return merged
+    for name in os.listdir(kernel_folder):  # the outputs, as regular files only (a link would read elsewhere)
+        path = os.path.join(kernel_folder, name)
+        if name.startswith("out") and name.endswith((".npz", ".json")) and os.path.isfile(path) and \
+                not os.path.islink(path):
+            os.replace(path, os.path.join(judge_folder, name))
+    judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
+    return _merge(base, prepared, ran, judged, status_from=judged)
+
+
+# From the kernel's child, only these, and only when they have the expected shape: the rest of its result.json is
+# the kernel's to write.
+KERNEL_RESULT_FIELDS = {"latency_ms": dict, "rel_spread": (int, float), "timing_attempts": int, "metrics": dict,
+                        "profile": dict, "line": int}
+
+
+def _merge(base: dict, prepared: dict, ran: dict, judged: dict | None = None, status_from: dict | None = None) -> dict:
+    res = dict(base)
+    for k, kinds in KERNEL_RESULT_FIELDS.items():
+        if isinstance(ran.get(k), kinds) and not isinstance(ran.get(k), bool):
+            res[k] = ran[k]
+    res["warnings"] = [str(w)[:2000] for w in (ran.get("warnings") or []) if isinstance(w, str)][:50]
+    res["output"] = "".join(str(r.get("output") or "") for r in (prepared, ran, judged) if r)
+    phase = {}
+    for r in (prepared, ran, judged):
+        for k, v in ((r or {}).get("phase_s") or {}).items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                phase[k] = round(phase.get(k, 0.0) + v, 3)
+    res["phase_s"] = phase
+    rss = [r.get("peak_rss_mb") for r in (prepared, ran, judged) if r and isinstance(r.get("peak_rss_mb"), float)]
+    if rss:
+        res["peak_rss_mb"] = max(rss)
+    status = ran.get("status")
+    if status not in ("ok", "incorrect", "compile_error", "runtime_error", "timeout", "crashed", "infra_error",
+                      "rejected"):
+        status = "crashed"
+    res.update(status=status, error=ran.get("error") if status != "ok" else None)
+    if status == "ok" and status_from is None:  # timing only: nothing to compare
+        res.update(correct=None)
+    if status_from is not None:
+        for k in ("status", "error", "correct", "l2_rel_err", "max_abs_err"):
+            res[k] = status_from.get(k)
+    if status == "incorrect":
+        res["correct"] = False
+    if res.get("status") != "ok":  # a failed eval has no timing, as when it stopped at its first failure
+        res.update(latency_ms=None, rel_spread=None, metrics={}, profile=None)
+        res.pop("timing_attempts", None)
+    for r in (ran, judged):
+        if r and r.get("cancelled"):
+            res["cancelled"] = True
+    return res
+
+
+def physics(job: dict, res: dict) -> dict:
+    """The roofline and the physics tripwires once more, here in the runner: the eval child ran the kernel, so what
+    it says of its own % of peak could be anything. From the task and the reported latency: faster than the task's
+    least memory traffic at peak bandwidth, or above 100 % of peak, is "rejected" with the numbers."""
+    if not isinstance(res, dict) or res.get("status") != "ok":
+        return res
+    lat = res.get("latency_ms")
+    mean = lat.get("mean") if isinstance(lat, dict) else None
+    if isinstance(mean, bool) or not isinstance(mean, (int, float)):
+        res.update(status="infra_error", error="the evaluation reported no latency")
+        return res
+    from .evaluate import faster_than_memory, roofline_or_warning
+    rf, warning = roofline_or_warning(job.get("task_spec") or {}, job, mean)
+    res["roofline"] = rf
+    res.setdefault("warnings", [])
+    if warning and warning not in res["warnings"]:
+        res["warnings"].append(warning)
+    why = faster_than_memory(rf, mean) or above_peak(rf, mean)
+    if why:
+        res.update(status="rejected", error=why)
+    return res
+
+
+def above_peak(rf, latency_ms) -> str:
+    """Why a latency is impossible, or "": below the task's peak time (more than 100 % of peak)."""
+    pct = (rf or {}).get("percent_of_peak")
+    if pct is None or pct <= 100.0:
+        return ""
+    return (f"impossible: the kernel ran in {latency_ms:.4g} ms, below the {rf['peak_ms']:.4g} ms the task takes at "
+            f"the hardware's peak ({pct:.4g} % of peak, bound: {rf.get('bound')}); no kernel exceeds 100 % of "
+            f"peak, so this measurement is forged or broken")

@@ -1,0 +1,190 @@
+"""The judge's side of an nkisim evaluation, in processes that never run kernel code (sandbox.run_child starts them
+in a sandbox of their own, which the kernel's process cannot see):
+
+  prepare  builds the task's inputs for every seed and runs the reference; the kernel's inputs go to the kernel's
+           folder as data (case<i>.npz/.json), the reference outputs stay here (ref<i>.npz/.json);
+  verdict  takes the kernel's outputs as data (out<i>.npz/.json, moved here by the runner) and compares them with
+           the references: correct or not, and the errors.
+
+The kernel's process (kernelside.py) is told neither the seeds, nor the size, nor the task: it gets arrays, runs
+the kernel on them and times it. Whatever it does to its own interpreter cannot reach these processes.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from . import arrays, correctness
+from .evaluate import (CLOCK, PHASE, EvalTimeout, InfraError, _copy_inputs, _empty_arrays, empty_result,
+                       reference_failure)
+from .taskspec import LoadedTask, TaskError
+
+CASES = "cases.json"
+
+
+def case_stem(folder: str, i: int) -> str:
+    return os.path.join(folder, f"case{i}")
+
+
+def out_stem(folder: str, i: int) -> str:
+    return os.path.join(folder, f"out{i}")
+
+
+def _ref_stem(folder: str, i: int) -> str:
+    return os.path.join(folder, f"ref{i}")
+
+
+def _load_task(job: dict, workdir: str) -> LoadedTask:
+    spec = job["task_spec"]
+    PHASE["now"] = "loading the task"
+    CLOCK.start("load")
+    try:
+        return LoadedTask(spec, workdir)
+    except EvalTimeout:
+        raise
+    except TaskError as e:
+        raise InfraError(str(e)) from None
+    except BaseException as e:  # noqa: BLE001
+        raise reference_failure(e, spec, workdir, "failed to load") from None
+
+
+def header(job: dict) -> dict:
+    res = empty_result(job)
+    spec = job["task_spec"]
+    res.update({"backend": job["backend"], "target": job["target"], "task": spec.get("name"),
+                "size": spec.get("size"), "params": spec.get("params"), "seeds": list(job["seeds"])})
+    return res
+
+
+def prepare(job: dict, workdir: str, kernel_dir: str) -> dict:
+    """Inputs for the kernel in kernel_dir, references in workdir; status "prepared", or why not."""
+    res = header(job)
+    spec = job["task_spec"]
+    os.makedirs(kernel_dir, exist_ok=True)
+    task = _load_task(job, workdir)
+    seeds = list(job["seeds"])
+    cases = {"count": 0}
+    if job.get("timing_only"):
+        PHASE["now"] = "building inputs"
+        CLOCK.start("inputs")
+        verified = bool(job.get("declaration_verified"))
+        shapes = task.nki_input_shapes(seeds[-1], verified) if job.get("times_shapes", True) else None
+        if shapes is not None and not verified:
+            res["declaration_verified"] = True
+        if shapes is not None:
+            for i, (shape, _) in enumerate(shapes):
+                if 0 in shape:
+                    raise InfraError(f"the task's kernel input #{i} is declared with shape {shape}, with a 0 "
+                                     f"dimension; every dimension must be at least 1: fix the task's parameters")
+            cases["shapes"] = [[list(shape), np.dtype(dtype).name] for shape, dtype in shapes]
+            res["timing_inputs"] = "declared shapes"
+        else:
+            try:
+                nki_in = task.to_nki(task.get_inputs(seeds[-1]))
+            except (EvalTimeout, MemoryError):
+                raise
+            except BaseException as e:  # noqa: BLE001
+                raise reference_failure(e, spec, workdir, f"failed to build the inputs (seed {seeds[-1]})") from None
+            _empty_arrays(nki_in, "kernel input", spec.get("params"))
+            arrays.save(case_stem(kernel_dir, 0), nki_in)
+            cases["count"] = 1
+            res["timing_inputs"] = "built"
+    else:
+        for i, seed in enumerate(seeds):
+            PHASE["now"] = f"checking correctness (seed {seed}): building inputs"
+            CLOCK.start("inputs")
+            try:
+                inputs = task.get_inputs(seed)
+                PHASE["now"] = f"checking correctness (seed {seed}): running the task reference"
+                CLOCK.start("reference")
+                ref = task.forward(_copy_inputs(inputs))
+                PHASE["now"] = f"checking correctness (seed {seed}): building inputs"
+                CLOCK.start("inputs")
+                nki_in = task.to_nki(inputs)
+            except (EvalTimeout, MemoryError):
+                raise
+            except BaseException as e:  # noqa: BLE001
+                raise reference_failure(e, spec, workdir, f"failed for seed {seed}") from None
+            _empty_arrays(inputs, "input", spec.get("params"))
+            _empty_arrays(ref, "reference output", spec.get("params"))
+            arrays.save(case_stem(kernel_dir, i), nki_in)
+            arrays.save(_ref_stem(workdir, i), ref)
+            del inputs, ref, nki_in  # at full size each is up to 1 GiB
+        cases["count"] = len(seeds)
+    with open(os.path.join(kernel_dir, CASES), "w", encoding="utf-8") as f:
+        json.dump(cases, f)
+    res.update(status="prepared", error=None)
+    return res
+
+
+def verdict(job: dict, workdir: str) -> dict:
+    """Correctness of the kernel's outputs (out<i>) against the references (ref<i>): status "ok" or "incorrect"
+    with correct, l2_rel_err, max_abs_err and error."""
+    res = header(job)
+    seeds = list(job["seeds"])
+    rel_tol = float(job.get("rel_tol") or job["task_spec"].get("rel_tol") or 2e-5)
+    task = _load_task(job, workdir)
+    worst_rel = worst_abs = 0.0
+    first_mismatch = None
+    digests = []  # (output, reference) per seed: a constant or cached result gives one output for all
+    for si, seed in enumerate(seeds):
+        PHASE["now"] = f"checking correctness (seed {seed}): comparing with the reference"
+        CLOCK.start("check")
+        ref, _ = arrays.load(_ref_stem(workdir, si))
+        try:
+            values, single = arrays.load(out_stem(workdir, si))
+        except arrays.ArrayError as e:
+            res.update(status="incorrect", correct=False, error=f"the kernel's outputs for check {si + 1} of "
+                                                                f"{len(seeds)} were not handed over: {e}")
+            return res
+        kres = values[0] if single and len(values) == 1 else tuple(values)
+        try:
+            outs = task.from_nki(kres, ref)
+        except EvalTimeout:
+            raise
+        except BaseException as e:  # noqa: BLE001 - a wrong-shaped output breaks the reshape back
+            shapes = [tuple(np.shape(o)) for o in values]
+            res.update(status="incorrect", correct=False,
+                       error=f"the kernel's outputs (shapes {shapes}) could not be transformed to the "
+                             f"reference's (shapes {[tuple(r.shape) for r in ref]}): {type(e).__name__}: {e}")
+            return res
+        if job.get("save_outputs"):
+            np.savez(os.path.join(workdir, f"outputs_seed{si}.npz"), *[np.asarray(o) for o in outs])
+        digests.append((correctness.digest(outs), correctness.digest(ref)))
+        try:
+            rel, mabs = correctness.compare(outs, ref, rel_tol)
+        except correctness.Mismatch as m:
+            if first_mismatch is None:
+                first_mismatch = (seed, si, m)
+            if not job.get("save_outputs"):
+                break
+            continue
+        worst_rel, worst_abs = max(worst_rel, rel), max(worst_abs, mabs)
+    if first_mismatch is not None:
+        seed, si, m = first_mismatch
+        msg = str(m)
+        if _constant(digests, si, job, workdir, task, seeds):
+            msg = "the kernel returned the same output for different inputs (a cached or constant result): " + msg
+        res.update(status="incorrect", correct=False, error=f"seed {seed} (check {si + 1} of {len(seeds)}): {msg}",
+                   l2_rel_err=m.l2_rel_err, max_abs_err=m.max_abs_err)
+        return res
+    res.update(status="ok", correct=True, l2_rel_err=worst_rel, max_abs_err=worst_abs, error=None)
+    return res
+
+
+def _constant(digests: list, si: int, job: dict, workdir: str, task: LoadedTask, seeds: list) -> bool:
+    """Whether the mismatching seed's output equals another seed's while their references differ."""
+    if si + 1 < len(seeds) and len(digests) == si + 1:
+        try:  # the next seed's output was not compared yet: read it for the hint
+            ref, _ = arrays.load(_ref_stem(workdir, si + 1))
+            values, single = arrays.load(out_stem(workdir, si + 1))
+            kres = values[0] if single and len(values) == 1 else tuple(values)
+            digests.append((correctness.digest(task.from_nki(kres, ref)), correctness.digest(ref)))
+        except EvalTimeout:
+            raise
+        except BaseException:  # noqa: BLE001 - only a hint; the mismatch stands
+            pass
+    out, ref = digests[si]
+    return any(o == out and r != ref for j, (o, r) in enumerate(digests) if j != si)

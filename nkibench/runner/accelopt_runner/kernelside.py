@@ -1,0 +1,68 @@
+"""The kernel's side of an nkisim evaluation (role "kernel"): load the kernel, run it on the cases the judge
+prepared (case<i>, arrays handed over as data), hand its outputs back the same way (out<i>), and time it.
+
+Its job names no task, size or seeds, and this process computes no verdict: judge.py compares the outputs in a
+process the kernel never ran in, and the runner computes the roofline and its tripwires from the task itself. What
+the kernel still decides is its own instruction stream, which is what nkisim times (the estimate is made here from
+the trace this process recorded; see the runner README, "What the judge trusts").
+"""
+from __future__ import annotations
+
+import json
+import os
+
+from . import arrays, timing
+from .evaluate import CLOCK, PHASE, _copy_inputs, _written_inputs, empty_result
+from .judge import CASES, case_stem, out_stem
+
+
+def run(job: dict, workdir: str, backend) -> dict:
+    res = empty_result(job)
+    res.update(backend=job["backend"], target=job["target"])
+    PHASE["now"] = "loading the kernel"
+    CLOCK.start("load")
+    backend.load(job["kernel"])
+    with open(os.path.join(workdir, CASES), encoding="utf-8") as f:
+        cases = json.load(f)
+    bench_inputs = None
+    if cases.get("shapes") is not None:
+        bench_inputs = backend.placeholders([(tuple(s), d) for s, d in cases["shapes"]])
+    for i in range(int(cases.get("count", 0))):
+        PHASE["now"] = f"running the kernel (check {i + 1} of {cases['count']})"
+        CLOCK.start("inputs")
+        nki_in, _ = arrays.load(case_stem(workdir, i))
+        if job.get("timing_only"):
+            bench_inputs = nki_in
+            break
+        saved = _copy_inputs(nki_in)
+        CLOCK.start("kernel")
+        kres = backend.run(nki_in, numeric=True)  # raises KernelFailure
+        written = _written_inputs(saved, nki_in, backend.arg_names)
+        if written or backend.wrote_arguments:
+            which = ", ".join(written) or ", ".join(backend.wrote_arguments)
+            res.update(status="incorrect", correct=False,
+                       error=f"the kernel wrote to its input argument(s) {which}; a kernel must leave its inputs "
+                             f"unchanged and return its outputs in new HBM tensors (nl.shared_hbm)")
+            return res
+        if kres is None:
+            res.update(status="incorrect", correct=False,
+                       error="the kernel returned nothing; it must return its output tensor(s)")
+            return res
+        CLOCK.start("check")
+        single = not isinstance(kres, (tuple, list))
+        arrays.save(out_stem(workdir, i), [kres] if single else list(kres), single=single)
+        bench_inputs = nki_in
+        del kres, saved
+    PHASE["now"] = "timing"
+    CLOCK.start("timing")
+    lat, rs, attempts = timing.benchmark(lambda w, n: backend.measure(bench_inputs, w, n),
+                                         job["warmup"], job["iters"], job["spread_tol"], job["max_attempts"],
+                                         pause_s=backend.retry_pause_s)
+    res.update(latency_ms=lat, rel_spread=rs, timing_attempts=attempts)
+    PHASE["now"] = "collecting metrics"
+    CLOCK.start("metrics")
+    res["metrics"] = backend.metrics()
+    res["profile"] = backend.profile(job["timeline_cap"])
+    res["warnings"] = [str(w) for w in getattr(backend, "warnings", None) or []]
+    res.update(status="ok", error=None)
+    return res
