@@ -19,7 +19,7 @@ import uuid
 
 import pytest
 
-from runner_helpers import ADD_KERNEL, ADD_REFERENCE, RUNNER_DIR, Serve, runner_env
+from runner_helpers import ADD_KERNEL, ADD_REFERENCE, RUNNER_DIR, Serve, running_with, runner_env
 
 sys.path.insert(0, str(RUNNER_DIR))
 from accelopt_runner import checks, sandbox  # noqa: E402
@@ -51,18 +51,6 @@ def found_by(result: dict) -> dict:
     lines = [ln for ln in (result.get("output") or "").splitlines() if ln.startswith("ATTACK ")]
     assert lines, result
     return json.loads(lines[-1][len("ATTACK "):])
-
-
-def running_with(tag: str) -> list:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if tag.encode() in pathlib.Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0"):
-                    found.append(int(entry))
-            except OSError:
-                pass
-    return found
 
 
 AS_ROOT = os.geteuid() == 0

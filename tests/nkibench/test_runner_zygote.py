@@ -14,7 +14,7 @@ import uuid
 
 import pytest
 
-from runner_helpers import ADD_KERNEL, ADD_REFERENCE, RUNNER_DIR, Serve, runner_env
+from runner_helpers import ADD_KERNEL, ADD_REFERENCE, RUNNER_DIR, Serve, running_with, runner_env
 
 sys.path.insert(0, str(RUNNER_DIR))
 from accelopt_runner import sandbox  # noqa: E402
@@ -61,19 +61,6 @@ def probe_task(port: int, outside: pathlib.Path, mark: str) -> dict:
 def found_by(result: dict) -> dict:
     line = next(ln for ln in (result.get("output") or "").splitlines() if ln.startswith("PROBE "))
     return json.loads(line[len("PROBE "):])
-
-
-def running_with(tag: str) -> list:
-    """Host processes whose command line holds tag."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if tag.encode() in pathlib.Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0"):
-                    found.append(int(entry))
-            except OSError:
-                pass
-    return found
 
 
 def pid_gone(pid: int, within_s: float = 10.0) -> bool:

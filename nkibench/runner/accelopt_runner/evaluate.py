@@ -1,6 +1,6 @@
-"""One evaluation, inside the eval's child process (started by sandbox.py): load the task, load the kernel,
-check correctness over the seeds, time it, compute the roofline. Both backends share this flow; they differ in
-how a kernel is loaded, run and timed (backend_sim.py, backend_neuron.py).
+"""What the steps of an evaluation share (the judge's, judge.py; the kernel's, kernelside.py): failures, the
+phase clock, the empty result, the roofline and its physics, the soft timeout; and run(), all steps in one process
+(a Neuron eval). The backends differ in how a kernel is loaded, run and timed (backend_sim.py, backend_neuron.py).
 
 Status mapping: a kernel failure carries its own status (compile_error / runtime_error / timeout); wrong
 results are "incorrect"; a broken task or harness is "infra_error".
@@ -14,8 +14,7 @@ import traceback
 
 import numpy as np
 
-from . import correctness, roofline, timing
-from .taskspec import LoadedTask, TaskError
+from . import roofline
 
 
 class KernelFailure(Exception):
@@ -99,178 +98,25 @@ def _written_inputs(before, after, names):
 
 
 def run(job: dict, workdir: str, backend) -> dict:
-    """Evaluate job with backend (an object of backend_sim.SimBackend or backend_neuron.NeuronBackend)."""
-    res = empty_result(job)
-    spec = job["task_spec"]
-    res.update({"backend": job["backend"], "target": job["target"], "task": spec.get("name"),
-                "size": spec.get("size"), "params": spec.get("params"), "seeds": list(job["seeds"])})
+    """Everything in one process, as a Neuron eval still runs (backend: backend_neuron.NeuronBackend, or
+    backend_sim.SimBackend): the same steps as the three children of an nkisim eval, one after the other. The
+    runner then applies the roofline and its tripwires (handover.physics), as for those."""
+    from . import handover, judge, kernelside
+    cases = os.path.join(workdir, "for-kernel")
+    prepared = judge.prepare(dict(job, times_shapes=backend.times_shapes), workdir, cases)
     if job.get("generation"):
-        res["generation"] = job["generation"]  # neuron: the NKI generation that chose the route (generations.py)
-    phase = PHASE
-    clock = CLOCK
-    phase["now"] = "loading the task"
-    clock.start("load")
-    try:
-        task = LoadedTask(spec, workdir)
-    except EvalTimeout:
-        raise
-    except TaskError as e:
-        raise InfraError(str(e)) from None  # names the file and what it lacks
-    except BaseException as e:  # noqa: BLE001
-        raise reference_failure(e, spec, workdir, "failed to load") from None
-    rel_tol = float(job.get("rel_tol") or spec.get("rel_tol") or 2e-5)
-
-    phase["now"] = "loading the kernel"
-    backend.load(job["kernel"])
-
-    seeds = list(job["seeds"])
-    timing_only = bool(job.get("timing_only"))
-    bench_inputs = None
-    if timing_only:
-        phase["now"] = "building inputs"
-        clock.start("inputs")
-        verified = bool(job.get("declaration_verified"))
-        shapes = task.nki_input_shapes(seeds[-1], verified) if backend.times_shapes else None
-        if shapes is not None and not verified:
-            res["declaration_verified"] = True  # the runner skips the check for this task's next evals
-        if shapes is not None:
-            for i, (shape, _) in enumerate(shapes):
-                if 0 in shape:
-                    raise InfraError(f"the task's kernel input #{i} is declared with shape {shape}, with a 0 "
-                                     f"dimension; every dimension must be at least 1: fix the task's parameters")
-            bench_inputs = backend.placeholders(shapes)
-            res["timing_inputs"] = "declared shapes"
-        else:
-            try:
-                bench_inputs = task.to_nki(task.get_inputs(seeds[-1]))
-            except (EvalTimeout, MemoryError):
-                raise
-            except BaseException as e:  # noqa: BLE001
-                raise reference_failure(e, spec, workdir, f"failed to build the inputs (seed {seeds[-1]})") from None
-            _empty_arrays(bench_inputs, "kernel input", spec.get("params"))
-            res["timing_inputs"] = "built"
-        res["correct"] = None
-    else:
-        worst_rel = worst_abs = 0.0
-        first_mismatch = None  # save_outputs only: (seed, index, Mismatch)
-        prev = None  # (output digest, reference digest) of the previous seed: catches cached/constant results
-        for si, seed in enumerate(seeds):
-            phase["now"] = f"checking correctness (seed {seed}): building inputs"
-            clock.start("inputs")
-            try:
-                inputs = task.get_inputs(seed)
-                phase["now"] = f"checking correctness (seed {seed}): running the task reference"
-                clock.start("reference")
-                ref = task.forward(_copy_inputs(inputs))
-                phase["now"] = f"checking correctness (seed {seed}): building inputs"
-                clock.start("inputs")
-                nki_in = task.to_nki(inputs)
-            except (EvalTimeout, MemoryError):
-                raise  # a MemoryError gets the memory limit's advice in child.py
-            except BaseException as e:  # noqa: BLE001
-                raise reference_failure(e, spec, workdir, f"failed for seed {seed}") from None
-            _empty_arrays(inputs, "input", spec.get("params"))
-            _empty_arrays(ref, "reference output", spec.get("params"))
-            saved = _copy_inputs(nki_in)
-            phase["now"] = f"checking correctness (seed {seed}): running the kernel"
-            clock.start("kernel")
-            kres = backend.run(nki_in, numeric=True)  # raises KernelFailure
-            phase["now"] = f"checking correctness (seed {seed}): comparing with the reference"
-            clock.start("check")
-            written = _written_inputs(saved, nki_in, backend.arg_names)
-            if written or backend.wrote_arguments:
-                which = ", ".join(written) or ", ".join(backend.wrote_arguments)
-                res.update(status="incorrect", correct=False,
-                           error=f"the kernel wrote to its input argument(s) {which}; a kernel must leave its inputs "
-                                 f"unchanged and return its outputs in new HBM tensors (nl.shared_hbm)")
-                return res
-            if kres is None:
-                res.update(status="incorrect", correct=False,
-                           error="the kernel returned nothing; it must return its output tensor(s)")
-                return res
-            try:
-                outs = task.from_nki(kres, ref)
-            except EvalTimeout:
-                raise
-            except BaseException as e:  # noqa: BLE001 - a wrong-shaped output breaks the reshape back
-                shapes = [tuple(np.shape(o)) for o in (kres if isinstance(kres, (tuple, list)) else [kres])]
-                res.update(status="incorrect", correct=False,
-                           error=f"the kernel's outputs (shapes {shapes}) could not be transformed to the "
-                                 f"reference's (shapes {[tuple(r.shape) for r in ref]}): {type(e).__name__}: {e}")
-                return res
-            if job.get("save_outputs"):
-                # the port check (port/equality.py) compares two kernels' outputs with each other: keep this seed's
-                # outputs (after the task's transform, as the reference sees them) for the parent to collect
-                np.savez(os.path.join(workdir, f"outputs_seed{si}.npz"), *[np.asarray(o) for o in outs])
-            try:
-                rel, mabs = correctness.compare(outs, ref, rel_tol)
-            except correctness.Mismatch as m:
-                if job.get("save_outputs"):
-                    # the port check needs every seed's outputs, whatever the reference says: note the first
-                    # mismatch and go on (the result is still "incorrect", below)
-                    if first_mismatch is None:
-                        first_mismatch = (seed, si, m)
-                    del kres, outs, ref, saved, inputs
-                    continue
-                msg = str(m)
-                if prev is None and si + 1 < len(seeds):
-                    # is it a constant result? one more run on the next seed's inputs tells (a clearer message)
-                    try:
-                        nxt = task.get_inputs(seeds[si + 1])
-                        nref = task.forward(_copy_inputs(nxt))
-                        nout = task.from_nki(backend.run(task.to_nki(nxt), numeric=True), nref)
-                        if correctness.digest(nout) == correctness.digest(outs) and \
-                                correctness.digest(nref) != correctness.digest(ref):
-                            msg = ("the kernel returned the same output for different inputs (a cached or "
-                                   "constant result): " + msg)
-                    except EvalTimeout:
-                        raise
-                    except BaseException:  # noqa: BLE001 - only a hint; the mismatch stands
-                        pass
-                if prev is not None:
-                    same_out = correctness.digest(outs) == prev[0]
-                    same_ref = correctness.digest(ref) == prev[1]
-                    if same_out and not same_ref:
-                        msg = ("the kernel returned the same output for different inputs (a cached or constant "
-                               "result): " + msg)
-                res.update(status="incorrect", correct=False, error=f"seed {seed} (check {si + 1} of "
-                           f"{len(seeds)}): {msg}", l2_rel_err=m.l2_rel_err, max_abs_err=m.max_abs_err)
-                return res
-            worst_rel, worst_abs = max(worst_rel, rel), max(worst_abs, mabs)
-            prev = (correctness.digest(outs), correctness.digest(ref))
-            bench_inputs = nki_in
-            # let this seed's reference and outputs go before the next seed builds its own (at full size each is
-            # up to 1 GiB)
-            del kres, outs, ref, saved, inputs
-        if first_mismatch is not None:
-            seed, si, m = first_mismatch
-            res.update(status="incorrect", correct=False, error=f"seed {seed} (check {si + 1} of {len(seeds)}): "
-                       f"{m}", l2_rel_err=m.l2_rel_err, max_abs_err=m.max_abs_err)
-            return res
-        res.update(correct=True, l2_rel_err=worst_rel, max_abs_err=worst_abs)
-
-    phase["now"] = "timing"
-    clock.start("timing")
-    lat, rs, attempts = timing.benchmark(lambda w, n: backend.measure(bench_inputs, w, n),
-                                         job["warmup"], job["iters"], job["spread_tol"], job["max_attempts"],
-                                         pause_s=backend.retry_pause_s)
-    res.update(latency_ms=lat, rel_spread=rs, timing_attempts=attempts)
-    phase["now"] = "collecting metrics"
-    clock.start("metrics")
-    res["metrics"] = backend.metrics()
-    res["profile"] = backend.profile(job["timeline_cap"])
-    res["roofline"], why = roofline_or_warning(spec, job, lat["mean"])
-    if why:
-        res["warnings"].append(why)
-    suspect = faster_than_memory(res["roofline"], lat["mean"])
-    if suspect:
-        res["warnings"] += [str(w) for w in getattr(backend, "warnings", None) or []]
-        res.update(status="rejected", error=suspect)
-        return res
-    res["warnings"] += [str(w) for w in getattr(backend, "warnings", None) or []]
-    res["status"] = "ok"
-    res["error"] = None
-    return res
+        prepared["generation"] = job["generation"]  # neuron: the NKI generation that chose the route
+    if prepared.get("status") != "prepared":
+        return prepared
+    base = {k: v for k, v in prepared.items() if k not in ("status", "error", "output", "phase_s", "peak_rss_mb")}
+    ran = kernelside.run(job, cases, backend)
+    if ran.get("status") != "ok" or job.get("timing_only"):
+        return handover.merge(base, prepared, ran)
+    for name in os.listdir(cases):
+        if name.startswith("out"):
+            os.replace(os.path.join(cases, name), os.path.join(workdir, name))
+    judged = judge.verdict(job, workdir)
+    return handover.merge(base, prepared, ran, judged, status_from=judged)
 
 
 def faster_than_memory(rf, latency_ms) -> str:

@@ -29,7 +29,7 @@ def split(job: dict, steps) -> dict:
     cases = os.path.join(judge_folder, child.KERNEL_CASES)
     ran, kernel_folder = steps.run("kernel", kjob, inputs_from=cases)
     base = {k: v for k, v in prepared.items() if k not in ("status", "error", "output", "phase_s", "peak_rss_mb")}
-    merged = _merge(base, prepared, ran)
+    merged = merge(base, prepared, ran)
     if ran.get("status") != "ok" or job.get("timing_only"):
         return merged
     for name in os.listdir(kernel_folder):  # the outputs, as regular files only (a link would read elsewhere)
@@ -38,7 +38,7 @@ def split(job: dict, steps) -> dict:
                 not os.path.islink(path):
             os.replace(path, os.path.join(judge_folder, name))
     judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
-    return _merge(base, prepared, ran, judged, status_from=judged)
+    return merge(base, prepared, ran, judged, status_from=judged)
 
 
 # From the kernel's child, only these, and only when they have the expected shape: the rest of its result.json is
@@ -47,7 +47,7 @@ KERNEL_RESULT_FIELDS = {"latency_ms": dict, "rel_spread": (int, float), "timing_
                         "profile": dict, "line": int}
 
 
-def _merge(base: dict, prepared: dict, ran: dict, judged: dict | None = None, status_from: dict | None = None) -> dict:
+def merge(base: dict, prepared: dict, ran: dict, judged: dict | None = None, status_from: dict | None = None) -> dict:
     res = dict(base)
     for k, kinds in KERNEL_RESULT_FIELDS.items():
         if isinstance(ran.get(k), kinds) and not isinstance(ran.get(k), bool):
