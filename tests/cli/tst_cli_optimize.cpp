@@ -22,6 +22,85 @@ class TestCliOptimize : public QObject
 
     OptimizeRig m_rig;
 
+    // The swiglu fixtures with `forge` put in front of the kernel of fast1.py (whose source is `fast1From`'s) and,
+    // with alsoFast2, of fast2.py: module code that gets past the static checks (getattr under another name) and
+    // runs Python.
+    static bool forgingFixtures(const QTemporaryDir &into, const QByteArray &forge, const QString &fast1From,
+                                bool alsoFast2)
+    {
+        const QString from = QStringLiteral(ACCELOPT_TEST_FIXTURES "/optimize/swiglu/");
+        for (const QString &name : QDir(from).entryList(QDir::Files)) {
+            QFile in(from + (name == QStringLiteral("fast1.py") ? fast1From : name)), out(into.filePath(name));
+            if (!in.open(QIODevice::ReadOnly) || !out.open(QIODevice::WriteOnly))
+                return false;
+            QByteArray text = in.readAll();
+            if (name == QStringLiteral("fast1.py") || (alsoFast2 && name == QStringLiteral("fast2.py"))) {
+                const qsizetype at = text.indexOf("@nki.jit");
+                if (at < 0)
+                    return false;
+                text.insert(at, "G = getattr\nD = \"_\" * 2\nG(G(print, D + \"self\" + D), \"ex\" + \"ec\")(\n" +
+                                    forge + ", {})\n\n");
+            }
+            out.write(text);
+        }
+        return true;
+    }
+
+    // Runs a swiglu session whose executor hands out the forging kernels; every candidate of fast1's source must
+    // have `status`, and none of them may be the best, the export or a lesson's faster kernel.
+    void forgedKernelsAreNeverBestExportedOrLearned(const QByteArray &forge, const QString &fast1From,
+                                                    bool alsoFast2, EvalStatus status, const QString &says)
+    {
+        QTemporaryDir fixtures;
+        QVERIFY(forgingFixtures(fixtures, forge, fast1From, alsoFast2));
+        ScriptedAgents forging;
+        QString error;
+        QVERIFY2(forging.load(fixtures.path(),
+                              QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/swiglu/baseline.py"), error),
+                 qPrintable(error));
+        Workspace w;
+        m_rig.writeLlmConfig(w);
+        m_rig.useAgents(forging);
+        const Run r = m_rig.cli(w, OptimizeRig::optimizeArgs(QStringLiteral("swiglu"), 11));
+        m_rig.useAgents(m_rig.swiglu);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const QString session =
+            r.event(QStringLiteral("session")).value(QStringLiteral("session")).toString();
+        SessionStore store(w.db());
+        QVERIFY(store.open());
+        int forged = 0;
+        for (const Candidate &c : store.candidates(session)) {
+            if (forging.variantIn(c.source) != QStringLiteral("fast1"))
+                continue;
+            ++forged;
+            const auto e = store.evaluation(c.id);
+            QVERIFY(e);
+            QVERIFY2(e->status == status, qPrintable(e->statusName() + QStringLiteral(": ") + e->error));
+            QVERIFY2(e->error.contains(says), qPrintable(e->error));
+        }
+        QVERIFY2(forged > 0, "the executor never returned the forging kernel");
+        const QJsonObject done = r.event(QStringLiteral("finished"));
+        const auto best = store.candidate(done.value(QStringLiteral("best_candidate")).toString());
+        QVERIFY(best);
+        QVERIFY2(!best->source.contains(QStringLiteral("G = getattr")), qPrintable(best->source.left(400)));
+
+        const QString to = w.dir.filePath(QStringLiteral("exported"));
+        const Run exported = m_rig.cli(w, {QStringLiteral("export"), session, QStringLiteral("--to"), to,
+                                           QStringLiteral("--name"), QStringLiteral("best.py")});
+        QVERIFY2(exported.exitCode == 0, qPrintable(exported.err + exported.out));
+        QFile kernel(QDir(to).filePath(QStringLiteral("best.py")));
+        QVERIFY(kernel.open(QIODevice::ReadOnly));
+        QVERIFY(!kernel.readAll().contains("G = getattr"));
+
+        ExperienceStore memory(w.memory());
+        QVERIFY(memory.open());
+        for (const ExperienceRecord &e : memory.list(QStringLiteral("swiglu"))) {
+            const auto fast = store.candidate(e.fastCandidateId);
+            QVERIFY2(!fast || !fast->source.contains(QStringLiteral("G = getattr")),
+                     qPrintable(e.experience.title)); // no lesson is drawn from a forged kernel
+        }
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -119,79 +198,28 @@ private Q_SLOTS:
 
     void aKernelThatForgesItsLatencyIsNeverBestExportedOrLearned()
     {
-        // The executor's faster kernels replace the harness's timing in their own interpreter (past the static
-        // checks, through getattr under another name) and report 1.2e-06 ms. The runner recomputes the roofline
-        // itself, so they come back rejected: the session keeps the baseline, exports it, and learns nothing
-        // from them.
-        QTemporaryDir fixtures;
-        const QString from = QStringLiteral(ACCELOPT_TEST_FIXTURES "/optimize/swiglu/");
-        const QByteArray forge =
-            "G = getattr\nD = \"_\" * 2\nG(G(print, D + \"self\" + D), \"ex\" + \"ec\")(\n"
+        // The faster kernels replace the harness's timing in their own interpreter and report 1.2e-06 ms (still
+        // running the real measurement once, so the child's bookkeeping holds). The runner computes the roofline
+        // itself, so they come back rejected with the numbers.
+        forgedKernelsAreNeverBestExportedOrLearned(
             "    \"import sys\\nt = sys.modules['accelopt_runner.timing']\\n\"\n"
             "    \"s = {'mean': 1.2e-06, 'min': 1.2e-06, 'max': 1.2e-06, 'p50': 1.2e-06}\\n\"\n"
             "    \"t.benchmark = lambda measure, *a, **k: (measure(0, 1), (s, 0.0, 1))[1]\\n\"\n"
-            "    \"sys.modules['accelopt_runner.evaluate'].faster_than_memory = lambda *a, **k: ''\\n\", {})\n\n";
-        for (const QString &name : QDir(from).entryList(QDir::Files)) {
-            QFile in(from + name), out(fixtures.filePath(name));
-            QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
-            QByteArray text = in.readAll();
-            if (name == QStringLiteral("fast1.py") || name == QStringLiteral("fast2.py")) {
-                const qsizetype at = text.indexOf("@nki.jit");
-                QVERIFY(at > 0);
-                text.insert(at, forge);
-            }
-            out.write(text);
-        }
-        ScriptedAgents forging;
-        QString error;
-        QVERIFY2(forging.load(fixtures.path(),
-                              QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/swiglu/baseline.py"), error),
-                 qPrintable(error));
-        Workspace w;
-        m_rig.writeLlmConfig(w);
-        m_rig.useAgents(forging);
-        const Run r = m_rig.cli(w, OptimizeRig::optimizeArgs(QStringLiteral("swiglu"), 11));
-        m_rig.useAgents(m_rig.swiglu);
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
-        const QString session =
-            r.event(QStringLiteral("session")).value(QStringLiteral("session")).toString();
-        SessionStore store(w.db());
-        QVERIFY(store.open());
-        // Every forged evaluation reaches the runner's judgement (the forger still runs the real measurement
-        // once, so the child's own bookkeeping holds) and is rejected there with its numbers.
-        int forged = 0;
-        for (const Candidate &c : store.candidates(session)) {
-            if (forging.variantIn(c.source) != QStringLiteral("fast1"))
-                continue;
-            ++forged;
-            const auto e = store.evaluation(c.id);
-            QVERIFY(e);
-            QVERIFY2(e->status == EvalStatus::Rejected, qPrintable(e->statusName() + QStringLiteral(": ") + e->error));
-            QVERIFY2(e->error.contains(QStringLiteral("suspect")) && e->error.contains(QStringLiteral("1.2e-06 ms")),
-                     qPrintable(e->error));
-        }
-        QVERIFY2(forged > 0, "the executor never returned the forging kernel");
-        const QJsonObject done = r.event(QStringLiteral("finished"));
-        const auto best = store.candidate(done.value(QStringLiteral("best_candidate")).toString());
-        QVERIFY(best);
-        QVERIFY2(!best->source.contains(QStringLiteral("t.benchmark")), qPrintable(best->source.left(400)));
-        QVERIFY(done.value(QStringLiteral("speedup")).toDouble() <= 1.0 + 1e-9);
+            "    \"sys.modules['accelopt_runner.evaluate'].faster_than_memory = lambda *a, **k: ''\\n\"",
+            QStringLiteral("fast1.py"), true, EvalStatus::Rejected, QStringLiteral("1.2e-06 ms"));
+    }
 
-        const QString to = w.dir.filePath(QStringLiteral("exported"));
-        const Run exported = m_rig.cli(w, {QStringLiteral("export"), session, QStringLiteral("--to"), to,
-                                           QStringLiteral("--name"), QStringLiteral("best.py")});
-        QVERIFY2(exported.exitCode == 0, qPrintable(exported.err + exported.out));
-        QFile kernel(QDir(to).filePath(QStringLiteral("best.py")));
-        QVERIFY(kernel.open(QIODevice::ReadOnly));
-        QVERIFY(!kernel.readAll().contains("t.benchmark"));
-
-        ExperienceStore memory(w.memory());
-        QVERIFY(memory.open());
-        for (const ExperienceRecord &e : memory.list(QStringLiteral("swiglu"))) {
-            const auto fast = store.candidate(e.fastCandidateId);
-            QVERIFY2(!fast || !fast->source.contains(QStringLiteral("t.benchmark")),
-                     qPrintable(e.experience.title)); // no lesson is drawn from a forged kernel
-        }
+    void aWrongKernelThatForgesItsVerdictIsNeverBestExportedOrLearned()
+    {
+        // fast1 computes wrong numbers (broken_wrong's slip) and replaces every comparison it can find in its own
+        // interpreter with one that passes. The verdict is made in a process it never ran in, from its outputs
+        // handed over as data: incorrect. (fast2 stays honest and may win.)
+        forgedKernelsAreNeverBestExportedOrLearned(
+            "    \"import sys\\n\"\n"
+            "    \"for m in list(sys.modules.values()):\\n\"\n"
+            "    \"    if getattr(m, '__name__', '').startswith('accelopt_runner') and hasattr(m, 'compare'):\\n\"\n"
+            "    \"        m.compare = lambda *a, **k: (0.0, 0.0)\\n\"",
+            QStringLiteral("broken_wrong.py"), false, EvalStatus::Incorrect, QStringLiteral("seed"));
     }
 
     void refusedModelsFailTheRun()

@@ -319,6 +319,9 @@ def _outcome_result(job: dict, outcome: dict, workdir: str, sandbox: dict, t0: f
         try:
             with open(rp, encoding="utf-8") as f:
                 res = json.load(f)
+            if not isinstance(res, dict):
+                raise ValueError("not a JSON object")
+            res.pop("cancelled", None)  # only the runner cancels: a child cannot make its result look cancelled
             extra = outcome["stdout"]
             if extra.strip():
                 res["output"] = (res.get("output") or "") + extra
