@@ -1,12 +1,14 @@
 """A pre-forked evaluation template per slot (a zygote): `python -m accelopt_runner _zygote <slotdir> [--confined]`.
 
 A fresh sandboxed Python per evaluation spent about 250 ms importing numpy, nkisim and the harness before any kernel
-ran. The zygote pays that once: it starts inside the same bubblewrap sandbox as a cold eval child (no network, a
-read-only /, a private /tmp, only <slotdir> writable), imports what an nkisim evaluation needs, and then forks one
-child per evaluation. The child is a fresh copy of a template that never ran kernel or task code, so nothing one
-evaluation does reaches the next. The child makes its own session (the runner kills the whole process group on a
-timeout, a cancel, and after every evaluation, so nothing it started outlives it), applies the job's resource limits
-to itself as a cold child does (child.main), and dies with the zygote.
+ran. The zygote pays that once: it starts inside the same sandbox as a cold eval child (confinement.py: its own
+namespaces, no capabilities, a seccomp filter, only <slotdir> writable), imports what an nkisim evaluation needs,
+and then forks one child per evaluation step. A slot has two, the kernel's and the judge's (sandbox.run_child). The
+child is a fresh copy of a template that never ran kernel or task code and is not dumpable. The child makes its own
+session, applies the job's resource limits to itself as a cold child does (child.main), and dies with the zygote.
+With --confined (in its own PID namespace) the zygote, before it reports a step, kills every other process in the
+namespace and empties /tmp, /dev/shm and <slotdir> but for the step's folder, so nothing one evaluation does reaches
+the next; a timeout or cancel there ends the whole sandbox (the runner cannot use the namespace's pids).
 
 Control protocol on the zygote's stdin/stdout, one JSON object per line:
   zygote -> runner  {"ready": true, "pid": P}                      once the imports are done
