@@ -235,8 +235,28 @@ void SlurmFixture::stop()
     killPidFile(QStringLiteral("slurmd.pid"));
     killPidFile(QStringLiteral("slurmctld.pid"));
     killPidFile(QStringLiteral("munge/pid"));
+    killStepDaemons();
     if (m_previousConf.isEmpty())
         qunsetenv("SLURM_CONF");
     else
         qputenv("SLURM_CONF", m_previousConf);
+}
+
+void SlurmFixture::killStepDaemons() const
+{
+    // A step's slurmstepd whose slurmd went first (a test kills it on purpose) can outlive the cluster; it works
+    // in the cluster's folder, which is how it is found, and nothing else of this machine's is touched.
+    const QString root = QDir(m_dir.path()).canonicalPath() + u'/';
+    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString &entry : entries) {
+        bool numeric = false;
+        const pid_t pid = pid_t(entry.toInt(&numeric));
+        if (!numeric || pid <= 1)
+            continue;
+        const QString cwd = QFile::symLinkTarget(QStringLiteral("/proc/%1/cwd").arg(pid));
+        QFile comm(QStringLiteral("/proc/%1/comm").arg(pid));
+        if (!cwd.startsWith(root) || !comm.open(QIODevice::ReadOnly) || !comm.readAll().startsWith("slurmstepd"))
+            continue;
+        ::kill(pid, SIGKILL);
+    }
 }

@@ -35,6 +35,7 @@ private:
     static bool run(const QString &program, const QStringList &args, QString &error, QString *out = nullptr);
     bool waitForNodeIdle(int timeoutMs, QString &error) const;
     void killPidFile(const QString &file) const;
+    void killStepDaemons() const;
 
     QTemporaryDir m_dir;
     QByteArray m_previousConf;
