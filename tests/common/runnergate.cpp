@@ -44,11 +44,6 @@ void RunnerGate::open()
     touch(m_dir.filePath(QStringLiteral("open")));
 }
 
-void RunnerGate::close()
-{
-    QFile::remove(m_dir.filePath(QStringLiteral("open")));
-}
-
 void RunnerGate::release(int count)
 {
     for (int i = 0; i < count; ++i)

@@ -18,7 +18,6 @@ public:
 
     QString interpreter() const { return m_interpreter; }
     void open();                // every held and later result passes
-    void close();               // later results are held again (tokens left stay usable)
     void release(int count = 1); // that many more results pass
     // Runners holding a result right now (live processes only: a killed one's marker may outlive it briefly).
     QSet<pid_t> holders() const;

@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from . import seccomp
 
@@ -37,10 +38,6 @@ ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "local
 SYS_DIRS = ("/sys/devices/system/cpu", "/sys/devices/system/node")
 NAMESPACES = ("user", "pid", "net", "ipc", "mnt", "uts")
 NO_SANDBOX_VAR = "ACCELOPT_RUNNER_NO_SANDBOX"
-
-
-def _exists(path: str) -> bool:
-    return os.path.lexists(path)
 
 
 def _base_args(bwrap: str, disable_userns: bool) -> list:
@@ -63,7 +60,7 @@ def _system_view() -> list:
             args += ["--ro-bind", d, d]
     for name in ETC_FILES:
         p = os.path.join("/etc", name)
-        if _exists(p):
+        if os.path.lexists(p):
             args += ["--ro-bind", p, p]
     for d in SYS_DIRS:
         if os.path.isdir(d):
@@ -164,7 +161,7 @@ def probe(bwrap: str, python: str) -> tuple:
     why = ""
     for attempt in (True, False):  # --disable-userns needs bubblewrap 0.8
         disable_userns = attempt
-        work = _scratch()
+        work = tempfile.mkdtemp(prefix="accelopt-sandbox-check-")
         try:
             cmd = wrap_command(bwrap, attempt, False, [os.path.dirname(os.path.dirname(os.path.abspath(python)))],
                                work) + [python, "-I", "-c", CHECK_SCRIPT, json.dumps(outside)]
@@ -199,11 +196,6 @@ def probe(bwrap: str, python: str) -> tuple:
     if bad:
         return False, "the sandbox is incomplete here: " + "; ".join(bad), disable_userns
     return True, "", disable_userns
-
-
-def _scratch() -> str:
-    import tempfile
-    return tempfile.mkdtemp(prefix="accelopt-sandbox-check-")
 
 
 def refusal(reason: str) -> str:

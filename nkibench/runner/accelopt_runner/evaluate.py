@@ -112,9 +112,7 @@ def run(job: dict, workdir: str, backend) -> dict:
     ran = kernelside.run(job, cases, backend)
     if ran.get("status") != "ok" or job.get("timing_only"):
         return handover.merge(base, prepared, ran)
-    for name in os.listdir(cases):
-        if name.startswith("out"):
-            os.replace(os.path.join(cases, name), os.path.join(workdir, name))
+    handover.move_outputs(cases, workdir)
     judged = judge.verdict(job, workdir)
     return handover.merge(base, prepared, ran, judged, status_from=judged)
 

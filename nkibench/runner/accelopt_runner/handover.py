@@ -29,16 +29,21 @@ def split(job: dict, steps) -> dict:
     cases = os.path.join(judge_folder, child.KERNEL_CASES)
     ran, kernel_folder = steps.run("kernel", kjob, inputs_from=cases)
     base = {k: v for k, v in prepared.items() if k not in ("status", "error", "output", "phase_s", "peak_rss_mb")}
-    merged = merge(base, prepared, ran)
     if ran.get("status") != "ok" or job.get("timing_only"):
-        return merged
-    for name in os.listdir(kernel_folder):  # the outputs, as regular files only (a link would read elsewhere)
+        return merge(base, prepared, ran)
+    move_outputs(kernel_folder, judge_folder)
+    judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
+    return merge(base, prepared, ran, judged, status_from=judged)
+
+
+def move_outputs(kernel_folder: str, judge_folder: str):
+    """The kernel's outputs (out<i>.npz/.json) into the judge's folder, as regular files only (a link would make
+    the judge read elsewhere)."""
+    for name in os.listdir(kernel_folder):
         path = os.path.join(kernel_folder, name)
         if name.startswith("out") and name.endswith((".npz", ".json")) and os.path.isfile(path) and \
                 not os.path.islink(path):
             os.replace(path, os.path.join(judge_folder, name))
-    judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
-    return merge(base, prepared, ran, judged, status_from=judged)
 
 
 # From the kernel's child, only these, and only when they have the expected shape: the rest of its result.json is

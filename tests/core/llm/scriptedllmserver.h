@@ -62,7 +62,6 @@ public:
     // the client, not a race the server may lose.
     void setHolding(bool on);
     int releaseHeld(); // sends what is held (each after its delayMs); how many
-    int heldCount() const { return int(m_held.size()); }
     void holdUntilInFlight(int n);
 
     // Canned replies.
