@@ -198,15 +198,21 @@ private Q_SLOTS:
 
     void aKernelThatForgesItsLatencyIsNeverBestExportedOrLearned()
     {
-        // The faster kernels replace the harness's timing in their own interpreter and report 1.2e-06 ms (still
-        // running the real measurement once, so the child's bookkeeping holds). The runner computes the roofline
-        // itself, so they come back rejected with the numbers.
+        // fast1 is slow1's kernel (2.3x slower than the baseline) with nkisim's performance model patched in its
+        // own interpreter to report a fifth of its time: 0.040 ms, inside physics (the peak is 0.034 ms) and
+        // ahead of fast2's honest 0.045 ms. The old runner took that (ok, 0.040 ms: the session's best). The
+        // trace is now modelled in the judge's process, so fast1 is timed as what it is: ok, slow, never best.
         forgedKernelsAreNeverBestExportedOrLearned(
-            "    \"import sys\\nt = sys.modules['accelopt_runner.timing']\\n\"\n"
-            "    \"s = {'mean': 1.2e-06, 'min': 1.2e-06, 'max': 1.2e-06, 'p50': 1.2e-06}\\n\"\n"
-            "    \"t.benchmark = lambda measure, *a, **k: (measure(0, 1), (s, 0.0, 1))[1]\\n\"\n"
-            "    \"sys.modules['accelopt_runner.evaluate'].faster_than_memory = lambda *a, **k: ''\\n\"",
-            QStringLiteral("fast1.py"), true, EvalStatus::Rejected, QStringLiteral("1.2e-06 ms"));
+            "    \"import sys, importlib\\n\"\n"
+            "    \"e = importlib.import_module('nkisim.perf.estimate')\\n\"\n"
+            "    \"f = e.estimate\\n\"\n"
+            "    \"def g(*a, **k):\\n\"\n"
+            "    \"    r = f(*a, **k)\\n\"\n"
+            "    \"    r.latency_ns *= 0.2\\n\"\n"
+            "    \"    return r\\n\"\n"
+            "    \"e.estimate = g\\n\"\n"
+            "    \"sys.modules['nkisim.perf'].estimate = g\\n\"",
+            QStringLiteral("slow1.py"), false, EvalStatus::Ok, QString());
     }
 
     void aWrongKernelThatForgesItsVerdictIsNeverBestExportedOrLearned()

@@ -309,20 +309,75 @@ def test_a_forged_verdict_does_not_count(runner):
     assert "l2" in r["error"].lower() or "tolerance" in r["error"].lower(), r["error"]
 
 
-def test_a_forged_latency_is_rejected_by_the_runner(runner):
-    """The kernel replaces the harness's timing in its own interpreter (through sys.modules). The runner computes
-    the roofline itself from the task and the latency, so the forgery shows as what it is: faster than the task's
-    least memory traffic allows, 'rejected' with the numbers."""
+def test_a_patched_timer_or_model_changes_nothing_of_the_latency(runner):
+    """The kernel halves every latency its interpreter can compute: the harness's timing protocol and nkisim's
+    performance model, through sys.modules (a plausible 2x, well inside physics). Its time is modelled in the
+    judge's process from the trace it handed over, so it gets exactly the latency of the same kernel unpatched."""
+    honest = runner.run(attack("found['patched'] = []\n"), id_="honest")
+    assert honest["status"] == "ok", honest
     r = runner.run(attack('''
         import sys
-        timing = sys.modules["accelopt_runner.timing"]
-        evaluate = sys.modules["accelopt_runner.evaluate"]
-        stats = {"mean": 1.2e-06, "min": 1.2e-06, "max": 1.2e-06, "p50": 1.2e-06}
-        timing.benchmark = lambda *a, **k: (stats, 0.0, 1)
-        evaluate.timing = timing
-        evaluate.faster_than_memory = lambda *a, **k: ""
+        import importlib
+        for name in ("accelopt_runner.timing", "accelopt_runner.tracetiming", "nkisim.perf", "nkisim.perf.estimate"):
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
+        half = lambda f: (lambda *a, **k: _halved(f(*a, **k)))
+        def _halved(v):
+            if hasattr(v, "latency_ns"):
+                v.latency_ns *= 0.5
+            elif isinstance(v, tuple) and v and isinstance(v[0], dict):
+                v = ({k: x * 0.5 for k, x in v[0].items()},) + v[1:]
+            elif isinstance(v, dict) and "mean" in v:
+                v = {k: x * 0.5 for k, x in v.items()}
+            return v
+        found["patched"] = []
+        for name, mod in list(sys.modules.items()):
+            if name.startswith(("accelopt_runner", "nkisim.perf")):
+                for attr in ("benchmark", "stats", "estimate", "measure"):
+                    if callable(getattr(mod, attr, None)):
+                        setattr(mod, attr, half(getattr(mod, attr)))
+                        found["patched"].append(name + "." + attr)
+        if "accelopt_runner.tracetiming" in sys.modules:
+            tt = sys.modules["accelopt_runner.tracetiming"].TraceTiming
+            tt.measure = half(tt.measure)
+        '''))
+    f = found_by(r)
+    assert "nkisim.perf.estimate" in f["patched"] and "accelopt_runner.timing.benchmark" in f["patched"], f
+    assert r["status"] == "ok", r
+    assert r["latency_ms"] == honest["latency_ms"], (r["latency_ms"], honest["latency_ms"])
+    assert r["metrics"]["total_time"] == honest["metrics"]["total_time"]
+
+
+def test_a_trace_with_nothing_in_it_is_held_to_physics(runner):
+    """The kernel stops nkisim from recording its instructions: the outputs are right, the handed-over trace is
+    empty, and the runner's own roofline calls a kernel that moved no data what it is."""
+    r = runner.run(attack('''
+        import nkisim.trace as trace
+        trace.Trace.add = lambda self, instr: instr
         found["patched"] = True
         '''))
     assert found_by(r)["patched"] is True
     assert r["status"] == "rejected", r
-    assert "suspect" in r["error"] and "1.2e-06 ms" in r["error"], r["error"]
+    assert "took no time at all" in r["error"], r["error"]
+
+
+def test_a_trace_that_is_not_a_trace_is_rejected(runner):
+    """The kernel writes its own trace files in place of nkisim's: the judge reads them as data and refuses them,
+    saying why; nothing of them becomes a latency."""
+    r = runner.run(attack('''
+        import nkisim.traceio as tio
+        def forged(trace, stem):
+            with open(stem + ".json", "w") as fh:
+                json.dump({"version": 1, "count": 1,
+                           "signatures": [["nc_matmul", "warp", 0, 1, 1, "float32", [], 0, {}]]}, fh)
+            with open(stem + ".npz", "wb") as fh:
+                fh.write(b"not an npz")
+            return 1
+        tio.save = forged
+        found["patched"] = True
+        '''))
+    assert found_by(r)["patched"] is True
+    assert r["status"] == "rejected" and r["latency_ms"] is None, r
+    assert "instruction trace was not accepted" in r["error"] and "warp" in r["error"], r["error"]

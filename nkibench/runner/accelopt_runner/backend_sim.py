@@ -1,7 +1,7 @@
-"""Backend `sim`: nkisim runs the kernel with numpy and its performance model estimates the latency.
-
-nkisim's estimate is deterministic, so the timing protocol runs on a cached estimate: warmup and iters are
-honoured (each iteration reads the same modelled latency), rel_spread is 0 and one attempt suffices.
+"""Backend `sim`: nkisim runs the kernel with numpy and records its instruction trace; the performance model
+(tracetiming.py) estimates the latency from that trace. In a runner eval the model runs in the judge's process on
+the trace handed over as data (kernelside.py, judge.timing); measure/metrics/profile here serve the in-process
+path (evaluate.run).
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ def add_header(source: str):
 
 class SimBackend:
     retry_pause_s = 0.0
+    records_trace = True  # the judge times the trace it hands over (kernelside.py, judge.timing)
     times_shapes = True  # a timing-only run needs the arguments' shapes and dtypes only
 
     def __init__(self, target: str, limits: dict | None = None):
@@ -41,7 +42,7 @@ class SimBackend:
         self.arg_names = []
         self.wrote_arguments = []
         self.last = None
-        self._est = None
+        self._timing = None
 
     def _fail(self, err) -> KernelFailure:
         line = max(int(getattr(err, "line", 0) or 0) - self.offset, 0)
@@ -74,7 +75,7 @@ class SimBackend:
         return [self.nkisim.typing.tensor[list(shape), dtype] for shape, dtype in shapes]
 
     def run(self, inputs, numeric: bool = True):
-        self._est = None
+        self._timing = None
         self.last = None  # the previous run's outputs and trace are not needed any more: free them first
         try:
             r = self.nkisim.run_kernel(self.fn, list(inputs), target=self.target, numeric=numeric)
@@ -95,47 +96,20 @@ class SimBackend:
             return None
         return r.outputs[0] if len(r.outputs) == 1 else tuple(r.outputs)
 
-    def _estimate(self):
-        if self._est is None:
-            from nkisim.perf import estimate
-            # no dict timeline: profile() builds its columns from the estimate's schedule
-            self._est = estimate(self.last.trace, self.target, timeline_cap=0)
-        return self._est
+    def timing(self):
+        """The performance model over the last run's trace (tracetiming.py)."""
+        if self._timing is None:
+            from .tracetiming import TraceTiming
+            self._timing = TraceTiming(self.last.trace.instrs, self.target, self.offset, self.source_lines)
+        return self._timing
 
     def measure(self, inputs, warmup: int, iters: int) -> dict:
         if self.last is None:  # timing-only: trace without numerics
             self.run(inputs, numeric=False)
-        samples = []
-        for i in range(warmup + iters):
-            lat = self._estimate().latency_ns * 1e-6
-            if i >= warmup:
-                samples.append(lat)
-        from .timing import stats
-        return stats(samples)
+        return self.timing().measure(warmup, iters)
 
     def metrics(self) -> dict:
-        m = {}
-        for k, v in (self._estimate().metrics or {}).items():
-            if isinstance(v, bool):
-                continue
-            if isinstance(v, (int, float)):
-                m[k] = v
-        return m
-
-    def user_line(self, line: int) -> int:
-        """A trace line as a line of the kernel source as sent: the header is taken off, and a line outside the
-        source (an instruction issued from elsewhere) becomes 0, not attributable."""
-        line = int(line or 0) - self.offset
-        return line if 0 < line <= self.source_lines else 0
+        return self.timing().metrics()
 
     def profile(self, timeline_cap: int) -> dict:
-        from nkisim.perf import profile
-        est = self._estimate()
-        instrs = self.last.trace.instrs
-        costs = profile.line_costs(instrs, est.schedule).remapped(self.user_line)
-        out = {"source": "nkisim", "available": True, "missing": {},
-               "instruction_count": costs.instruction_count, "engine_busy_ns": costs.busy_ns(),
-               "line_costs": costs.as_list()}
-        if timeline_cap > 0:
-            out["timeline"] = profile.timeline_columns(instrs, est.schedule, timeline_cap, self.user_line)
-        return out
+        return self.timing().profile(timeline_cap)

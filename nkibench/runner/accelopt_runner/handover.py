@@ -2,16 +2,19 @@
 starts the children; the runner README's "What the judge trusts" has the design).
 
 The judge prepares the cases and keeps the references; the kernel's child gets only KERNEL_JOB_FIELDS and the
-cases; the runner moves the kernel's outputs to the judge as regular files, takes from the kernel's result only
-KERNEL_RESULT_FIELDS of the expected types, the verdict from the judge, and then applies physics() itself.
+cases; the runner moves the kernel's outputs and its instruction trace to the judge as regular files, takes from
+the kernel's result only KERNEL_RESULT_FIELDS of the expected types, the verdict and the timing from the judge, and
+then applies physics() itself.
 """
 from __future__ import annotations
 
 import os
 
 from . import child
+from .judge import TRACE
 
-# What the kernel's child is told: how to run and time it, nothing of the task, the size or the seeds.
+# What the kernel's child is told: how to run it, nothing of the task, the size or the seeds (the timing
+# protocol's fields stay for the Neuron path, which times in the one process of evaluate.run).
 KERNEL_JOB_FIELDS = ("id", "backend", "target", "kernel", "timeout_s", "limits", "warmup", "iters", "spread_tol",
                      "max_attempts", "timeline_cap", "timing_only", "generation")
 
@@ -29,30 +32,33 @@ def split(job: dict, steps) -> dict:
     cases = os.path.join(judge_folder, child.KERNEL_CASES)
     ran, kernel_folder = steps.run("kernel", kjob, inputs_from=cases)
     base = {k: v for k, v in prepared.items() if k not in ("status", "error", "output", "phase_s", "peak_rss_mb")}
-    if ran.get("status") != "ok" or job.get("timing_only"):
+    if ran.get("status") != "ok":
         return merge(base, prepared, ran)
     move_outputs(kernel_folder, judge_folder)
     judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
-    return merge(base, prepared, ran, judged, status_from=judged)
+    return merge(base, prepared, ran, judged, status_from=judged, timing_from=judged)
 
 
 def move_outputs(kernel_folder: str, judge_folder: str):
-    """The kernel's outputs (out<i>.npz/.json) into the judge's folder, as regular files only (a link would make
-    the judge read elsewhere)."""
+    """The kernel's outputs (out<i>.npz/.json) and trace (trace.npz/.json) into the judge's folder, as regular
+    files only (a link would make the judge read elsewhere)."""
     for name in os.listdir(kernel_folder):
         path = os.path.join(kernel_folder, name)
-        if name.startswith("out") and name.endswith((".npz", ".json")) and os.path.isfile(path) and \
+        if name.startswith(("out", TRACE + ".")) and name.endswith((".npz", ".json")) and os.path.isfile(path) and \
                 not os.path.islink(path):
             os.replace(path, os.path.join(judge_folder, name))
 
 
 # From the kernel's child, only these, and only when they have the expected shape: the rest of its result.json is
-# the kernel's to write.
-KERNEL_RESULT_FIELDS = {"latency_ms": dict, "rel_spread": (int, float), "timing_attempts": int, "metrics": dict,
-                        "profile": dict, "line": int}
+# the kernel's to write. Its timing comes from the judge, which models the trace (judge.timing).
+KERNEL_RESULT_FIELDS = {"line": int}
+TIMING_FIELDS = ("latency_ms", "rel_spread", "timing_attempts", "metrics", "profile")
 
 
-def merge(base: dict, prepared: dict, ran: dict, judged: dict | None = None, status_from: dict | None = None) -> dict:
+def merge(base: dict, prepared: dict, ran: dict, judged: dict | None = None, status_from: dict | None = None,
+          timing_from: dict | None = None) -> dict:
+    """One result of the steps' results. timing_from: the result that holds the latency, metrics and profile (the
+    judge's on nkisim; the one process's own on a Neuron host)."""
     res = dict(base)
     for k, kinds in KERNEL_RESULT_FIELDS.items():
         if isinstance(ran.get(k), kinds) and not isinstance(ran.get(k), bool):
@@ -73,11 +79,14 @@ def merge(base: dict, prepared: dict, ran: dict, judged: dict | None = None, sta
                       "rejected"):
         status = "crashed"
     res.update(status=status, error=ran.get("error") if status != "ok" else None)
-    if status == "ok" and status_from is None:  # timing only: nothing to compare
-        res.update(correct=None)
     if status_from is not None:
         for k in ("status", "error", "correct", "l2_rel_err", "max_abs_err"):
             res[k] = status_from.get(k)
+    elif status == "ok":  # timing only: nothing was compared
+        res["correct"] = None
+    for k in TIMING_FIELDS if timing_from is not None else ():
+        if k in timing_from:
+            res[k] = timing_from[k]
     if status == "incorrect":
         res["correct"] = False
     if res.get("status") != "ok":  # a failed eval has no timing, as when it stopped at its first failure

@@ -4,10 +4,13 @@ in a sandbox of their own, which the kernel's process cannot see):
   prepare  builds the task's inputs for every seed and runs the reference; the kernel's inputs go to the kernel's
            folder as data (case<i>.npz/.json), the reference outputs stay here (ref<i>.npz/.json);
   verdict  takes the kernel's outputs as data (out<i>.npz/.json, moved here by the runner) and compares them with
-           the references: correct or not, and the errors.
+           the references: correct or not, and the errors; then (timing) runs nkisim's performance model on the
+           instruction trace the kernel's process recorded (trace.json/.npz, nkisim.traceio, checked field by
+           field): the latency, metrics and profile. A timing-only eval has the timing step alone.
 
 The kernel's process (kernelside.py) is told neither the seeds, nor the size, nor the task: it gets arrays, runs
-the kernel on them and times it. Whatever it does to its own interpreter cannot reach these processes.
+the kernel on them and records its instruction trace. Whatever it does to its own interpreter cannot reach these
+processes.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from .evaluate import (CLOCK, PHASE, EvalTimeout, InfraError, _copy_inputs, _emp
 from .taskspec import LoadedTask, TaskError
 
 CASES = "cases.json"
+TRACE = "trace"  # the stem of the kernel's instruction trace (nkisim.traceio)
 
 
 def case_stem(folder: str, i: int) -> str:
@@ -121,8 +125,46 @@ def prepare(job: dict, workdir: str, kernel_dir: str) -> dict:
 
 def verdict(job: dict, workdir: str) -> dict:
     """Correctness of the kernel's outputs (out<i>) against the references (ref<i>): status "ok" or "incorrect"
-    with correct, l2_rel_err, max_abs_err and error."""
+    with correct, l2_rel_err, max_abs_err and error; when ok, the timing of its trace (timing())."""
     res = header(job)
+    if not job.get("timing_only"):
+        res = _compare(job, workdir, res)
+        if res.get("status") != "ok":
+            return res
+    else:
+        res.update(status="ok", correct=None, error=None)
+    return timing(job, workdir, res) if job["backend"] == "sim" else res
+
+
+def timing(job: dict, workdir: str, res: dict) -> dict:
+    """latency_ms, rel_spread, timing_attempts, metrics and profile from the kernel's trace; a trace that is not
+    what nkisim writes, or that the model cannot cost, is "rejected" with the reason."""
+    from nkisim import traceio
+    from .backend_sim import add_header
+    from .tracetiming import TraceTiming
+    PHASE["now"] = "modelling the kernel's instruction trace"
+    CLOCK.start("timing")
+    try:
+        instrs = traceio.load(os.path.join(workdir, TRACE))
+    except traceio.TraceFormatError as e:
+        res.update(status="rejected", correct=None, error=f"the kernel's instruction trace was not accepted: {e}")
+        return res
+    source = job.get("kernel") or ""
+    tt = TraceTiming(instrs, job["target"], add_header(source)[1], len(source.splitlines()))
+    try:
+        res.update(tt.benchmark(job))
+        res["metrics"] = tt.metrics()
+        res["profile"] = tt.profile(int(job.get("timeline_cap") or 0))
+    except (EvalTimeout, MemoryError):
+        raise
+    except Exception as e:  # noqa: BLE001 - a trace with fields of the right type but no meaning
+        res.update(status="rejected", correct=None, latency_ms=None, metrics={}, profile=None,
+                   error=f"nkisim's performance model cannot cost the kernel's instruction trace: "
+                         f"{type(e).__name__}: {e}")
+    return res
+
+
+def _compare(job: dict, workdir: str, res: dict) -> dict:
     seeds = list(job["seeds"])
     rel_tol = float(job.get("rel_tol") or job["task_spec"].get("rel_tol") or 2e-5)
     task = _load_task(job, workdir)

@@ -1,10 +1,12 @@
 """The kernel's side of an nkisim evaluation (role "kernel"): load the kernel, run it on the cases the judge
-prepared (case<i>, arrays handed over as data), hand its outputs back the same way (out<i>), and time it.
+prepared (case<i>, arrays handed over as data), and hand back, the same way, its outputs (out<i>) and the
+instruction trace of its last run (trace.json/.npz, nkisim.traceio). On a Neuron host (evaluate.run, one process)
+it times the kernel on the device instead.
 
-Its job names no task, size or seeds, and this process computes no verdict: judge.py compares the outputs in a
-process the kernel never ran in, and the runner computes the roofline and its tripwires from the task itself. What
-the kernel still decides is its own instruction stream, which is what nkisim times (the estimate is made here from
-the trace this process recorded; see the runner README, "What the judge trusts").
+Its job names no task, size or seeds, and this process computes neither a verdict nor a time: judge.py compares
+the outputs and models the trace in a process the kernel never ran in, and the runner computes the roofline and
+its tripwires from the task itself. What the kernel still decides is the instruction stream it hands over, which
+is what is timed (see the runner README, "What the judge trusts").
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import os
 
 from . import arrays, timing
 from .evaluate import CLOCK, PHASE, _copy_inputs, _written_inputs, empty_result
-from .judge import CASES, case_stem, out_stem
+from .judge import CASES, TRACE, case_stem, out_stem
 
 
 def run(job: dict, workdir: str, backend) -> dict:
@@ -53,16 +55,24 @@ def run(job: dict, workdir: str, backend) -> dict:
         arrays.save(out_stem(workdir, i), [kres] if single else list(kres), single=single)
         bench_inputs = nki_in
         del kres, saved
-    PHASE["now"] = "timing"
-    CLOCK.start("timing")
-    lat, rs, attempts = timing.benchmark(lambda w, n: backend.measure(bench_inputs, w, n),
-                                         job["warmup"], job["iters"], job["spread_tol"], job["max_attempts"],
-                                         pause_s=backend.retry_pause_s)
-    res.update(latency_ms=lat, rel_spread=rs, timing_attempts=attempts)
-    PHASE["now"] = "collecting metrics"
-    CLOCK.start("metrics")
-    res["metrics"] = backend.metrics()
-    res["profile"] = backend.profile(job["timeline_cap"])
+    if getattr(backend, "records_trace", False):
+        PHASE["now"] = "recording the instruction trace"
+        CLOCK.start("timing")
+        if backend.last is None:  # timing-only: trace without numerics
+            backend.run(bench_inputs, numeric=False)
+        from nkisim import traceio
+        traceio.save(backend.last.trace, os.path.join(workdir, TRACE))
+    else:  # a Neuron host: the device is timed here, in the one process of evaluate.run
+        PHASE["now"] = "timing"
+        CLOCK.start("timing")
+        lat, rs, attempts = timing.benchmark(lambda w, n: backend.measure(bench_inputs, w, n),
+                                             job["warmup"], job["iters"], job["spread_tol"], job["max_attempts"],
+                                             pause_s=backend.retry_pause_s)
+        res.update(latency_ms=lat, rel_spread=rs, timing_attempts=attempts)
+        PHASE["now"] = "collecting metrics"
+        CLOCK.start("metrics")
+        res["metrics"] = backend.metrics()
+        res["profile"] = backend.profile(job["timeline_cap"])
     res["warnings"] = [str(w) for w in getattr(backend, "warnings", None) or []]
     res.update(status="ok", error=None)
     return res

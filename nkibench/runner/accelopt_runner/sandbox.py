@@ -206,8 +206,9 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
     the zygote's folder).
 
     An nkisim eval takes three children, one after the other: the judge prepares (inputs and references), the kernel
-    runs on the inputs and is timed, the judge compares the outputs; data moves between their folders through this
-    process only, and the kernel's sandbox sees none of the judge's. A Neuron eval is still one child ("whole")."""
+    runs on the inputs and records its trace, the judge compares the outputs and models the trace; data moves
+    between their folders through this process only, and the kernel's sandbox sees none of the judge's. A Neuron
+    eval is still one child ("whole")."""
     t0 = time.monotonic()
     if sandbox.get("required") and not sandbox.get("active"):
         return _fail(job, "infra_error", confinement.refusal(sandbox.get("reason") or "it is unavailable"), t0)

@@ -38,8 +38,10 @@ def _preimport():
     import numpy  # noqa: F401
     import nkisim  # noqa: F401
     import nkisim.perf  # noqa: F401
+    import nkisim.perf.profile  # noqa: F401
+    import nkisim.traceio  # noqa: F401
     from . import (arrays, backend_sim, child, correctness, evaluate, judge, kernelside, limits,  # noqa: F401
-                   roofline, taskspec, timing)
+                   roofline, taskspec, timing, tracetiming)
     try:
         import nkisim.current  # noqa: F401  (the current `nki` front end)
     except ImportError:
