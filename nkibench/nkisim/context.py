@@ -36,6 +36,11 @@ MAX_WINDOWS = 4096  # capacity windows kept before the earlier ones are settled
 _current = None
 
 
+def _kib(n: int) -> str:
+    """Bytes as KiB, with a decimal where it matters: 16.5 KiB over a 16 KiB limit must not read "16 KiB"."""
+    return f"{n // 1024} KiB" if n % 1024 == 0 else f"{n / 1024:.1f} KiB"
+
+
 def current() -> "Context":
     if _current is None:
         raise errors.NkiCompileError("NKI API called outside a kernel run (call the kernel through nkisim)")
@@ -224,6 +229,15 @@ class Context:
         if w is not None and u[3] is None:
             u[3] = alloc.label()
 
+    def fold_zero_fill(self, alloc):
+        """A matmul starts accumulating into a PSUM tile that nl.zeros filled and nothing has touched since: the
+        compiler drops the fill (the group's first matmul overwrites the bank instead of adding), so the tile is
+        in use from this matmul on, not from its creation. Eight [128, 512] fp32 accumulators created up front fill
+        PSUM exactly; counting them from creation refused GEMMs the compiler accepts."""
+        u = alloc.use
+        if u is not None and len(u) > 5 and u[5] and u[0] is not None and u[0] == u[1] and u[0] != int(u[0]):
+            u[0] = None
+
     def check_capacity(self):
         """Raise the capacity error if, in some window, the bytes live by first and last use exceed the capacity."""
         n = len(self.trace.instrs)
@@ -248,12 +262,12 @@ class Context:
                     break
             if peak:
                 live = sorted((c for c in cells if c[0] is not None and c[0] <= at <= c[1]), key=lambda c: -c[2])
-                names = ", ".join(f"{c[3] or 'a tile'} {c[2] // 1024} KiB" for c in live[:4])
+                names = ", ".join(f"{c[3] or 'a tile'} {_kib(c[2])}" for c in live[:4])
                 if at != int(at):  # a fill at creation: its own line
                     line = next((c[4] for c in cells if c[0] == at and len(c) > 4), 0)
                 else:
                     line = self.trace.instrs[int(at)].line if at < n else 0
                 raise errors.NkiCompileError(
-                    f"{mem.upper()} capacity exceeded: {peak // 1024} KiB per partition in use at once (from first to "
-                    f"last use), the {self.target} limit is {self.capacity[mem] // 1024} KiB (largest: {names})",
+                    f"{mem.upper()} capacity exceeded: {_kib(peak)} per partition in use at once (from first to "
+                    f"last use), the {self.target} limit is {_kib(self.capacity[mem])} (largest: {names})",
                     line, "err_out_of_memory")

@@ -195,7 +195,7 @@ def run_op(api, op, engine, operands, fn, out_shape, odt, *, mask=None, space=No
     mb = analyze_mask(mask, space)
     out = new_alloc(out_shape, odt, out_mem, init=None)
     res_tile = Tile(out)
-    if mb is EMPTY:
+    if mb is EMPTY or 0 in space:  # nothing to compute: the compiler issues no instruction
         if ctx.numeric:
             out.data = np.full(out_shape, odt.garbage(), odt.dtype)
         return res_tile
@@ -275,13 +275,13 @@ def dma(api, src, dst=None, *, mask=None, dtype=None, attrs=None, out_shape=None
     if dst is None:
         odt = dtypes.normalize(dtype) if dtype is not None else src.alloc.dtype
         result = Tile(new_alloc(space, odt, "sbuf", init=None))
-        if mb is EMPTY:
+        if mb is EMPTY or 0 in space:  # nothing to move: no DMA is issued
             if ctx.numeric:
                 result.alloc.data = np.full(space, odt.garbage(), odt.dtype)
             return result
         dview = result
     else:
-        if mb is EMPTY:
+        if mb is EMPTY or 0 in space:
             return None
         dview = dst
     box, submask = mb if mb is not None else (None, None)
@@ -402,6 +402,8 @@ def _redirect(view, value, p, accumulate):
     if view.alloc.memory == "psum" and instr.engine in ("vector", "scalar"):
         check_free_size(instr.attrs.get("api", instr.op), instr.engine, instr.free_elems, True)
     dv = view.restrict(obox) if obox is not None else view
+    if accumulate and instr.engine == "tensor" and view.alloc.memory == "psum":
+        ctx.fold_zero_fill(view.alloc)
     acc = dv.access()
     if ctx.numeric:
         raw = alloc.raw[0] if alloc.raw is not None else alloc.data
@@ -424,6 +426,8 @@ def _redirect(view, value, p, accumulate):
         instr.reads = tuple(instr.reads) + (acc,)
     alloc.pending = None
     alloc.raw = None
+    if alloc.use is not None:
+        alloc.use[0] = None  # the result was written into view, never into a buffer of its own: nothing to allocate
     ctx.release(alloc)
 
 

@@ -120,8 +120,8 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
     if _double_row(perf_mode):
         return _double_row_matmul(api, stationary, moving, mask, dtype)
     stationary, moving, mask = unmask(api, stationary, moving, mask)
-    tile_arg(stationary, api, "stationary", ("sbuf",))
-    tile_arg(moving, api, "moving", ("sbuf",))
+    stationary = _operand_to_sbuf(api, stationary, "stationary")
+    moving = _operand_to_sbuf(api, moving, "moving")
     k, m = stationary.shape[0], _free_size(stationary)
     k2, n = moving.shape[0], _free_size(moving)
     if k != k2:
@@ -137,6 +137,16 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
                    "err_size_of_dimension_exceed_arch_limit")
     return _matmul(api, "nc_matmul", stationary, moving, k, m, n, mask, dtype, is_transpose=bool(is_transpose),
                    is_stationary_onezero=bool(is_stationary_onezero), is_moving_onezero=bool(is_moving_onezero))
+
+
+def _operand_to_sbuf(api, t, name):
+    """TensorE reads its operands from SBUF only. The compiler accepts a matmul operand in PSUM and copies it to
+    SBUF first; that copy (a tensor_copy the compiler picks the engine of, here VectorE, which reads PSUM) is what it
+    costs. HBM operands stay an error: the compiler does not insert a DMA."""
+    if isinstance(t, Tile) and t.alloc.memory == "psum":
+        return copy_op(api, t, t.alloc.dtype, None)
+    tile_arg(t, api, name, ("sbuf",))
+    return t
 
 
 def _double_row_matmul(api, stationary, moving, mask, dtype):

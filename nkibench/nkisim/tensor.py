@@ -201,7 +201,18 @@ def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_ki
         ctx.track(a)
         if not (init is None or (isinstance(init, str) and init == "garbage")):
             ctx.note_use(a, filled=True)  # nl.zeros / nl.full: filled here, so in use from here on
+            if memory == "psum" and _is_zero(init):
+                a.use.append(True)  # use[5]: zeros an accumulating matmul can stand for (Context.fold_zero_fill)
     return a
+
+
+def _is_zero(init) -> bool:
+    if isinstance(init, str):
+        return init == "zeros"
+    try:
+        return not np.any(np.asarray(init))
+    except (TypeError, ValueError):
+        return False
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -348,6 +359,8 @@ def _progression(c, k):
     sl = _VALUE_CACHE.get(vkey, False) if vkey is not None else False
     if sl is False:
         n = v.shape[0]
+        if n == 0:  # an empty index (nl.arange(0)): the empty slice, whatever offset was added to it
+            return slice(0, 0, 1)
         v0 = int(v[0])
         sl = None
         if n == 1:

@@ -120,6 +120,29 @@ def test_nc_transpose_into_sbuf_uses_the_vector_engine():
     assert [i.engine for i in r.trace.instrs if i.op == "nc_transpose"] == ["vector"]
 
 
+def test_a_transpose_too_big_for_the_vector_engine_runs_on_the_tensor_engine_and_costs_its_copy():
+    """No engine named, dst in SBUF, 128x64: the compiler accepts it (issue 30's holdout kernels did), on TensorE
+    (VectorE stops at 32x32), and the result reaches SBUF through a copy the trace charges."""
+    body = """
+    @nki.jit
+    def kernel(x):
+        res = nl.ndarray((x.shape[1], x.shape[0]), dtype=x.dtype, buffer=nl.shared_hbm)
+        t = nl.load(x)
+        sb = nl.ndarray((x.shape[1], x.shape[0]), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.nc_transpose(dst=sb, data=t)
+        nl.store(res, sb)
+        return res
+    """
+    x = rnd(128, 64)
+    np.testing.assert_allclose(out(body, x), x.T)
+    r = run(body, x)
+    ops = [(i.op, i.engine) for i in r.trace.instrs if i.engine != "dma"]
+    assert ops == [("nc_transpose", "tensor"), ("tensor_copy", "vector")], ops
+    named = err(body.replace("nisa.nc_transpose(dst=sb, data=t)",
+                             "nisa.nc_transpose(dst=sb, data=t, engine=nisa.engine.vector)"), x)
+    assert "at most 32x32" in named  # an engine the kernel names is the kernel's choice
+
+
 @pytest.mark.parametrize("op,ref", [("exp", np.exp), ("tanh", np.tanh), ("relu", lambda v: np.maximum(v, 0)),
                                     ("sigmoid", lambda v: 1 / (1 + np.exp(-v)))])
 def test_activation_with_scale_and_per_partition_bias(op, ref):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from nkisim_helpers import out, rnd, ok
+from nkisim_helpers import ok, out, rnd, run
 
 ELEMENTWISE = """
 @nki.jit
@@ -160,6 +160,47 @@ def test_nc_matmul_and_psum_accumulation():
         return o
     """, lhsT, rhs)
     np.testing.assert_allclose(got, lhsT.T @ rhs, rtol=1e-4, atol=1e-4)
+
+
+def test_a_matmul_operand_in_psum_is_copied_to_sbuf_first_and_charged_for_it():
+    """TensorE reads SBUF only; the compiler accepts a stationary (or moving) tile that sits in PSUM, copying it to
+    SBUF first (issue 30's holdout kernels did this). The result is the matmul's, and the trace holds the copy."""
+    a, b = rnd(128, 128), rnd(128, 512, seed=1)
+    body = """
+    @nki.jit
+    def kernel(a, b):
+        out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        aT = nisa.nc_transpose(nl.load(a))  # PSUM
+        res = nisa.nc_matmul(aT, nl.load(b))
+        nl.store(out, value=nl.copy(res))
+        return out
+    """
+    r = ok(body, a, b)
+    np.testing.assert_allclose(r.outputs[0], a @ b, rtol=1e-4, atol=1e-4)
+    ops = [(i.op, i.engine) for i in r.trace if i.engine != "dma"]
+    assert ops == [("nc_transpose", "tensor"), ("tensor_copy", "vector"), ("nc_matmul", "tensor"),
+                   ("tensor_copy", "vector")], ops
+    hbm = run(body.replace("nisa.nc_matmul(aT, nl.load(b))", "nisa.nc_matmul(aT, b)"), a, b)
+    assert "is in HBM" in str(hbm.error)  # no DMA is inserted for an operand left in HBM
+
+
+def test_an_empty_index_moves_and_computes_nothing():
+    """nl.arange(0) past the end of a tensor (a remainder tile of width 0 in a kernel written for any size) selects
+    nothing: no out-of-bounds error, and no instruction, since the compiler issues none for zero elements."""
+    a = rnd(128, 512)
+    r = ok("""
+    @nki.jit
+    def kernel(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.load(a))
+        i_p = nl.arange(128)[:, None]
+        i_f = nl.arange(a.shape[1] % 512)[None, :]
+        rest = nl.load(a[i_p, 512 + i_f])
+        nl.store(out[i_p, 512 + i_f], value=nl.exp(rest))
+        return out
+    """, a)
+    np.testing.assert_array_equal(r.outputs[0], a)
+    assert [i.op for i in r.trace] == ["dma", "dma"]
 
 
 def test_nl_matmul_both_layouts_and_transpose():

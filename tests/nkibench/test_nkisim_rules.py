@@ -202,6 +202,52 @@ def test_capacity_counts_tiles_from_first_to_last_use(numeric):
     assert "from first to last use" in str(r.error) and r.error.line == 15
 
 
+EIGHT_ACCUMULATORS = """
+@nki.jit
+def kernel(aT, b):
+    out = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.shared_hbm)
+    out_t = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    p0 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+    p1 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+    p2 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+    p3 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+    p4 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+    p5 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+    p6 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+    p7 = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+    accs = [p0, p1, p2, p3, p4, p5, p6, p7]
+    xt = nl.copy(nisa.nc_transpose(nl.load(aT[0:128, 0:128])))  # a ninth PSUM tile, done with before the matmuls
+    nl.store(out_t, value=xt)
+    for k in nl.affine_range(2):
+        a_t = nl.load(aT[k * 128:(k + 1) * 128, :])
+        for j in range(8):
+            accs[j] += nisa.nc_matmul(a_t, nl.load(b[k * 128:(k + 1) * 128, j * 512:(j + 1) * 512]))
+    for j in range(8):
+        nl.store(out[:, j * 512:(j + 1) * 512], value=nl.copy(accs[j]))
+    return out, out_t
+"""
+
+
+@pytest.mark.parametrize("numeric", [True, False])
+def test_eight_full_bank_accumulators_fit_psum(numeric):
+    """Eight [128, 512] fp32 accumulators fill trn1's 16 KiB of PSUM exactly, as GEMMs the compiler accepts use
+    them. Two things counted more: each matmul's own result (it lands in the accumulator, no bank of its own), and
+    the accumulators from their nl.zeros (the group's first matmul overwrites instead; the bank is in use from
+    there), which made the transpose's PSUM tile before the loop a ninth bank."""
+    aT, b = rnd(256, 128), rnd(256, 4096, seed=1)
+    r = run(EIGHT_ACCUMULATORS, aT, b, numeric=numeric)
+    assert r.error is None, r.error
+    if numeric:
+        np.testing.assert_allclose(r.outputs[0], aT.T @ b, rtol=1e-4, atol=1e-4)
+        np.testing.assert_array_equal(r.outputs[1], aT[:128, :128].T)
+    # Zeros that something reads before the first matmul are a fill of their own: then the ninth tile overlaps.
+    read_first = EIGHT_ACCUMULATORS.replace(
+        "    accs = [p0,", "    seen = nl.add(nl.add(nl.add(p0, p1), nl.add(p2, p3)), nl.add(nl.add(p4, p5), nl.add(p6, p7)))\n"
+                          "    accs = [p0,", 1)
+    r = run(read_first, aT, b, numeric=numeric)
+    assert r.status == "compile_error" and "PSUM capacity exceeded: 16.5 KiB" in str(r.error), r.error
+
+
 def test_a_tensor_nothing_accesses_takes_no_space():
     # The compiler allocates nothing for a tensor no instruction touches.
     r = run("""

@@ -147,8 +147,18 @@ def nc_transpose(dst=_MISSING, data=_MISSING, engine=unknown_engine, name=None):
     _need(api, "dst, data, engine=...", dst=dst, data=data)
     e = _eng(engine)
     if e is None:
-        # The Tensor engine writes PSUM and the Vector engine (<= 32x32) SBUF: the destination decides.
-        e = _ci.tensor_engine if dst.alloc.memory == "psum" else _ci.vector_engine
+        # The compiler's choice: VectorE transposes up to 32x32 (into SBUF or PSUM), TensorE up to 128x128 into
+        # PSUM. A bigger transpose into SBUF runs on TensorE and is then copied to dst, and costs that copy.
+        small = data.shape[0] <= 32 and int(np.prod(data.shape[1:])) <= 32
+        if dst.alloc.memory == "psum" or not small:
+            res = _ci.nc_transpose(data, engine=_ci.tensor_engine, dtype=dst.dtype if dst.alloc.memory == "psum"
+                                   else None)
+            if dst.alloc.memory != "psum":
+                _dst(api, dst)
+                res = _ci.copy_op(api, res, dst.alloc.dtype, None)
+            _land(api, dst, res)
+            return
+        e = _ci.vector_engine
     _dst(api, dst, ("psum",) if e is _ci.tensor_engine else ("sbuf", "psum"))
     _land(api, dst, _ci.nc_transpose(data, engine=e, dtype=dst.dtype))
 
