@@ -4,6 +4,7 @@
 #include "advice/ruleset.h"
 #include "appcontext.h"
 #include "diff/metricdeltas.h"
+#include "estimateview.h"
 #include "kerneleditor.h"
 #include "models/searchstate.h"
 #include "profile/chrometrace.h"
@@ -120,6 +121,9 @@ ProfileDock::ProfileDock(AppContext *context, UserPrompts *prompts, QWidget *par
     summaryScroll->setFrameShape(QFrame::NoFrame);
     summaryScroll->setWidget(m_summary);
     m_tabs->addTab(summaryScroll, tr("Summary"));
+    m_estimate = new EstimateView(m_tabs);
+    m_tabs->addTab(m_estimate, tr("Estimate"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1, tr("Which modelled effects make up nkisim's estimate"));
 
     const auto chartTab = [this](const QString &name, const QString &title) {
         auto *view = new QChartView(m_tabs);
@@ -243,6 +247,7 @@ void ProfileDock::refresh()
     refreshRoofline();
     refreshProgress();
     m_timeline->setProfile(m_current ? m_current->profile : nullptr);
+    m_estimate->setProfile(m_current ? m_current->profile : nullptr);
 }
 
 void ProfileDock::refreshFindings()

@@ -8,6 +8,7 @@
 #include <optional>
 
 class AppContext;
+class EstimateView;
 class KernelEditor;
 class QChartView;
 class QLabel;
@@ -43,6 +44,7 @@ public:
     QTabWidget *tabs() const { return m_tabs; }
     QChartView *chartView(const QString &name) const; // "engines", "memory", "roofline", "progress"
     QTreeWidget *hottestLines() const { return m_hottest; }
+    EstimateView *estimate() const { return m_estimate; }
     QListWidget *findings() const { return m_findings; }
     QLabel *figure(const QString &name) const; // "latency", "peak", "bound", "mfu", "hfu", "mbu", "ai", "dma"
     QLabel *selectionLabel() const { return m_selection; }
@@ -83,6 +85,7 @@ private:
     QListWidget *m_findings;
     QChartView *m_engines, *m_memory, *m_roofline, *m_progress;
     TimelineView *m_timeline;
+    EstimateView *m_estimate;
     QWidget *m_timelineTab;
     QLabel *m_selection;
     QTimer *m_sessionCharts; // coalesces the session's change signals

@@ -28,7 +28,11 @@ int BenchCommand::run(const QStringList &arguments)
           QStringLiteral("FILE")},
          {QStringLiteral("trace-cap"),
           QStringLiteral("Instructions the trace keeps, from the first (default 200000)."), QStringLiteral("N"),
-          QStringLiteral("200000")}});
+          QStringLiteral("200000")},
+         {QStringLiteral("explain"),
+          QStringLiteral("After the result, say which modelled effects make up nkisim's estimate (per-instruction "
+                         "overhead, DMA row size, stalls on dependencies, PSUM operands). With --json the "
+                         "result's \"explain\" object holds the same.")}});
     EvalBatch::addCommonOptions(parser);
     QTextStream err(stderr);
     if (!parser.parse(QStringList{QStringLiteral("accelopt bench")} + arguments)) {
@@ -92,6 +96,16 @@ int BenchCommand::run(const QStringList &arguments)
     }
     table.finish();
     const Evaluation &result = results.first();
+    if (parser.isSet(QStringLiteral("explain")) && result.ok() && !parser.isSet(QStringLiteral("json"))) {
+        if (result.profile && result.profile->explanation)
+            QTextStream(stdout) << "\n" << result.profile->explanation->text();
+        else
+            err << "accelopt bench: no explanation: "
+                << (result.profile ? QStringLiteral("the %1 profile has none (nkisim's estimates have one)")
+                                         .arg(result.profile->source)
+                                   : QStringLiteral("the host's runner sent no profile"))
+                << "\n";
+    }
     if (!tracePath.isEmpty() && result.ok()) {
         if (!result.profile || !result.profile->timeline) {
             const QString why = result.profile ? result.profile->missing.value(QStringLiteral("timeline"))

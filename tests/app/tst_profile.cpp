@@ -1,6 +1,7 @@
 #include "appcontext.h"
 #include "common/loghub.h"
 #include "editortabs.h"
+#include "estimateview.h"
 #include "isolatedsettings.h"
 #include "kerneleditor.h"
 #include "mainwindow.h"
@@ -104,6 +105,12 @@ private Q_SLOTS:
         QCOMPARE(points, 1); // this kernel; no session is open
         QVERIFY(dock()->timeline()->hasEvents());
         QVERIFY(dock()->timeline()->rowCount() >= 5); // four engines and at least one DMA queue
+        // The Estimate tab: the effects behind nkisim's figure, as `accelopt bench --explain` prints them.
+        QVERIFY(e.profile->explanation);
+        QCOMPARE(dock()->estimate()->effects()->topLevelItemCount(), int(e.profile->explanation->effects.size()));
+        QVERIFY2(dock()->estimate()->headline()->text().contains(QStringLiteral("bound by Vector")),
+                 qPrintable(dock()->estimate()->headline()->text()));
+        QCOMPARE(dock()->estimate()->effects()->topLevelItem(0)->text(2), QStringLiteral("data-proportional compute"));
 
         // The line costs add up to the engines' busy time, and the heat gutter marks the hottest line.
         EvalProfile::EngineTimes sum{};

@@ -52,9 +52,10 @@ class TraceTiming:
         from nkisim.perf import profile
         est = self.estimate()
         costs = profile.line_costs(self.instrs, est.schedule).remapped(self.user_line)
+        from nkisim.perf.explain import explain
         out = {"source": "nkisim", "available": True, "missing": {},
                "instruction_count": costs.instruction_count, "engine_busy_ns": costs.busy_ns(),
-               "line_costs": costs.as_list()}
+               "line_costs": costs.as_list(), "explain": explain(self.instrs, est.schedule, self.target)}
         if timeline_cap > 0:
             out["timeline"] = profile.timeline_columns(self.instrs, est.schedule, timeline_cap, self.user_line)
         return out

@@ -136,6 +136,12 @@ std::optional<EvalProfile> EvalProfile::fromJson(const QJsonValue &value, QStrin
             return std::nullopt;
         p.timeline = std::move(tl);
     }
+    QString why;
+    p.explanation = EstimateExplanation::fromJson(o.value(QStringLiteral("explain")), &why);
+    if (!why.isEmpty()) {
+        fail(error, why);
+        return std::nullopt;
+    }
     return p;
 }
 

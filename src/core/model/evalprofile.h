@@ -1,5 +1,7 @@
 #pragma once
 
+#include "estimateexplanation.h"
+
 #include <QJsonObject>
 #include <QList>
 #include <QMap>
@@ -67,6 +69,7 @@ public:
     EngineTimes engineBusyNs{};
     QList<LineCost> lineCosts; // sorted by line
     std::optional<Timeline> timeline;
+    std::optional<EstimateExplanation> explanation; // nkisim only: the effects behind the estimate
 
     // From the result's `profile` object; nullopt with the reason in `error` when it is malformed (a missing
     // object is not an error: the caller gets nullopt and an empty error).

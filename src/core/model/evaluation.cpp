@@ -144,6 +144,9 @@ QJsonObject Evaluation::summaryJson(const QString &task) const
     // absent from older runners.
     if (profile && !profile->lineCosts.isEmpty())
         summary.insert(QStringLiteral("line_costs"), profile->lineCostsJson());
+    if (profile && profile->explanation)
+        summary.insert(QStringLiteral("explain"),
+                       raw.value(QStringLiteral("profile")).toObject().value(QStringLiteral("explain")));
     for (const char *key : {"phase_s", "peak_rss_mb", "timing_inputs"}) {
         const QJsonValue v = raw.value(QLatin1String(key));
         if (!v.isUndefined())

@@ -4,6 +4,7 @@ target_sources(accelopt_core PRIVATE
   model/nkigeneration.cpp model/nkigeneration.h
   model/taskcatalog.cpp model/taskcatalog.h)
 target_sources(accelopt_core PRIVATE
+  model/estimateexplanation.cpp model/estimateexplanation.h
   model/evalprofile.cpp model/evalprofile.h
   model/evalrequest.cpp model/evalrequest.h
   model/evalstatus.cpp model/evalstatus.h

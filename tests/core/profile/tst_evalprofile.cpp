@@ -41,6 +41,62 @@ class TestEvalProfile : public QObject
     }
 
 private Q_SLOTS:
+
+    void parsesTheExplanation()
+    {
+        QJsonObject p = profile();
+        const QJsonObject explain{
+            {QStringLiteral("latency_ns"), 2000.0},
+            {QStringLiteral("target"), QStringLiteral("trn1")},
+            {QStringLiteral("bound"), QStringLiteral("vector")},
+            {QStringLiteral("engines"),
+             QJsonObject{{QStringLiteral("vector"),
+                          QJsonObject{{QStringLiteral("busy_ns"), 800.0}, {QStringLiteral("stall_ns"), 100.0},
+                                      {QStringLiteral("instructions"), 2}, {QStringLiteral("share"), 0.4}}},
+                         {QStringLiteral("dma"),
+                          QJsonObject{{QStringLiteral("busy_ns"), 300.0}, {QStringLiteral("stall_ns"), 0.0},
+                                      {QStringLiteral("instructions"), 1}, {QStringLiteral("share"), 0.01}}}}},
+            {QStringLiteral("effects"),
+             QJsonArray{QJsonObject{{QStringLiteral("effect"), QStringLiteral("psum_operand")},
+                                    {QStringLiteral("engine"), QStringLiteral("vector")}, {QStringLiteral("ns"), 800.0},
+                                    {QStringLiteral("share"), 0.4}, {QStringLiteral("instructions"), 2},
+                                    {QStringLiteral("what"), QStringLiteral("subset")}},
+                        QJsonObject{{QStringLiteral("effect"), QStringLiteral("fixed_overhead")},
+                                    {QStringLiteral("engine"), QStringLiteral("vector")}, {QStringLiteral("ns"), 100.0},
+                                    {QStringLiteral("share"), 0.05}, {QStringLiteral("instructions"), 2},
+                                    {QStringLiteral("what"), QStringLiteral("floor")}},
+                        QJsonObject{{QStringLiteral("effect"), QStringLiteral("throughput")},
+                                    {QStringLiteral("engine"), QStringLiteral("vector")}, {QStringLiteral("ns"), 700.0},
+                                    {QStringLiteral("share"), 0.35}, {QStringLiteral("instructions"), 2},
+                                    {QStringLiteral("what"), QStringLiteral("work")}}}}};
+        p.insert(QStringLiteral("explain"), explain);
+        QString error;
+        const auto parsed = EvalProfile::fromJson(p, &error);
+        QVERIFY2(parsed && parsed->explanation, qPrintable(error));
+        const EstimateExplanation &x = *parsed->explanation;
+        QCOMPARE(x.bound, QStringLiteral("vector"));
+        QCOMPARE(x.engines.first().engine, QStringLiteral("vector")); // busiest first
+        QCOMPARE(x.effects.size(), 3);
+        QCOMPARE(x.effects.at(0).effect, QStringLiteral("throughput")); // by share, the PSUM subset last
+        QCOMPARE(x.effects.at(2).effect, QStringLiteral("psum_operand"));
+        const QString text = x.text(2);
+        QVERIFY2(text.contains(QStringLiteral("bound by Vector")) && text.contains(QStringLiteral("35.0%")) &&
+                     text.contains(QStringLiteral("1 smaller effects left out")),
+                 qPrintable(text));
+        // Malformed: refused with the reason, the rest of the profile with it.
+        QJsonObject bad = explain;
+        bad.insert(QStringLiteral("effects"),
+                   QJsonArray{QJsonObject{{QStringLiteral("effect"), QStringLiteral("throughput")},
+                                          {QStringLiteral("engine"), QStringLiteral("vector")},
+                                          {QStringLiteral("ns"), -1.0}}});
+        p.insert(QStringLiteral("explain"), bad);
+        QVERIFY(!EvalProfile::fromJson(p, &error));
+        QVERIFY2(error.contains(QStringLiteral("profile.explain")), qPrintable(error));
+        // A profile without one (a Neuron host's) has none, and is no error.
+        p.remove(QStringLiteral("explain"));
+        const auto none = EvalProfile::fromJson(p, &error);
+        QVERIFY(none && !none->explanation && error.isEmpty());
+    }
     void parsesAndKeepsTheTimelineOutOfRaw()
     {
         const QJsonObject result{{QStringLiteral("status"), QStringLiteral("ok")}, {QStringLiteral("profile"), profile()}};
