@@ -38,23 +38,28 @@ def test_the_effects_add_up_to_the_model_figures(name):
 
 
 def test_many_tiny_vector_instructions_are_overhead():
-    """One element per partition per instruction: MIN_II (64 cycles) dwarfs the one cycle of work."""
-    r = ok("""
+    """One element per partition per instruction, in a sequential_range loop (no loop optimisations): MIN_II (64
+    cycles) dwarfs the one cycle of work. In an affine_range loop the compiler vectorises them (vectorize.py)."""
+    body = """
     @nki.jit
     def kernel(a):
         out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
         t = nl.load(a)
-        for j in nl.affine_range(64):
+        for j in nl.sequential_range(64):
             t[:, j:j + 1] = nl.exp(t[:, j:j + 1])
         nl.store(out, value=t)
         return out
-    """, rnd(128, 64))
-    _, x = _explained(r)
+    """
+    _, x = _explained(ok(body, rnd(128, 64)))
     over = _effect(x, "fixed_overhead", "scalar")
     work = _effect(x, "throughput", "scalar")
     assert over is not None and work is not None
     assert over["ns"] > 30 * work["ns"], (over, work)
-    assert over["instructions"] == 64
+    assert over["instructions"] == 64 and x["vectorised"]["instructions"] == 0
+    _, v = _explained(ok(body.replace("sequential_range", "affine_range"), rnd(128, 64)))
+    assert v["vectorised"]["instructions"] == 64 and v["vectorised"]["saved_ns"] > 0
+    merged = _effect(v, "fixed_overhead", "scalar")
+    assert merged is None or merged["ns"] < over["ns"] / 30, merged
 
 
 def test_narrow_rows_show_as_the_dma_size_class():

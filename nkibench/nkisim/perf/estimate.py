@@ -7,6 +7,7 @@ from ..memory import paused_gc
 from .constants import get_target
 from .metrics import compute_metrics
 from .scheduler import schedule
+from .vectorize import factors
 
 TIMELINE_CAP = 20000  # dicts are costly at millions of instructions; `schedule` has every instruction
 
@@ -38,7 +39,7 @@ def estimate(trace, target="trn1", timeline_cap: int = TIMELINE_CAP, sequential_
     hw = get_target(target)
     instrs = trace.instrs if hasattr(trace, "instrs") else list(trace)
     with paused_gc():
-        sch = schedule(instrs, hw, sequential_barrier=sequential_barrier)
+        sch = schedule(instrs, hw, sequential_barrier=sequential_barrier, vector_factors=factors(instrs, hw))
         metrics = compute_metrics(instrs, sch, hw)
     cap = len(instrs) if timeline_cap is None else min(len(instrs), max(int(timeline_cap), 0))
     timeline = [{"engine": sch.unit[i], "op": instrs[i].op, "line": instrs[i].line,

@@ -16,6 +16,9 @@ nothing here changes the estimate. Effects, per engine:
   dma_transfer       the rest of the DMA queues' time: moving the bytes.
   psum_operand       compute time of instructions that read or write PSUM (a subset of the above, as information).
 
+`vectorised` counts the instructions the compiler's affine_range vectorisation merges (vectorize.py) and the time
+that saves against issuing them one by one.
+
 Each effect's `ns` is summed over its instructions (DMA: over the 16 queues, so it can exceed the run); `share` is
 that time over the run (DMA: over the run times the 16 queues). The bound is the busiest engine (DMA counted per
 queue); only its stalls are listed as an effect, since the other engines mostly wait for it.
@@ -27,6 +30,7 @@ import dataclasses
 from .constants import get_target
 from .costs import compute_ns, dma_cost
 from .scheduler import COMPUTE_ENGINES
+from .vectorize import vectorised_ns
 
 EFFECTS = ("fixed_overhead", "fp32_passes", "throughput", "dependency_stall", "dma_fixed_latency", "dma_small_rows",
            "dma_transfer", "psum_operand")
@@ -54,6 +58,7 @@ def explain(instrs, sch, target="trn1") -> dict:
     last_end = {}
     memo = {}
     dma_index = 0  # sch.dma_data holds one (start, data end) per DMA, in trace order
+    vectorised = [0, 0.0]  # instructions merged by affine_range vectorisation, and the time that saved
 
     def add(effect, engine, ns, count=1):
         if ns > 0:
@@ -73,12 +78,16 @@ def explain(instrs, sch, target="trn1") -> dict:
             e["stall_ns"] += start - prev
             add("dependency_stall", engine, start - prev)
         last_end[unit] = end
-        key = ins.family if ins.family is not None else None
+        vf = sch.vector_factors[i] if sch.vector_factors is not None else 1
+        key = (ins.family, vf) if ins.family is not None else None
         parts = memo.get(key) if key is not None else None
         if parts is None:
-            parts = _dma_parts(ins, hw) if engine == "dma" else _compute_parts(ins, hw, bare, single)
+            parts = _dma_parts(ins, hw) if engine == "dma" else _compute_parts(ins, hw, bare, single, vf)
             if key is not None:
                 memo[key] = parts
+        if vf > 1:
+            vectorised[0] += 1
+            vectorised[1] += compute_ns(ins, hw) - (end - start)
         if engine == "dma":
             data_end = sch.dma_data[dma_index][1]
             dma_index += 1
@@ -110,12 +119,14 @@ def explain(instrs, sch, target="trn1") -> dict:
     return {"latency_ns": run, "target": hw.name, "bound": bound,
             "engines": {k: dict(v, share=busy[k] / run if run > 0 else 0.0) for k, v in engines.items()
                         if v["instructions"]},
-            "effects": effects}
+            "effects": effects,
+            "vectorised": {"instructions": vectorised[0], "saved_ns": max(vectorised[1], 0.0)}}
 
 
-def _compute_parts(ins, hw, bare, single):
-    """(fixed overhead, fp32 passes, data-proportional) ns of a compute instruction; they sum to its cost."""
-    full = compute_ns(ins, hw)
+def _compute_parts(ins, hw, bare, single, vf=1):
+    """(fixed overhead, fp32 passes, data-proportional) ns of a compute instruction; they sum to its cost (its
+    share of a merged instruction when affine_range vectorisation merges vf instances, vectorize.py)."""
+    full = vectorised_ns(ins, hw, vf)
     no_floor = min(compute_ns(ins, bare), full)
     passes = 0.0
     if ins.engine == "tensor":

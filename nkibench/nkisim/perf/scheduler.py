@@ -25,6 +25,7 @@ from bisect import bisect_right
 
 from .constants import HwTarget
 from .costs import compute_ns, dma_cost
+from .vectorize import vectorised_ns
 
 COMPUTE_ENGINES = ("tensor", "vector", "scalar", "gpsimd")
 _REGION_CAP = 256  # per tensor and list; beyond it the list collapses to one conservative bounding box
@@ -100,6 +101,7 @@ class Schedule:
         self.latency_ns = 0.0
         self.busy_ns = {e: 0.0 for e in COMPUTE_ENGINES}
         self.busy_ns["dma"] = 0.0
+        self.vector_factors = None  # per instruction (vectorize.py), or None
 
 
 _END = 1 << 62  # start of the sentinel run closing the calendar: no transfer reaches it
@@ -197,10 +199,13 @@ class _DmaPipe:
             return b * w + take / own_rate
 
 
-def schedule(trace, hw: HwTarget, sequential_barrier: bool = False) -> Schedule:
+def schedule(trace, hw: HwTarget, sequential_barrier: bool = False, vector_factors=None) -> Schedule:
+    """vector_factors: per instruction, how many instances the compiler's affine_range vectorisation merges
+    (vectorize.py; None: all as written)."""
     instrs = trace.instrs if hasattr(trace, "instrs") else list(trace)
     n = len(instrs)
     sch = Schedule(n)
+    sch.vector_factors = vector_factors
     free = {e: 0.0 for e in COMPUTE_ENGINES}
     dma_free = [0.0] * hw.dma_queues
     pipe = _DmaPipe(hw.dma_aggregate_bytes_per_ns)
@@ -229,6 +234,9 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False) -> Schedule:
         eng = ins.engine
         is_dma = eng == "dma"
         lat = 0.0 if is_dma else lat_ns.get(eng, 0.0)
+        vf = vector_factors[i] if vector_factors is not None else 1
+        if vf > 1:
+            lat /= vf  # a merged instruction waits for its inputs once, for all the instances it stands for
         ready = 0.0
         seq_loops = None
         if sequential_barrier and ins.loops:
@@ -272,7 +280,7 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False) -> Schedule:
                 if r[0] < ph and pl < r[1] and r[2] < fh and fl < r[3] and r[4] > ready:
                     ready = r[4]
 
-        fam = ins.family
+        fam = ins.family if vf == 1 or ins.family is None else (ins.family, vf)
         c = memo_get(fam) if fam is not None else None
         if is_dma:
             if c is None:
@@ -293,7 +301,7 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False) -> Schedule:
             units[i] = dma_units[q]
         else:
             if c is None:
-                c = compute_ns(ins, hw)
+                c = compute_ns(ins, hw) if vf == 1 else vectorised_ns(ins, hw, vf)
                 if fam is not None:
                     memo[fam] = c
             if eng not in free:
