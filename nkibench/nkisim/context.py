@@ -23,14 +23,12 @@ from __future__ import annotations
 import sys
 import weakref
 
-from . import errors, replay
+from . import errors, opregistry, replay
+from .hardware import PSUM_BYTES, SBUF_BYTES
 from .taint import file_kind
 from .trace import Instr, Loop, Trace
 
-SBUF_BYTES = {"trn1": 192 * 1024, "trn2": 224 * 1024, "trn3": 256 * 1024}  # trn3: 32 MiB / 128 partitions
-PSUM_BYTES = 16 * 1024
-PSUM_BANK_BYTES = 2 * 1024
-PMAX = 128
+_REGISTERED = set()  # (op, engine) pairs opregistry.check has passed
 MAX_WINDOWS = 4096  # capacity windows kept before the earlier ones are settled
 
 _current = None
@@ -105,6 +103,9 @@ class Context:
     # --- recording -------------------------------------------------------------------------------------------
     def record(self, op, engine, partitions, free_elems, dtype, in_dtypes=(), reads=(), writes=(), dma_bytes=0,
                attrs=None, line=None):
+        if (op, engine) not in _REGISTERED:
+            opregistry.check(op, engine)  # an instruction nothing can cost is nkisim's bug: refuse it here
+            _REGISTERED.add((op, engine))
         ins = Instr(0, op, engine, kernel_line() if line is None else line, partitions, free_elems, dtype,
                     in_dtypes, dma_bytes, reads, writes, self.loop_records, attrs if attrs is not None else {})
         return self.trace.add(ins)

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from . import core, dtypes, ops, taint
+from . import hardware as hw
 from .context import current
 from .core import cerr, out_dtype, run_op, tile_arg
 from .tensor import MaskedOperand, Tile
@@ -127,13 +128,14 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
     if k != k2:
         raise cerr(f"nc_matmul contraction (partition) sizes differ: stationary {stationary.shape}, moving "
                    f"{moving.shape}", "err_num_partition_mismatch")
-    if k > 128:
-        raise cerr(f"nc_matmul contraction size {k} exceeds the 128 partitions", "err_num_partition_exceed_arch_limit")
-    if m > 128:
-        raise cerr(f"nc_matmul stationary free size {m} exceeds gemm_stationary_fmax=128",
+    if k > hw.MATMUL_K_MAX:
+        raise cerr(f"nc_matmul contraction size {k} exceeds the {hw.MATMUL_K_MAX} partitions",
+                   "err_num_partition_exceed_arch_limit")
+    if m > hw.MATMUL_STATIONARY_FMAX:
+        raise cerr(f"nc_matmul stationary free size {m} exceeds gemm_stationary_fmax={hw.MATMUL_STATIONARY_FMAX}",
                    "err_size_of_dimension_exceed_arch_limit")
-    if n > 512:
-        raise cerr(f"nc_matmul moving free size {n} exceeds gemm_moving_fmax=512",
+    if n > hw.MATMUL_MOVING_FMAX:
+        raise cerr(f"nc_matmul moving free size {n} exceeds gemm_moving_fmax={hw.MATMUL_MOVING_FMAX}",
                    "err_size_of_dimension_exceed_arch_limit")
     return _matmul(api, "nc_matmul", stationary, moving, k, m, n, mask, dtype, is_transpose=bool(is_transpose),
                    is_stationary_onezero=bool(is_stationary_onezero), is_moving_onezero=bool(is_moving_onezero))
@@ -171,7 +173,7 @@ def _double_row_matmul(api, stationary, moving, mask, dtype):
     if moving.shape[0] != k:
         raise cerr(f"nc_matmul contraction (partition) sizes differ: stationary {stationary.shape}, moving "
                    f"{moving.shape}", "err_num_partition_mismatch")
-    if k > 128 or m > 128 or n > 512:
+    if k > hw.MATMUL_K_MAX or m > hw.MATMUL_STATIONARY_FMAX or n > hw.MATMUL_MOVING_FMAX:
         raise cerr(f"{api}: double_row tiles exceed the Tensor engine (K <= 128, stationary free <= 128, moving free "
                    f"<= 512 per row): stationary {stationary.shape}, moving {moving.shape}",
                    "err_size_of_dimension_exceed_arch_limit")
@@ -262,13 +264,15 @@ def nc_transpose(data, engine=None, mask=None, dtype=None, **kwargs):
     p, f = data.shape[0], _free_size(data)
     if eng == "tensor":
         tile_arg(data, api, "data", ("sbuf",))
-        if p > 128 or f > 128:
-            raise cerr(f"nc_transpose on the Tensor engine handles at most 128x128, got {data.shape}",
+        if p > hw.TENSOR_TRANSPOSE_MAX or f > hw.TENSOR_TRANSPOSE_MAX:
+            raise cerr(f"nc_transpose on the Tensor engine handles at most {hw.TENSOR_TRANSPOSE_MAX}x"
+                       f"{hw.TENSOR_TRANSPOSE_MAX}, got {data.shape}",
                        "err_size_of_dimension_exceed_arch_limit")
     else:
         tile_arg(data, api, "data")
-        if p > 32 or f > 32:
-            raise cerr(f"nc_transpose on the Vector engine handles at most 32x32, got {data.shape}",
+        if p > hw.VECTOR_TRANSPOSE_MAX or f > hw.VECTOR_TRANSPOSE_MAX:
+            raise cerr(f"nc_transpose on the Vector engine handles at most {hw.VECTOR_TRANSPOSE_MAX}x"
+                       f"{hw.VECTOR_TRANSPOSE_MAX}, got {data.shape}",
                        "err_size_of_dimension_exceed_arch_limit")
     odt = out_dtype(dtype, data)
     two_d = len(data.shape) == 2
@@ -710,8 +714,9 @@ def range_select(on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=No
 def bn_stats(data, mask=None, dtype=None, **kwargs):
     api = "nisa.bn_stats"
     tile_arg(data, api, "data")
-    if _free_size(data) > 512:
-        raise cerr(f"bn_stats handles at most bn_stats_fmax=512 elements per partition, got {_free_size(data)}",
+    if _free_size(data) > hw.BN_STATS_FMAX:
+        raise cerr(f"bn_stats handles at most bn_stats_fmax={hw.BN_STATS_FMAX} elements per partition, got "
+                   f"{_free_size(data)}",
                    "err_size_of_dimension_exceed_arch_limit")
 
     def fn(d):

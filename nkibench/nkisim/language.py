@@ -65,7 +65,8 @@ class _TileSize:
 
     @property
     def total_available_sbuf_size(self):
-        from .context import SBUF_BYTES, active
+        from .context import active
+        from .hardware import SBUF_BYTES
         c = active()
         return SBUF_BYTES[c.target if c else "trn1"]
 

@@ -14,7 +14,8 @@ import math
 import numpy as np
 
 from . import dtypes, errors, taint
-from .context import PMAX, PSUM_BANK_BYTES, current, kernel_line
+from .context import current, kernel_line
+from .hardware import PARTITIONS as PMAX, PSUM_BANK_BYTES
 from .trace import Access
 
 MEMORIES = ("sbuf", "psum", "hbm")

@@ -293,16 +293,28 @@ def test_large_trace_is_scheduled_whole():
 
 
 def _small_pipeline():
-    """A load (line 1), a matmul (line 3), a PSUM eviction on vector (line 2), an op on an engine name the model
-    does not know (line 2; the scheduler runs it on vector) and a store (line 1)."""
+    """A load (line 1), a matmul (line 3), a PSUM eviction on vector (line 2), an iota on GpSimd (line 2) and a
+    store (line 1)."""
     tr = Trace()
     x, y, p = new_id(), new_id(), new_id()
     dma_load(tr, new_id(), x, 128, 2048)
     matmul(tr, x, x, p, dtype="bfloat16", n=512)
     vec(tr, "tensor_copy", [ps(p, 128, 2048)], [sb(y, 128, 2048)], n=512)
-    vec(tr, "iota", [], [sb(new_id(), 128, 64)], n=16, engine="pool")
+    vec(tr, "iota", [], [sb(new_id(), 128, 64)], n=16, engine="gpsimd")
     dma_store(tr, y, new_id(), 128, 2048)
     return tr
+
+
+@pytest.mark.parametrize("op, engine, says", [("frobnicate", "vector", "no instruction 'frobnicate'"),
+                                              ("iota", "pool", "cannot run on pool"),
+                                              ("nc_matmul", "vector", "cannot run on vector")])
+def test_an_instruction_without_a_cost_rule_fails_loudly(op, engine, says):
+    """It used to cost one cycle per element on whatever engine it named (costs._K.get(op, 1))."""
+    from nkisim.opregistry import UnknownInstruction
+    tr = Trace()
+    vec(tr, op, [sb(new_id())], [sb(new_id())], engine=engine)
+    with pytest.raises(UnknownInstruction, match=says):
+        estimate(tr)
 
 
 def test_line_costs_add_up_to_busy_time_and_bytes():
@@ -319,7 +331,7 @@ def test_line_costs_add_up_to_busy_time_and_bytes():
     assert rows[1][5] == 2 and rows[1][6] == 2 * 128 * 2048  # two DMAs, dma_bytes each
     assert rows[1][4] > 0 and rows[1][:4] == [0.0] * 4
     assert rows[3][0] > 0 and rows[3][6] == 128 * 256 + 128 * 1024 + 128 * 2048  # stationary + moving + PSUM out
-    assert rows[2][1] > 0 and rows[2][6] == 128 * 2048 * 2 + 128 * 64  # the eviction, then the unknown-engine op
+    assert rows[2][1] > 0 and rows[2][6] == 128 * 2048 * 2 + 128 * 64  # the eviction, then the iota
     m = est.metrics
     memory = sum(m[f"{mem}_{rw}_bytes"] for mem in ("hbm", "sbuf", "psum") for rw in ("read", "write"))
     # a DMA counts once here, and as a read and a write in the metrics

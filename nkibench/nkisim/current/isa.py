@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import core, dtypes, isa as _ci, ops
 from ..context import current
+from ..hardware import VECTOR_TRANSPOSE_MAX
 from ..tensor import Tile
 from .generation import cerr
 
@@ -149,7 +150,7 @@ def nc_transpose(dst=_MISSING, data=_MISSING, engine=unknown_engine, name=None):
     if e is None:
         # The compiler's choice: VectorE transposes up to 32x32 (into SBUF or PSUM), TensorE up to 128x128 into
         # PSUM. A bigger transpose into SBUF runs on TensorE and is then copied to dst, and costs that copy.
-        small = data.shape[0] <= 32 and int(np.prod(data.shape[1:])) <= 32
+        small = max(data.shape[0], int(np.prod(data.shape[1:]))) <= VECTOR_TRANSPOSE_MAX
         if dst.alloc.memory == "psum" or not small:
             res = _ci.nc_transpose(data, engine=_ci.tensor_engine, dtype=dst.dtype if dst.alloc.memory == "psum"
                                    else None)

@@ -208,7 +208,7 @@ class _TileSize:
 
     @property
     def sbuf_fmax_bytes(self):
-        from ..context import SBUF_BYTES
+        from ..hardware import SBUF_BYTES
         c = active()
         return SBUF_BYTES[c.target if c else "trn1"]
 

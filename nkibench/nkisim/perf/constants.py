@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import hardware
+
 
 @dataclass(frozen=True)
 class HwTarget:
@@ -76,11 +78,11 @@ class HwTarget:
     dma_transpose_efficiency: float = 0.25
     dma_transpose_sbuf_efficiency: float = 0.25
     # Memories (§3.1)
-    partitions: int = 128
-    sbuf_bytes_per_partition: int = 192 * 1024
-    psum_bytes_per_partition: int = 16 * 1024
-    psum_banks: int = 8
-    psum_bank_bytes: int = 2048
+    partitions: int = hardware.PARTITIONS
+    sbuf_bytes_per_partition: int = hardware.SBUF_BYTES["trn1"]
+    psum_bytes_per_partition: int = hardware.PSUM_BYTES
+    psum_banks: int = hardware.PSUM_BANKS
+    psum_bank_bytes: int = hardware.PSUM_BANK_BYTES
 
     @property
     def dma_aggregate_bytes_per_ns(self) -> float:
@@ -116,7 +118,7 @@ TARGETS = {
                      vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
                      dma_engine_bytes_per_ns=23.0, hbm_bytes_per_ns=725.0,
                      dma_transpose_efficiency=0.9, dma_transpose_sbuf_efficiency=0.5,
-                     sbuf_bytes_per_partition=224 * 1024),
+                     sbuf_bytes_per_partition=hardware.SBUF_BYTES["trn2"]),
     # trn3 / NeuronCore-v4, from AWS's Trainium3 pages (Neuron docs, aws-neuron-sdk @81ce03ae, Aug 2026):
     # - "Trainium3 Architecture Guide for NKI" (nki/guides/architecture/trainium3_arch.rst): TensorE 2.4 GHz,
     #   VectorE, ScalarE and GpSimdE 1.2 GHz; SBUF 32 MiB per core (= 128 x 256 KiB), PSUM 2 MiB (= 128 x 16 KiB,
@@ -136,7 +138,7 @@ TARGETS = {
                      vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
                      dma_engine_bytes_per_ns=33.0, hbm_bytes_per_ns=587.5,
                      dma_transpose_efficiency=0.9, dma_transpose_sbuf_efficiency=0.5,
-                     sbuf_bytes_per_partition=256 * 1024),
+                     sbuf_bytes_per_partition=hardware.SBUF_BYTES["trn3"]),
 }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import opregistry
 from .constants import HwTarget
 
 DTYPE_BYTES = {
@@ -21,19 +22,6 @@ FP32_CLASS = ("float32", "float32r", "int32", "uint32", "float64")
 
 def dtype_bytes(name: str) -> int:
     return DTYPE_BYTES.get(str(name), 4)
-
-
-# Cycle count per element (k in max(MIN_II, k*N)) for the Vector/Scalar/GpSimd streaming instructions of
-# §2.2. Instructions that need a special rule are handled in _stream_cycles.
-_K = {
-    "activation": 1, "tensor_scalar": 1, "tensor_copy": 1, "dropout": 1, "bn_stats": 1, "range_select": 1,
-    "nc_stream_shuffle": 1, "select_reduce": 1, "tensor_tensor_scan": 2, "reciprocal": 8, "bn_aggr": 13.0 / 3.0,
-    "max8": 1, "nc_find_index8": 1, "nc_match_replace8": 1, "copy": 1, "transpose": 1, "nc_transpose": 1,
-    "tensor_partition_reduce": 1, "iota": 1, "affine_select": 1, "local_gather": 1, "sequence_bounds": 1,
-    "exponential": 1, "tensor_scalar_cumulative": 1,
-}
-# Instructions that add a trailing MIN_II (a second, accumulator-read instruction, §2.2).
-_PLUS_MIN_II = ("activation_reduce", "tensor_scalar_reduce")
 
 
 def _all_half(instr) -> bool:
@@ -51,38 +39,42 @@ def _writes_psum(instr) -> bool:
 
 
 def _stream_cycles(instr, hw: HwTarget) -> float:
-    """Vector / Scalar / GpSimd: one element per partition per cycle on 128 lanes (§3.3)."""
-    op = instr.op
+    """Vector / Scalar / GpSimd: one element per partition per cycle on 128 lanes (§3.3), by the instruction's rule
+    in the op registry (opregistry.py); an instruction it does not hold raises UnknownInstruction."""
+    reg = opregistry.get(instr.op)
+    rule = reg.rule
     n = max(int(instr.free_elems), 1)
     attrs = instr.attrs
     mii = hw.min_ii
-    if op == "tensor_tensor" or op == "tensor_copy_predicated":
+    if rule == "two_input":
         # §2.2: N with a PSUM operand, or bf16-only add/mul/sub in SBUF (contiguous); otherwise 2N.
         fast = _reads_psum(instr)
-        if not fast and op == "tensor_tensor" and _all_half(instr):
+        if not fast and instr.op == "tensor_tensor" and _all_half(instr):
             fast = str(attrs.get("alu_op", attrs.get("op0", "add"))) in ("add", "multiply", "subtract", "mul", "sub")
         cyc = max(mii, (1 if fast else 2) * n)
-        if hw.vector_perf_mode and instr.engine == "vector" and op == "tensor_tensor" and _all_half(instr) \
+        if hw.vector_perf_mode and instr.engine == "vector" and instr.op == "tensor_tensor" and _all_half(instr) \
                 and not _reads_psum(instr) and not _writes_psum(instr):
             cyc = max(mii, cyc / 2)  # §3.3 NC-v3 perf mode: 2x for bf16/fp16 in SBUF
         return cyc
-    if op == "scalar_tensor_tensor":
+    if rule == "stt":
         fast = _all_half(instr) and n % 2 == 0 and attrs.get("op0") in ("subtract", "sub") \
             and attrs.get("op1") in ("multiply", "mul")
         return max(mii, (1 if fast else 2) * n)
-    if op == "tensor_reduce":
+    if rule == "reduce":
         fast = _all_half(instr) and str(attrs.get("alu_op", attrs.get("op", "add"))) in ("add", "max")
         return max(mii, n / 2 if fast else n)
-    if op == "memset":
+    if rule == "memset":
         zero = attrs.get("value", 0) == 0
         return max(mii, n / 2 if (zero and str(instr.dtype) in HALF) else n)
-    if op in ("tensor_copy_dynamic_src", "tensor_copy_dynamic_dst"):
+    if rule == "dynamic_copy":
         return max(hw.dyn_copy_cycles, n)
-    if op in _PLUS_MIN_II:
+    if rule == "plus_min_ii":
         return max(mii, n) + mii
-    k = _K.get(op, 1)
-    cyc = max(mii, k * n)
-    if hw.vector_perf_mode and instr.engine == "vector" and op in ("tensor_copy", "tensor_scalar", "copy"):
+    if rule not in ("stream", "transpose", "gpsimd_index"):
+        raise opregistry.UnknownInstruction(f"instruction {instr.op!r} has the {rule!r} cost rule, which does not "
+                                            f"run on {instr.engine}")
+    cyc = max(mii, reg.k * n)
+    if hw.vector_perf_mode and instr.engine == "vector" and reg.copy_perf_mode:
         # §3.3 NC-v3 perf mode: 4x when in and out are bf16/fp16 in SBUF, 2x when one condition is missing.
         half = _all_half(instr)
         sbuf = not _reads_psum(instr) and not _writes_psum(instr)
@@ -95,7 +87,7 @@ def _gpsimd_cycles(instr, hw: HwTarget) -> float:
     # §2.2: iota / affine_select / local_gather are 150 + N; other GpSimd instructions use the general
     # formula, plus the same start-up overhead (§2 "GpSimd start-up overhead ≈ 150 cycles").
     n = max(int(instr.free_elems), 1)
-    if instr.op in ("iota", "affine_select", "local_gather"):
+    if opregistry.get(instr.op).rule == "gpsimd_index":
         return hw.gpsimd_overhead + n
     cyc = _stream_cycles(instr, hw)
     # §3.1: a GpSimd core does 16 fp32 / 32 fp16 per cycle across its 16 partitions -> 1 / 2 per partition.
@@ -130,7 +122,9 @@ def _tensor_cycles(instr, hw: HwTarget) -> float:
 
 
 def compute_ns(instr, hw: HwTarget) -> float:
-    """Duration in ns of a non-DMA instruction on its engine."""
+    """Duration in ns of a non-DMA instruction on its engine; UnknownInstruction for one the op registry does not
+    hold on that engine."""
+    opregistry.check(instr.op, instr.engine)
     eng = instr.engine
     if eng == "tensor":
         cyc = _tensor_cycles(instr, hw)
@@ -158,6 +152,7 @@ def dma_efficiency(bytes_per_partition: float, hw: HwTarget) -> float:
 
 
 def dma_cost(instr, hw: HwTarget) -> DmaCost:
+    opregistry.check(instr.op, instr.engine)
     attrs = instr.attrs
     total = float(instr.dma_bytes or 0)
     parts = max(int(attrs.get("partitions", instr.partitions) or 1), 1)

@@ -11,7 +11,7 @@ instructions stay as written.
 Modelled: a Vector/Scalar/GpSimd instruction whose innermost loop is an affine_range, and whose cost is held up
 by the floor (its data-proportional cost is below it), is one of the R instances of its body instruction in that
 loop (same line, op, engine, sizes and dtypes). R instances merge in groups of V = min(R, the per-instruction
-free-size limit // its free size) (64 Ki elements per partition, 4 Ki with a PSUM operand; core.py), and each
+free-size limit // its free size) (64 Ki elements per partition, 4 Ki with a PSUM operand; hardware.py), and each
 instance is charged max(its data-proportional cost, its cost / V), and 1/V of the dependency latency. TensorE
 (already pipelined by II, §3.2) and DMAs are left as they are.
 
@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..hardware import FREE_MAX_PSUM, FREE_MAX_SBUF
 from .costs import compute_ns
 
-FREE_MAX_SBUF = 64 * 1024  # elements per partition of one instruction (core.FREE_MAX_SBUF)
-FREE_MAX_PSUM = 4 * 1024
 _ENGINES = ("vector", "scalar", "gpsimd")
 
 

@@ -1,0 +1,102 @@
+"""Every instruction nkisim's executor can record, registered once: the engines it may run on and the rule that
+costs it (perf/costs.py). The executor refuses to record an instruction the registry does not know
+(context.Context.record), and the cost model refuses to cost one (an instruction without a cost rule used to cost
+one cycle per element without a word), so a new instruction needs its entry here before anything runs it.
+
+Cost rules (nki-facts §2.2, §3.2-3.4; the formulas are in perf/costs.py):
+  stream        max(MIN_II, k * N): k cycles per element per partition
+  two_input     N with a PSUM operand or for bf16 add/multiply/subtract in SBUF, else 2N (tensor_tensor)
+  stt           scalar_tensor_tensor: N for bf16 subtract-then-multiply on an even N, else 2N
+  reduce        N/2 for bf16 add/max, else N
+  memset        N/2 for a bf16 zero fill, else N
+  dynamic_copy  max(~600, N)
+  plus_min_ii   max(MIN_II, N) + MIN_II: a second, accumulator-read instruction
+  gpsimd_index  GpSimd start-up + N (iota, affine_select, local_gather)
+  matmul        TensorE initiation interval, max(min(64, N_stat), N_mov), 4 passes for fp32
+  transpose     on TensorE as a matmul against the identity, max(P, min(64, F)); on VectorE a stream of k = 1
+  dma           DMA queues and pipe (costs.dma_cost)
+Any rule on GpSimd adds its start-up overhead (§2). `copy_perf_mode`: NC-v3's VectorE perf mode speeds the
+instruction up 2x/4x for bf16/fp16 in SBUF (§3.3).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+COMPUTE = ("vector", "scalar", "gpsimd")
+RULES = ("stream", "two_input", "stt", "reduce", "memset", "dynamic_copy", "plus_min_ii", "gpsimd_index", "matmul",
+         "transpose", "dma")
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    engines: tuple
+    rule: str
+    k: float = 1.0  # cycles per element, for the stream rules
+    copy_perf_mode: bool = False
+
+
+class UnknownInstruction(ValueError):
+    """An instruction name the registry does not hold (for the model: one it has no cost rule for)."""
+
+
+def _ops():
+    s = "stream"
+    return (
+        Op("nc_matmul", ("tensor",), "matmul"),
+        Op("nc_transpose", ("tensor", "vector"), "transpose"),
+        Op("dma", ("dma",), "dma"),
+        Op("activation", COMPUTE, s),
+        Op("exponential", COMPUTE, s),
+        Op("tensor_scalar", COMPUTE, s, copy_perf_mode=True),
+        Op("tensor_copy", COMPUTE, s, copy_perf_mode=True),
+        Op("select", COMPUTE, s),
+        Op("dropout", COMPUTE, s),
+        Op("bn_stats", COMPUTE, s),
+        Op("range_select", COMPUTE, s),
+        Op("nc_stream_shuffle", COMPUTE, s),
+        Op("select_reduce", COMPUTE, s),
+        Op("max8", COMPUTE, s),
+        Op("nc_find_index8", COMPUTE, s),
+        Op("nc_match_replace8", COMPUTE, s),
+        Op("tensor_partition_reduce", COMPUTE, s),
+        Op("sequence_bounds", COMPUTE, s),
+        Op("tensor_scalar_cumulative", COMPUTE, s),
+        Op("rng", COMPUTE, s),
+        Op("gather_flattened", COMPUTE, s),
+        Op("tensor_tensor_scan", COMPUTE, s, k=2),
+        Op("reciprocal", COMPUTE, s, k=8),
+        Op("bn_aggr", COMPUTE, s, k=13.0 / 3.0),
+        Op("tensor_tensor", COMPUTE, "two_input"),
+        Op("tensor_copy_predicated", COMPUTE, "two_input"),
+        Op("scalar_tensor_tensor", COMPUTE, "stt"),
+        Op("tensor_reduce", COMPUTE, "reduce"),
+        Op("memset", COMPUTE, "memset"),
+        # Costed, though the executor does not run them yet (isa._unsupported): the rule is ready when it does.
+        Op("tensor_copy_dynamic_src", COMPUTE, "dynamic_copy"),
+        Op("tensor_copy_dynamic_dst", COMPUTE, "dynamic_copy"),
+        Op("activation_reduce", COMPUTE, "plus_min_ii"),  # recorded as "activation" with its reduce today
+        Op("tensor_scalar_reduce", COMPUTE, "plus_min_ii"),
+        Op("iota", COMPUTE, "gpsimd_index"),
+        Op("affine_select", COMPUTE, "gpsimd_index"),
+        Op("local_gather", COMPUTE, "gpsimd_index"),
+    )
+
+
+OPS = {o.name: o for o in _ops()}
+
+
+def get(name: str) -> Op:
+    op = OPS.get(name)
+    if op is None:
+        raise UnknownInstruction(f"no instruction {str(name)[:64]!r} in nkisim's op registry (nkisim/opregistry.py), "
+                                 f"so nothing says what it costs")
+    return op
+
+
+def check(name: str, engine: str) -> None:
+    """For the executor: the instruction is registered and may run on engine."""
+    op = get(name)
+    if engine not in op.engines:
+        raise UnknownInstruction(f"instruction {name!r} cannot run on {engine} (registered for "
+                                 f"{', '.join(op.engines)}; nkisim/opregistry.py)")
