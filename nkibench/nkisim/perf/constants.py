@@ -38,6 +38,13 @@ class HwTarget:
     # NC-v2 only: VectorE/GpSimdE share the SBUF port and VectorE/ScalarE share PSUM (§3.3). We do not model
     # the port conflict (the compiler serialises them; it is second-order in every §4 kernel).
     vector_perf_mode: bool = False  # §3.3 NC-v3 VectorE perf mode (2x/4x for bf16/fp16 in SBUF)
+    # nki.isa.tensor_copy: "engine ... unknown_engine (default, compiler selects best engine based on engine
+    # workload)"; supported engines "NeuronCore v2: Vector, GpSimd; NeuronCore v3+: Vector, Scalar, GpSimd", and
+    # GpSimd cannot access PSUM (NKI API reference, nki.isa.tensor_copy, Neuron 2.28). The engines a copy the
+    # kernel leaves to the compiler may run on, in order of preference on a tie (scheduler._auto_copy). NC-v2
+    # keeps VectorE alone: its GpSimd shares VectorE's SBUF port and the compiler serialises the two (§3.3), so a
+    # copy moved there runs no sooner; NC-v3 removes that restriction.
+    auto_copy_engines: tuple = ("vector",)
     transpose_mode_fp32_speedup: float = 1.0  # §3.2 NC-v3 transpose mode is 2x faster for fp32
     # DMA. Sources (aws-neuron/aws-neuron-sdk @81ce03ae unless noted; "figure" = a published plot or profile):
     # [BWG] nki/deep-dives/nki-dma-bandwidth-guide.rst; [DOV] nki/get-started/about/nki-dma-overview.rst;
@@ -116,6 +123,7 @@ TARGETS = {
     # per-descriptor cost and latency are the same as trn1's: [DOV]'s figure and [BWG]'s 1300 ns name no generation.
     "trn2": HwTarget(name="trn2", tensor_ghz=2.4, vector_ghz=0.96, scalar_ghz=1.2, gpsimd_ghz=1.2, base_ghz=1.2,
                      vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
+                     auto_copy_engines=("vector", "scalar", "gpsimd"),
                      dma_engine_bytes_per_ns=23.0, hbm_bytes_per_ns=725.0,
                      dma_transpose_efficiency=0.9, dma_transpose_sbuf_efficiency=0.5,
                      sbuf_bytes_per_partition=hardware.SBUF_BYTES["trn2"]),
@@ -136,6 +144,7 @@ TARGETS = {
     # MX matmul, the Vector engine's exponential and DMA read-add-write are not modelled separately.
     "trn3": HwTarget(name="trn3", tensor_ghz=2.4, vector_ghz=1.2, scalar_ghz=1.2, gpsimd_ghz=1.2, base_ghz=1.2,
                      vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
+                     auto_copy_engines=("vector", "scalar", "gpsimd"),
                      dma_engine_bytes_per_ns=33.0, hbm_bytes_per_ns=587.5,
                      dma_transpose_efficiency=0.9, dma_transpose_sbuf_efficiency=0.5,
                      sbuf_bytes_per_partition=hardware.SBUF_BYTES["trn3"]),

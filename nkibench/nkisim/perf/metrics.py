@@ -45,8 +45,10 @@ def compute_metrics(trace, sch: Schedule, hw: HwTarget) -> dict:
     dma_count = 0
     dma_bytes = 0
     mm_count = 0
-    for ins in instrs:
+    for i, ins in enumerate(instrs):
         eng = ins.engine
+        if eng != "dma":
+            eng = sch.unit[i]  # where the scheduler ran it: a copy the compiler places may move (scheduler._auto_copy)
         if eng == "dma":
             nbytes = int(ins.dma_bytes or 0)
             dma_count += 1

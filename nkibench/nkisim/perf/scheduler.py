@@ -21,6 +21,7 @@ Per-tensor region lists are pruned when a write covers older regions, so trackin
 """
 from __future__ import annotations
 
+import dataclasses
 from bisect import bisect_right
 
 from .constants import HwTarget
@@ -300,12 +301,12 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False, vector_facto
             dma_busy += end - start
             units[i] = dma_units[q]
         else:
-            if c is None:
+            if ins.op == "tensor_copy" and ins.attrs.get("engine_auto"):
+                eng, c = _auto_copy(ins, hw, vf, ready, free, memo, fam)
+            elif c is None:
                 c = compute_ns(ins, hw) if vf == 1 else vectorised_ns(ins, hw, vf)
                 if fam is not None:
                     memo[fam] = c
-            if eng not in free:
-                eng = "vector"  # unknown engine names run somewhere; vector is the general-purpose one
             fe = free[eng]
             start = ready if ready > fe else fe
             end = start + c
@@ -370,6 +371,29 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False, vector_facto
     busy["dma"] += dma_busy
     sch.latency_ns = last_end
     return sch
+
+
+def _auto_copy(ins, hw, vf, ready, free, memo, fam):
+    """(engine, ns) of a tensor_copy whose engine the compiler picks "based on engine workload"
+    (constants.auto_copy_engines): the allowed engine that would finish it first, GpSimd only when no operand is
+    in PSUM; on a tie the first in the target's order."""
+    psum = any(a.memory == "psum" for a in ins.reads) or any(a.memory == "psum" for a in ins.writes)
+    best = None
+    for eng in hw.auto_copy_engines:
+        if eng == "gpsimd" and psum:
+            continue
+        key = (fam, eng) if fam is not None else None
+        c = memo.get(key) if key is not None else None
+        if c is None:
+            moved = ins if ins.engine == eng else dataclasses.replace(ins, engine=eng)
+            c = compute_ns(moved, hw) if vf == 1 else vectorised_ns(moved, hw, vf)
+            if key is not None:
+                memo[key] = c
+        fe = free[eng]
+        end = (ready if ready > fe else fe) + c
+        if best is None or end < best[0]:
+            best = (end, eng, c)
+    return best[1], best[2]
 
 
 def _last_accesses(instrs):
