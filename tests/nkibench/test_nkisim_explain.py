@@ -9,22 +9,23 @@ from nkisim_helpers import ok, rnd
 from tasks_helpers import TASK_NAMES, declared_inputs, load_task
 
 
-def _explained(r):
-    est = estimate(r.trace, "trn1", timeline_cap=0)
-    return est, explain(r.trace.instrs, est.schedule, "trn1")
+def _explained(r, target="trn1"):
+    est = estimate(r.trace, target, timeline_cap=0)
+    return est, explain(r.trace.instrs, est.schedule, target)
 
 
 def _effect(x, effect, engine):
     return next((e for e in x["effects"] if e["effect"] == effect and e["engine"] == engine), None)
 
 
+@pytest.mark.parametrize("target", ["trn1", "trn2"])  # trn2: copies the compiler places move off VectorE
 @pytest.mark.parametrize("name", TASK_NAMES)
-def test_the_effects_add_up_to_the_model_figures(name):
+def test_the_effects_add_up_to_the_model_figures(name, target):
     meta, _, src, path = load_task(name)
     fn = nkisim.load_kernel(src, filename=path)
-    r = nkisim.run_kernel(fn, declared_inputs(meta, meta["parameters"]), numeric=False)
+    r = nkisim.run_kernel(fn, declared_inputs(meta, meta["parameters"]), numeric=False, target=target)
     assert r.ok, r.error
-    est, x = _explained(r)
+    est, x = _explained(r, target)
     assert x["latency_ns"] == est.latency_ns
     for engine, e in x["engines"].items():
         assert e["busy_ns"] == pytest.approx(est.per_engine_busy_ns[engine], rel=1e-9)

@@ -59,57 +59,67 @@ def explain(instrs, sch, target="trn1") -> dict:
     memo = {}
     dma_index = 0  # sch.dma_data holds one (start, data end) per DMA, in trace order
     vectorised = [0, 0.0]  # instructions merged by affine_range vectorisation, and the time that saved
+    factors = sch.vector_factors
+    units, starts, ends, dma_data = sch.unit, sch.start, sch.end, sch.dma_data
 
-    def add(effect, engine, ns, count=1):
-        if ns > 0:
-            cell = acc.setdefault((effect, engine), [0.0, 0])
-            cell[0] += ns
-            cell[1] += count
+    def cell(effect, engine):
+        c = acc.get((effect, engine))
+        if c is None:
+            c = acc[(effect, engine)] = [0.0, 0]
+        return c
 
     for i, ins in enumerate(instrs):
-        unit = sch.unit[i]
-        start, end = sch.start[i], sch.end[i]
-        engine = "dma" if unit.startswith("dma") else unit
-        e = engines.setdefault(engine, {"busy_ns": 0.0, "stall_ns": 0.0, "instructions": 0})
-        e["busy_ns"] += end - start
+        unit = units[i]
+        start, end = starts[i], ends[i]
+        dur = end - start
+        is_dma = unit.startswith("dma")
+        engine = "dma" if is_dma else unit
+        e = engines[engine]
+        e["busy_ns"] += dur
         e["instructions"] += 1
-        prev = last_end.get(unit)
-        if prev is not None and start > prev and engine != "dma":
-            e["stall_ns"] += start - prev
-            add("dependency_stall", engine, start - prev)
-        last_end[unit] = end
-        vf = sch.vector_factors[i] if sch.vector_factors is not None else 1
-        key = (ins.family, vf) if ins.family is not None else None
-        parts = memo.get(key) if key is not None else None
-        if parts is None:
-            parts = _dma_parts(ins, hw) if engine == "dma" else _compute_parts(ins, hw, bare, single, vf)
+        vf = factors[i] if factors is not None else 1
+        key = (ins.family, vf, engine) if ins.family is not None else None
+        cells = memo.get(key) if key is not None else None
+        if cells is None:
+            cells = _cells(ins, hw, bare, single, vf, engine, cell)
             if key is not None:
-                memo[key] = parts
+                memo[key] = cells
+        if is_dma:
+            data_end = dma_data[dma_index][1]
+            dma_index += 1
+            fixed = end - (data_end if data_end > start else start)
+            fixed = fixed if fixed > 0 else 0.0
+            moving = dur - fixed
+            rows = moving * cells[0]
+            for c, ns in ((cells[1], fixed), (cells[2], rows), (cells[3], moving - rows)):
+                if ns > 0:
+                    c[0] += ns
+                    c[1] += 1
+            continue
+        prev = last_end.get(unit)
+        if prev is not None and start > prev:
+            e["stall_ns"] += start - prev
+            c = cell("dependency_stall", engine)
+            c[0] += start - prev
+            c[1] += 1
+        last_end[unit] = end
+        for c, ns in cells[0]:
+            c[0] += ns
+            c[1] += 1
+        if cells[1] is not None:
+            cells[1][0] += dur
+            cells[1][1] += 1
         if vf > 1:
             vectorised[0] += 1
-            vectorised[1] += compute_ns(ins, hw) - (end - start)
-        if engine == "dma":
-            data_end = sch.dma_data[dma_index][1]
-            dma_index += 1
-            fixed = max(end - max(data_end, start), 0.0)
-            moving = end - start - fixed
-            rows = moving * parts
-            add("dma_fixed_latency", engine, fixed)
-            add("dma_small_rows", engine, rows)
-            add("dma_transfer", engine, moving - rows)
-        else:
-            overhead, passes, work = parts
-            add("fixed_overhead", engine, overhead)
-            add("fp32_passes", engine, passes)
-            add("throughput", engine, work)
-            if any(a.memory == "psum" for a in ins.reads) or any(a.memory == "psum" for a in ins.writes):
-                add("psum_operand", engine, end - start)
+            vectorised[1] += cells[2] - dur
     run = sch.latency_ns
     lanes = {k: (hw.dma_queues if k == "dma" else 1) for k in engines}
     busy = {k: v["busy_ns"] / lanes[k] for k, v in engines.items() if v["instructions"]}
     bound = max(busy, key=busy.get) if busy else ""
     effects = []
     for (effect, engine), (ns, count) in acc.items():
+        if ns <= 0:
+            continue
         if effect == "dependency_stall" and engine != bound:
             continue  # an engine that is not the busiest waits for the one that is: that says nothing new
         share = ns / (run * lanes[engine]) if run > 0 else 0.0
@@ -121,6 +131,21 @@ def explain(instrs, sch, target="trn1") -> dict:
                         if v["instructions"]},
             "effects": effects,
             "vectorised": {"instructions": vectorised[0], "saved_ns": max(vectorised[1], 0.0)}}
+
+
+def _cells(ins, hw, bare, single, vf, engine, cell):
+    """What one instruction adds, by its family: for a DMA (the fraction its small rows waste, and the fixed
+    latency, small rows and transfer cells); for a compute instruction ([(cell, ns)] of its fixed overhead, fp32
+    passes and data-proportional parts, the PSUM cell or None, its cost as written)."""
+    if engine == "dma":
+        return (_dma_parts(ins, hw), cell("dma_fixed_latency", engine), cell("dma_small_rows", engine),
+                cell("dma_transfer", engine))
+    moved = ins if ins.engine == engine else dataclasses.replace(ins, engine=engine)  # scheduler._auto_copy
+    parts = _compute_parts(moved, hw, bare, single, vf)
+    named = [(cell(effect, engine), ns) for effect, ns in zip(("fixed_overhead", "fp32_passes", "throughput"), parts)
+             if ns > 0]
+    psum = any(a.memory == "psum" for a in ins.reads) or any(a.memory == "psum" for a in ins.writes)
+    return named, cell("psum_operand", engine) if psum else None, compute_ns(moved, hw)
 
 
 def _compute_parts(ins, hw, bare, single, vf=1):
