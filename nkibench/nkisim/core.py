@@ -247,8 +247,9 @@ def run_op(api, op, engine, operands, fn, out_shape, odt, *, mask=None, space=No
 # Per-instruction free-size limits of VectorE and ScalarE (hardware.FREE_MAX_*): elements per partition one
 # instruction may process when it touches only SBUF, or PSUM as well (nki-facts §1.3). The partition start-offset
 # rule (65-128 partitions start at 0, 33-64 at 0 or 64, 1-32 at 0/32/64/96) is not enforced: the facts attribute it
-# to the compiler's allocator, which places whole tiles, and nkisim does not model where a tile lands. Applying it to accesses inside a tile would reject kernels that are legal as written, e.g. an
-# instruction on partitions 16..47 of a 128-partition tile.
+# to the compiler's allocator, which places whole tiles, and nkisim does not model where a tile lands. Applying it
+# to accesses inside a tile would reject kernels that are legal as written, e.g. an instruction on partitions
+# 16..47 of a 128-partition tile.
 def check_free_size(api, engine, free, psum):
     limit = FREE_MAX_PSUM if psum else FREE_MAX_SBUF
     if free > limit:

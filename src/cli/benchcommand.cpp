@@ -30,9 +30,9 @@ int BenchCommand::run(const QStringList &arguments)
           QStringLiteral("Instructions the trace keeps, from the first (default 200000)."), QStringLiteral("N"),
           QStringLiteral("200000")},
          {QStringLiteral("explain"),
-          QStringLiteral("After the result, say which modelled effects make up nkisim's estimate (per-instruction "
-                         "overhead, DMA row size, stalls on dependencies, PSUM operands). With --json the "
-                         "result's \"explain\" object holds the same.")}});
+          QStringLiteral("After the result, say which modelled effects make up nkisim's estimate "
+                         "(per-instruction overhead, DMA row size, stalls on dependencies, PSUM operands). "
+                         "With --json the result's \"explain\" object holds the same.")}});
     EvalBatch::addCommonOptions(parser);
     QTextStream err(stderr);
     if (!parser.parse(QStringList{QStringLiteral("accelopt bench")} + arguments)) {

@@ -107,10 +107,11 @@ private Q_SLOTS:
         QVERIFY(dock()->timeline()->rowCount() >= 5); // four engines and at least one DMA queue
         // The Estimate tab: the effects behind nkisim's figure, as `accelopt bench --explain` prints them.
         QVERIFY(e.profile->explanation);
-        QCOMPARE(dock()->estimate()->effects()->topLevelItemCount(), int(e.profile->explanation->effects.size()));
+        QTreeWidget *effects = dock()->estimate()->effects();
+        QCOMPARE(effects->topLevelItemCount(), int(e.profile->explanation->effects.size()));
         QVERIFY2(dock()->estimate()->headline()->text().contains(QStringLiteral("bound by Vector")),
                  qPrintable(dock()->estimate()->headline()->text()));
-        QCOMPARE(dock()->estimate()->effects()->topLevelItem(0)->text(2), QStringLiteral("data-proportional compute"));
+        QCOMPARE(effects->topLevelItem(0)->text(2), QStringLiteral("data-proportional compute"));
 
         // The line costs add up to the engines' busy time, and the heat gutter marks the hottest line.
         EvalProfile::EngineTimes sum{};

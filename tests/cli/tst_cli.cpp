@@ -161,11 +161,15 @@ private Q_SLOTS:
 
     void benchExplainsTheEstimate()
     {
-        // silu is one exp per tile on VectorE, and nothing waits: the explanation names VectorE as the bound, the
-        // data-proportional work as the largest effect, and its share matches the engine's busy share.
-        const QStringList args{QStringLiteral("bench"), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"),
-                               QStringLiteral("--task"), QStringLiteral("silu"), QStringLiteral("--size"),
-                               QStringLiteral("small"), QStringLiteral("--explain")};
+        // silu is one exp per tile on VectorE, and nothing waits: the explanation names VectorE as the bound,
+        // the data-proportional work as the largest effect, and its share matches the engine's busy share.
+        const QStringList args{QStringLiteral("bench"),
+                               QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"),
+                               QStringLiteral("--task"),
+                               QStringLiteral("silu"),
+                               QStringLiteral("--size"),
+                               QStringLiteral("small"),
+                               QStringLiteral("--explain")};
         const Run text = run(args);
         QVERIFY2(text.exitCode == 0, qPrintable(text.err));
         QVERIFY2(text.out.contains(QStringLiteral("Why nkisim estimates")) &&
@@ -174,13 +178,15 @@ private Q_SLOTS:
                  qPrintable(text.out));
         const Run json = run(args + QStringList{QStringLiteral("--json")});
         QVERIFY2(json.exitCode == 0, qPrintable(json.err));
-        const QJsonObject x = QJsonDocument::fromJson(json.out.toUtf8()).object().value(QStringLiteral("explain")).toObject();
+        const QJsonObject x =
+            QJsonDocument::fromJson(json.out.toUtf8()).object().value(QStringLiteral("explain")).toObject();
         QCOMPARE(x.value(QStringLiteral("bound")).toString(), QStringLiteral("vector"));
         const QJsonObject first = x.value(QStringLiteral("effects")).toArray().first().toObject();
         QCOMPARE(first.value(QStringLiteral("effect")).toString(), QStringLiteral("throughput"));
         QCOMPARE(first.value(QStringLiteral("engine")).toString(), QStringLiteral("vector"));
-        const double busy = x.value(QStringLiteral("engines")).toObject().value(QStringLiteral("vector")).toObject()
-                                .value(QStringLiteral("share")).toDouble();
+        const QJsonObject engines = x.value(QStringLiteral("engines")).toObject();
+        const double busy =
+            engines.value(QStringLiteral("vector")).toObject().value(QStringLiteral("share")).toDouble();
         QVERIFY2(first.value(QStringLiteral("share")).toDouble() <= busy + 1e-9, qPrintable(json.out));
         // Without --explain the text output stays as it was.
         const Run plain = run(args.mid(0, args.size() - 1));

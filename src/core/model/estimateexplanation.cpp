@@ -18,7 +18,10 @@ bool fail(QString *error, const QString &why)
     return false;
 }
 
-bool finiteNonNegative(double v) { return std::isfinite(v) && v >= 0; }
+bool finiteNonNegative(double v)
+{
+    return std::isfinite(v) && v >= 0;
+}
 
 } // namespace
 
@@ -58,10 +61,11 @@ std::optional<EstimateExplanation> EstimateExplanation::fromJson(const QJsonValu
     for (auto it = engines.begin(); it != engines.end(); ++it) {
         const QJsonObject e = it.value().toObject();
         EngineLoad load{it.key(), e.value(QStringLiteral("busy_ns")).toDouble(-1),
-                        e.value(QStringLiteral("stall_ns")).toDouble(-1), e.value(QStringLiteral("share")).toDouble(-1),
+                        e.value(QStringLiteral("stall_ns")).toDouble(-1),
+                        e.value(QStringLiteral("share")).toDouble(-1),
                         qint64(e.value(QStringLiteral("instructions")).toDouble(-1))};
-        if (!finiteNonNegative(load.busyNs) || !finiteNonNegative(load.stallNs) || !finiteNonNegative(load.share) ||
-            load.instructions < 0) {
+        if (!finiteNonNegative(load.busyNs) || !finiteNonNegative(load.stallNs) ||
+            !finiteNonNegative(load.share) || load.instructions < 0) {
             fail(error, QStringLiteral("engine %1 has a missing or negative figure").arg(it.key()));
             return std::nullopt;
         }
@@ -71,8 +75,10 @@ std::optional<EstimateExplanation> EstimateExplanation::fromJson(const QJsonValu
               [](const EngineLoad &a, const EngineLoad &b) { return a.share > b.share; });
     for (const QJsonValue &v : o.value(QStringLiteral("effects")).toArray()) {
         const QJsonObject e = v.toObject();
-        Effect effect{e.value(QStringLiteral("effect")).toString(), e.value(QStringLiteral("engine")).toString(),
-                      e.value(QStringLiteral("ns")).toDouble(-1), e.value(QStringLiteral("share")).toDouble(-1),
+        Effect effect{e.value(QStringLiteral("effect")).toString(),
+                      e.value(QStringLiteral("engine")).toString(),
+                      e.value(QStringLiteral("ns")).toDouble(-1),
+                      e.value(QStringLiteral("share")).toDouble(-1),
                       qint64(e.value(QStringLiteral("instructions")).toDouble(-1)),
                       e.value(QStringLiteral("what")).toString()};
         if (effect.effect.isEmpty() || effect.engine.isEmpty() || !finiteNonNegative(effect.ns) ||
@@ -109,8 +115,9 @@ QString EstimateExplanation::text(int maxEffects) const
 {
     QString out;
     QTextStream s(&out);
-    s << "Why nkisim estimates " << duration(latencyNs) << (target.isEmpty() ? QString() : QStringLiteral(" on ") + target)
-      << ": bound by " << engineLabel(bound) << "\n";
+    s << "Why nkisim estimates " << duration(latencyNs)
+      << (target.isEmpty() ? QString() : QStringLiteral(" on ") + target) << ": bound by "
+      << engineLabel(bound) << "\n";
     for (const EngineLoad &e : engines) {
         s << QStringLiteral("  %1 busy %2 of the run (%3, %4 instructions)")
                  .arg(engineLabel(e.engine), -7)
