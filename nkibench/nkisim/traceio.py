@@ -8,10 +8,11 @@ decides is the instruction stream it hands over.
 Two files per trace, never pickles:
   <stem>.json  {"version", "count", "signatures": [[op, engine, line, partitions, free_elems, dtype, in_dtypes,
                dma_bytes, attrs], ...]}: every distinct instruction shape once;
-  <stem>.npz   "instrs", int64 [count, 4]: signature, reads, writes, loop levels per instruction; "accesses", int64
+  <stem>.npz   "instrs", int64 [count, 4]: signature, reads, writes and loop nest per instruction; "accesses", int64
                [n, 6]: the reads then the writes of each instruction in turn (tensor_id, memory code, p_lo, p_hi,
-               f_lo, f_hi); "loops", int64 [m, 3]: each instruction's loop levels, outermost first (loop_id, kind
-               code, index). The model reads the loops for affine_range vectorisation (perf/vectorize.py).
+               f_lo, f_hi); "nests", int64: every distinct loop nest once, each as its depth and then (loop_id, kind
+               code, index) per level, outermost first (the instructions of one iteration share one). The model
+               reads the loops for affine_range vectorisation (perf/vectorize.py).
 The loader gives each instruction a family from its signature and the memories it touches: instructions with one
 family have equal cost inputs by construction, so the model computes their cost once. Families the writer chose
 are not read (a forged family would hand one instruction's cost to many).
@@ -70,10 +71,11 @@ def _intern(ins, sig_index: dict, sigs: list) -> int:
 
 def _save(trace, stem: str) -> int:
     instrs = trace.instrs if hasattr(trace, "instrs") else list(trace)
-    sig_index, sigs, rows, acc, loops = {}, [], [], [], []
-    add_row, add_acc, add_loop = rows.append, acc.append, loops.append
+    sig_index, sigs, rows, acc = {}, [], [], []
+    add_row, add_acc = rows.append, acc.append
     mem_code = {m: i for i, m in enumerate(MEMORIES)}
     kind_code = {k: i for i, k in enumerate(LOOP_KINDS)}
+    nest_by_id, nest_by_value, nests, kept = {}, {}, [], []
     by_family = {}  # replay's repeats share every signature field (trace.Instr.family)
     for ins in instrs:
         fam = ins.family
@@ -82,16 +84,24 @@ def _save(trace, stem: str) -> int:
             s = _intern(ins, sig_index, sigs)
             if fam is not None:
                 by_family[fam] = s
-        add_row((s, len(ins.reads), len(ins.writes), len(ins.loops)))
+        loops = ins.loops
+        nest = nest_by_id.get(id(loops))
+        if nest is None:
+            nest = nest_by_value.get(loops)
+            if nest is None:
+                nest = nest_by_value[loops] = len(kept)
+                nests.append(len(loops))
+                for lp in loops:
+                    nests.extend((lp[0], kind_code[lp[1]], lp[2]))
+                kept.append(loops)  # alive, so its id is not reused while this runs
+            nest_by_id[id(loops)] = nest
+        add_row((s, len(ins.reads), len(ins.writes), nest))
         for a in ins.reads:
             add_acc((a[0], mem_code[a[1]], a[2], a[3], a[4], a[5]))
         for a in ins.writes:
             add_acc((a[0], mem_code[a[1]], a[2], a[3], a[4], a[5]))
-        for lp in ins.loops:
-            add_loop((lp[0], kind_code[lp[1]], lp[2]))
-    np.savez(stem + ".npz", instrs=np.asarray(rows, dtype=np.int64).reshape(-1, 4),
-             accesses=np.asarray(acc, dtype=np.int64).reshape(-1, 6),
-             loops=np.asarray(loops, dtype=np.int64).reshape(-1, 3))
+    np.savez(stem + ".npz", instrs=np.array(rows, dtype=np.int64).reshape(-1, 4),
+             accesses=np.array(acc, dtype=np.int64).reshape(-1, 6), nests=np.array(nests, dtype=np.int64))
     with open(stem + ".json", "w", encoding="utf-8") as f:
         json.dump({"version": VERSION, "count": len(instrs), "signatures": sigs}, f)
     return len(instrs)
@@ -133,32 +143,49 @@ def _signature(i: int, s) -> tuple:
 def _arrays(stem: str, count: int, nsigs: int):
     try:
         with np.load(stem + ".npz", allow_pickle=False) as z:
-            rows, acc, loops = np.array(z["instrs"]), np.array(z["accesses"]), np.array(z["loops"])
+            rows, acc, nests = np.array(z["instrs"]), np.array(z["accesses"]), np.array(z["nests"])
     except (OSError, ValueError, KeyError) as e:
         raise TraceFormatError(f"the trace's records cannot be read: {type(e).__name__}: {e}") from None
-    if rows.dtype != np.int64 or acc.dtype != np.int64 or loops.dtype != np.int64 or rows.shape != (count, 4) or \
-            acc.ndim != 2 or acc.shape[1] != 6 or loops.ndim != 2 or loops.shape[1] != 3:
-        raise TraceFormatError(f"the trace's records are not int64 [{count}, 4], [n, 6] and [m, 3] arrays")
+    if rows.dtype != np.int64 or acc.dtype != np.int64 or nests.dtype != np.int64 or rows.shape != (count, 4) or \
+            acc.ndim != 2 or acc.shape[1] != 6 or nests.ndim != 1:
+        raise TraceFormatError(f"the trace's records are not int64 [{count}, 4], [n, 6] and [m] arrays")
     if count and (rows[:, 0].min() < 0 or rows[:, 0].max() >= nsigs):
         raise TraceFormatError("an instruction names a signature the header does not hold")
-    if count and (rows[:, 1:].min() < 0 or rows[:, 1:].max() > 64):
-        raise TraceFormatError("an instruction has a negative count of accesses or loop levels, or more than 64")
-    if int(rows[:, 1:3].sum()) != len(acc) or int(rows[:, 3].sum()) != len(loops):
-        raise TraceFormatError(f"the instructions name {int(rows[:, 1:3].sum())} accesses and {int(rows[:, 3].sum())} "
-                               f"loop levels, the records hold {len(acc)} and {len(loops)}")
+    if count and (rows[:, 1:3].min() < 0 or rows[:, 1:3].max() > 64):
+        raise TraceFormatError("an instruction has a negative count of accesses, or more than 64")
+    if int(rows[:, 1:3].sum()) != len(acc):
+        raise TraceFormatError(f"the instructions name {int(rows[:, 1:3].sum())} accesses, the records hold "
+                               f"{len(acc)}")
     if len(acc):
         tid, mem, pl, ph, fl, fh = acc.T
         bad = (tid < 0) | (mem < 0) | (mem >= len(MEMORIES)) | (pl < 0) | (pl > ph) | (fl < 0) | (fl > fh)
         if bad.any():
             k = int(np.argmax(bad))
             raise TraceFormatError(f"access {k} is not a tensor region {tuple(acc[k].tolist())}")
-    if len(loops):
-        lid, kind, index = loops.T
-        bad = (lid < 0) | (kind < 0) | (kind >= len(LOOP_KINDS)) | (index < 0)
-        if bad.any():
-            k = int(np.argmax(bad))
-            raise TraceFormatError(f"loop level {k} is not (loop id, kind, index) {tuple(loops[k].tolist())}")
-    return rows.tolist(), acc.tolist(), loops.tolist()
+    table = _nests(nests.tolist())
+    if count and (rows[:, 3].min() < 0 or rows[:, 3].max() >= len(table)):
+        raise TraceFormatError("an instruction names a loop nest the records do not hold")
+    return rows.tolist(), acc.tolist(), table
+
+
+def _nests(flat: list) -> list:
+    """The loop nests save() wrote, each a tuple of Loop, outermost first."""
+    out, pos, n = [], 0, len(flat)
+    while pos < n:
+        depth = flat[pos]
+        end = pos + 1 + 3 * depth
+        if not 0 <= depth <= 64 or end > n:
+            raise TraceFormatError(f"loop nest {len(out)} has a depth of {depth} or ends early")
+        levels = []
+        for k in range(pos + 1, end, 3):
+            lid, kind, index = flat[k:k + 3]
+            if lid < 0 or not 0 <= kind < len(LOOP_KINDS) or index < 0:
+                raise TraceFormatError(f"loop nest {len(out)} holds a level that is not (loop id, kind, index): "
+                                       f"{(lid, kind, index)}")
+            levels.append(Loop(lid, LOOP_KINDS[kind], index))
+        out.append(tuple(levels))
+        pos = end
+    return out
 
 
 def load(stem: str) -> list:
@@ -181,22 +208,17 @@ def _load(stem: str) -> list:
     if not isinstance(sigs_raw, list) or isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise TraceFormatError("the trace's header has no signatures list or count")
     sigs = [_signature(i, s) for i, s in enumerate(sigs_raw)]
-    rows, acc, loop_rows = _arrays(stem, count, len(sigs))
+    rows, acc, nests = _arrays(stem, count, len(sigs))
     mems = MEMORIES
     accesses = [Access(t, mems[m], a, b, c, d) for t, m, a, b, c, d in acc]
     codes = [a[1] for a in acc]
-    kinds = LOOP_KINDS
-    loop_levels = [Loop(lid, kinds[k], ix) for lid, k, ix in loop_rows]
-    nests = {}  # consecutive instructions of one iteration share their loop tuple
-    out, families, pos, lpos = [], {}, 0, 0
-    for seq, (s, nr, nw, nl) in enumerate(rows):
+    out, families, pos = [], {}, 0
+    for seq, (s, nr, nw, nest) in enumerate(rows):
         mid, end = pos + nr, pos + nr + nw
         reads, writes = tuple(accesses[pos:mid]), tuple(accesses[mid:end])
         fkey = (s, nr, tuple(codes[pos:end]))
         pos = end
-        lkey = tuple(loop_levels[lpos:lpos + nl])
-        loops = nests.setdefault(lkey, lkey)
-        lpos += nl
+        loops = nests[nest]
         fam = families.get(fkey)
         if fam is None:
             fam = families[fkey] = object()
