@@ -16,7 +16,8 @@ Cost rules (nki-facts §2.2, §3.2-3.4; the formulas are in perf/costs.py):
   transpose     on TensorE as a matmul against the identity, max(P, min(64, F)); on VectorE a stream of k = 1
   dma           DMA queues and pipe (costs.dma_cost)
 Any rule on GpSimd adds its start-up overhead (§2). `copy_perf_mode`: NC-v3's VectorE perf mode speeds the
-instruction up 2x/4x for bf16/fp16 in SBUF (§3.3).
+instruction up 2x/4x for bf16/fp16 in SBUF (§3.3). `reduce_rule`: the rule of the instruction with a fused
+reduction (an activation with reduce_res is activation_reduce, §2.2).
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ class Op:
     rule: str
     k: float = 1.0  # cycles per element, for the stream rules
     copy_perf_mode: bool = False
+    reduce_rule: str = ""  # the rule when the instruction fuses a free-axis reduction (attrs "reduce_op")
 
 
 class UnknownInstruction(ValueError):
@@ -46,7 +48,7 @@ def _ops():
         Op("nc_matmul", ("tensor",), "matmul"),
         Op("nc_transpose", ("tensor", "vector"), "transpose"),
         Op("dma", ("dma",), "dma"),
-        Op("activation", COMPUTE, s),
+        Op("activation", COMPUTE, s, reduce_rule="plus_min_ii"),  # with reduce_res it is activation_reduce
         Op("exponential", COMPUTE, s),
         Op("tensor_scalar", COMPUTE, s, copy_perf_mode=True),
         Op("tensor_copy", COMPUTE, s, copy_perf_mode=True),
@@ -75,7 +77,7 @@ def _ops():
         # Costed, though the executor does not run them yet (isa._unsupported): the rule is ready when it does.
         Op("tensor_copy_dynamic_src", COMPUTE, "dynamic_copy"),
         Op("tensor_copy_dynamic_dst", COMPUTE, "dynamic_copy"),
-        Op("activation_reduce", COMPUTE, "plus_min_ii"),  # recorded as "activation" with its reduce today
+        Op("activation_reduce", COMPUTE, "plus_min_ii"),  # the executor records "activation" with reduce_op
         Op("tensor_scalar_reduce", COMPUTE, "plus_min_ii"),
         Op("iota", COMPUTE, "gpsimd_index"),
         Op("affine_select", COMPUTE, "gpsimd_index"),

@@ -82,3 +82,28 @@ def test_the_executor_refuses_an_unregistered_instruction():
     assert len(ctx.trace) == 0
     ctx.record("tensor_copy", "vector", 128, 1, "float32", line=1)
     assert len(ctx.trace) == 1
+
+
+def test_an_activation_with_a_fused_reduction_pays_the_accumulator_read():
+    """nki-facts §2.2: activation_reduce is max(MIN_II, N) + MIN_II; the executor records an activation with
+    reduce_res as "activation" with its reduce_op, and the registry's reduce_rule charges the second MIN_II."""
+    from nkisim.perf import estimate
+    from nkisim_helpers import ok, rnd
+    body = """
+    @nki.jit
+    def kernel(a):
+        out = nl.ndarray((128, 1), dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+        e = nisa.activation(op=nl.exp, data=t, reduce_op=nl.add, reduce_res=s)
+        nl.store(out, value=s)
+        return out
+    """
+    r = ok(body, rnd(128, 512))
+    act = [i for i in r.trace.instrs if i.op == "activation"]
+    assert len(act) == 1 and act[0].attrs.get("reduce_op") == "add", act
+    hw = TARGETS["trn1"]
+    assert compute_ns(act[0], hw) == pytest.approx((512 + hw.min_ii) / hw.scalar_ghz)
+    plain = Instr(0, "activation", "scalar", 1, 128, 512, "float32", ("float32",), 0, attrs={"func": "exp"})
+    assert compute_ns(plain, hw) == pytest.approx(512 / hw.scalar_ghz)
+    assert estimate(r.trace, "trn1").latency_ns > 0

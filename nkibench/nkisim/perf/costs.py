@@ -42,9 +42,9 @@ def _stream_cycles(instr, hw: HwTarget) -> float:
     """Vector / Scalar / GpSimd: one element per partition per cycle on 128 lanes (§3.3), by the instruction's rule
     in the op registry (opregistry.py); an instruction it does not hold raises UnknownInstruction."""
     reg = opregistry.get(instr.op)
-    rule = reg.rule
-    n = max(int(instr.free_elems), 1)
     attrs = instr.attrs
+    rule = reg.reduce_rule if reg.reduce_rule and attrs.get("reduce_op") else reg.rule
+    n = max(int(instr.free_elems), 1)
     mii = hw.min_ii
     if rule == "two_input":
         # §2.2: N with a PSUM operand, or bf16-only add/mul/sub in SBUF (contiguous); otherwise 2N.
