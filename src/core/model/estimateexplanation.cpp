@@ -27,10 +27,8 @@ bool finiteNonNegative(double v)
 
 QString EstimateExplanation::engineLabel(const QString &engine)
 {
-    for (int e = 0; e < EvalProfile::EngineCount; ++e)
-        if (EvalProfile::engineName(e) == engine)
-            return EvalProfile::engineLabel(e);
-    return engine;
+    const int e = EvalProfile::Timeline::engineOfUnit(engine);
+    return e >= 0 ? EvalProfile::engineLabel(e) : engine;
 }
 
 QString EstimateExplanation::duration(double ns)
