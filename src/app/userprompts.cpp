@@ -1,5 +1,7 @@
 #include "userprompts.h"
 
+#include "itemornewdialog.h"
+
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QMessageBox>
@@ -53,6 +55,13 @@ QString UserPrompts::chooseItem(QWidget *parent, const QString &title, const QSt
     bool ok = false;
     const QString item = QInputDialog::getItem(parent, title, label, items, 0, false, &ok);
     return ok ? item : QString();
+}
+
+QString UserPrompts::chooseItemOrNew(QWidget *parent, const QString &title, const QString &label,
+                                     const QStringList &items, const QString &newItem)
+{
+    ItemOrNewDialog dialog(title, label, items, newItem, parent);
+    return dialog.exec() == QDialog::Accepted ? dialog.choice() : QString();
 }
 
 QString UserPrompts::chooseFolder(QWidget *parent, const QString &title, const QString &startDir)

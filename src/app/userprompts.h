@@ -31,6 +31,10 @@ public:
     // One of `items`, or empty when the user cancelled.
     virtual QString chooseItem(QWidget *parent, const QString &title, const QString &label,
                                const QStringList &items);
+    // One of `items`, or `newItem` when the user chose to make a new one instead (a button beside the list,
+    // e.g. "New Task from This Kernel…"), or empty when the user cancelled.
+    virtual QString chooseItemOrNew(QWidget *parent, const QString &title, const QString &label,
+                                    const QStringList &items, const QString &newItem);
     virtual QString chooseFolder(QWidget *parent, const QString &title, const QString &startDir);
     virtual void inform(QWidget *parent, const QString &title, const QString &text);
     // A whole number from `minimum` to `maximum`; empty when the user cancelled.

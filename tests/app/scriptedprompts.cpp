@@ -42,6 +42,16 @@ QString ScriptedPrompts::chooseItem(QWidget *, const QString &, const QString &,
     return items.contains(answer) ? answer : QString();
 }
 
+QString ScriptedPrompts::chooseItemOrNew(QWidget *, const QString &, const QString &label,
+                                         const QStringList &items, const QString &newItem)
+{
+    itemQuestions << QStringLiteral("%1 [%2] + %3").arg(label, items.join(u'|'), newItem);
+    if (itemAnswers.isEmpty())
+        return {};
+    const QString answer = itemAnswers.takeFirst();
+    return items.contains(answer) || answer == newItem ? answer : QString();
+}
+
 QString ScriptedPrompts::chooseFolder(QWidget *, const QString &, const QString &)
 {
     return folderAnswers.isEmpty() ? QString() : folderAnswers.takeFirst();

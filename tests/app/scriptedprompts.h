@@ -18,6 +18,8 @@ public:
     bool confirm(QWidget *parent, const QString &title, const QString &text) override;
     QString chooseItem(QWidget *parent, const QString &title, const QString &label,
                        const QStringList &items) override;
+    QString chooseItemOrNew(QWidget *parent, const QString &title, const QString &label,
+                            const QStringList &items, const QString &newItem) override;
     QString chooseFolder(QWidget *parent, const QString &title, const QString &startDir) override;
     void inform(QWidget *parent, const QString &title, const QString &text) override;
     std::optional<int> askNumber(QWidget *parent, const QString &title, const QString &label, int value,
@@ -31,7 +33,8 @@ public:
     QStringList exportAnswers;  // consumed front first; cancelled when empty
     QStringList confirmations;  // the questions asked
     QList<bool> confirmAnswers; // consumed front first; no when empty
-    QStringList itemAnswers;    // consumed front first; cancelled when empty
+    QStringList itemAnswers;    // consumed front first; cancelled when empty (chooseItemOrNew too)
+    QStringList itemQuestions;  // chooseItemOrNew's: "label [item|item|…] + newItem"
     QStringList folderAnswers;  // consumed front first; cancelled when empty
     QStringList information;
     QList<int> numberAnswers; // consumed front first; cancelled when empty
