@@ -1,0 +1,139 @@
+#include "newtaskcheckpage.h"
+
+#include "applogging.h"
+#include "common/datapaths.h"
+#include "hosts/hostregistry.h"
+#include "hosts/localhost.h"
+#include "newtaskwizard.h"
+
+#include <QDir>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+NewTaskCheckPage::NewTaskCheckPage(NewTaskWizard *wizard)
+    : QWizardPage(wizard), m_wizard(wizard), m_summary(new QLabel(this)), m_progress(new QProgressBar(this)),
+      m_status(new QLabel(this)), m_checks(new QTreeWidget(this))
+{
+    setTitle(tr("Check"));
+    setSubTitle(
+        tr("The runner tries the task on this machine's simulator before it is created: the reference "
+           "runs and gives the same answer twice, the shapes match, and the kernel passes."));
+    setCommitPage(false);
+    m_summary->setObjectName(QStringLiteral("checkSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_progress->setObjectName(QStringLiteral("checkProgress"));
+    m_progress->setRange(0, 0); // the runner does not say how far it is, only what it does
+    m_progress->setTextVisible(false);
+    m_progress->hide();
+    m_status->setObjectName(QStringLiteral("checkStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::RichText);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_checks->setObjectName(QStringLiteral("checkList"));
+    m_checks->setHeaderLabels({tr("Check"), tr("Result"), tr("Detail")});
+    m_checks->setRootIsDecorated(false);
+    m_checks->setWordWrap(true);
+    m_checks->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_checks->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_checks->header()->setStretchLastSection(true);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_summary);
+    layout->addSpacing(6);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_status);
+    layout->addWidget(m_checks, 1);
+}
+
+NewTaskCheckPage::~NewTaskCheckPage() = default;
+
+void NewTaskCheckPage::initializePage()
+{
+    const TaskDraft draft = m_wizard->draft();
+    QStringList inputs;
+    for (const TaskDraft::Input &input : draft.inputs)
+        inputs << QStringLiteral("%1 %2 %3").arg(input.name, TaskDraft::shapeText(input.shape), input.dtype);
+    m_summary->setText(tr("Task <b>%1</b> for <b>%2</b> (%3), tolerance %4, in %5.")
+                           .arg(draft.name.toHtmlEscaped(), draft.function.toHtmlEscaped(),
+                                inputs.join(QStringLiteral(", ")).toHtmlEscaped())
+                           .arg(draft.relTol)
+                           .arg(QDir::toNativeSeparators(m_wizard->parentDir()).toHtmlEscaped()));
+    m_status->setText(tr("Press Check and Create to check the task and create it."));
+    m_checks->clear();
+}
+
+void NewTaskCheckPage::cleanupPage()
+{
+    m_creation.reset(); // Back while checking: the draft folder goes with it
+    m_progress->hide();
+}
+
+bool NewTaskCheckPage::validatePage()
+{
+    if (m_created)
+        return true;
+    if (!running())
+        start();
+    return false; // the wizard closes when the check has passed (finish)
+}
+
+bool NewTaskCheckPage::isComplete() const
+{
+    return !running();
+}
+
+void NewTaskCheckPage::start()
+{
+    const TaskDraft draft = m_wizard->draft();
+    QString error;
+    if (!draft.validate(error)) {
+        m_status->setText(NewTaskWizard::errorHtml(error.toHtmlEscaped()));
+        return;
+    }
+    // Whether a task is right is nkisim's to decide, so the check runs here whatever the run target is.
+    if (!m_host)
+        m_host = std::make_unique<LocalHost>(HostRegistry::builtinLocal(), DataPaths::nkibenchDir());
+    m_creation = std::make_unique<TaskCreation>(m_host.get());
+    connect(m_creation.get(), &TaskCreation::progress, this,
+            [this](const QString &message) { m_status->setText(message.toHtmlEscaped()); });
+    connect(m_creation.get(), &TaskCreation::finished, this, &NewTaskCheckPage::finish);
+    m_checks->clear();
+    m_progress->show();
+    m_status->setText(tr("Checking on this machine…"));
+    qCInfo(lcApp).noquote() << "creating task" << draft.name << "in" << m_wizard->parentDir();
+    m_creation->start(draft, m_wizard->parentDir(), m_wizard->shippedDir(), m_wizard->kernel().path);
+    Q_EMIT completeChanged(); // Check and Create and Back wait for the check
+}
+
+void NewTaskCheckPage::finish(const TaskCreation::Result &result)
+{
+    m_result = result;
+    m_progress->hide();
+    for (const TaskCheck::Item &item : result.check.checks) {
+        auto *row =
+            new QTreeWidgetItem(m_checks, {item.check, item.ok ? tr("ok") : tr("failed"), item.detail});
+        row->setForeground(1, QBrush(item.ok ? QColor(0x2e7d32) : QColor(0xc62828)));
+        row->setToolTip(2, item.detail);
+    }
+    // Not from inside the creation's own signal: it may go away with the wizard.
+    m_creation.release()->deleteLater();
+    if (!result.ok) {
+        qCInfo(lcApp).noquote() << "task not created:" << result.error;
+        m_status->setText(NewTaskWizard::errorHtml(
+            tr("Not created: %1").arg(result.error.toHtmlEscaped()).replace(u'\n', QStringLiteral("<br>"))));
+        Q_EMIT completeChanged();
+        Q_EMIT checked(false);
+        return;
+    }
+    m_status->setText(NewTaskWizard::okHtml(
+        tr("Created %1.").arg(QDir::toNativeSeparators(result.folder).toHtmlEscaped())));
+    m_created = true;
+    m_wizard->setCreated(result.folder, m_wizard->draft().name);
+    Q_EMIT completeChanged();
+    Q_EMIT checked(true);
+    m_wizard->accept();
+}

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "search/taskcreation.h"
+
+#include <QWizardPage>
+
+#include <memory>
+
+class Host;
+class NewTaskWizard;
+class QLabel;
+class QProgressBar;
+class QTreeWidget;
+
+// The wizard's last page: what will be created, then, on Check and Create, the runner's task check on this
+// machine (nkisim) with each check's outcome. The wizard closes only when the task was created; a failed
+// check keeps it open here with what failed, and nothing was written.
+class NewTaskCheckPage : public QWizardPage
+{
+    Q_OBJECT
+public:
+    explicit NewTaskCheckPage(NewTaskWizard *wizard);
+    ~NewTaskCheckPage() override;
+
+    void initializePage() override;
+    void cleanupPage() override;
+    bool validatePage() override;
+    bool isComplete() const override;
+
+    bool running() const { return m_creation != nullptr; }
+    const TaskCreation::Result &lastResult() const { return m_result; }
+    QTreeWidget *checks() const { return m_checks; }
+    QLabel *statusLabel() const { return m_status; }
+
+Q_SIGNALS:
+    void checked(bool ok); // a check has ended, passed or not
+
+private:
+    void start();
+    void finish(const TaskCreation::Result &result);
+
+    NewTaskWizard *m_wizard;
+    QLabel *m_summary;
+    QProgressBar *m_progress;
+    QLabel *m_status;
+    QTreeWidget *m_checks;
+    std::unique_ptr<Host> m_host; // made for the first check, kept for a second try
+    std::unique_ptr<TaskCreation> m_creation;
+    TaskCreation::Result m_result;
+    bool m_created = false;
+};
