@@ -46,8 +46,11 @@ public:
     quint64 summarizePair(const ComparePair &pair);
     quint64 storeLesson(const ExperienceRecord &record);
     quint64 loadExperiencePair(const ExperienceRecord &record);
+    // A window part made a task (New Task from This Kernel…): the lists of tasks read their folders again.
+    void announceTaskCreated(const QString &folder) { Q_EMIT taskCreated(folder); }
 
 Q_SIGNALS:
+    void taskCreated(const QString &folder);
     void benchmarkFinished(quint64 job, const Evaluation &evaluation);
     void searchStarted(const QString &sessionId);
     void searchFailed(const QString &error);

@@ -12,6 +12,7 @@
 #include "models/searchstate.h"
 #include "runtargetbar.h"
 #include "search/taskdetector.h"
+#include "taskquestion.h"
 #include "searchdock.h"
 #include "userprompts.h"
 
@@ -272,17 +273,21 @@ bool CompareController::findTask(CompareView *view, ComparePair &pair)
             pair.task = found->name;
             return true;
         }
-    QStringList names;
-    for (const TaskCatalog::Entry &entry : TaskCatalog::scan(m_tasksDir))
-        if (entry.problem.isEmpty())
-            names << entry.name;
-    const QString name = m_parts.prompts->chooseItem(
-        m_parts.window, tr("Measure"), tr("Which task do these kernels solve? Its reference checks their results."),
-        names);
-    if (name.isEmpty())
+    // A new task is made from the side with a file (the project's tasks are found from it), else the left.
+    const ComparePair::Side &from = view->pair().left.filePath.isEmpty() && !view->pair().right.filePath.isEmpty()
+                                        ? view->pair().right
+                                        : view->pair().left;
+    const std::optional<TaskQuestion::Answer> answer = TaskQuestion::ask(
+        m_parts.prompts, m_parts.window, tr("Measure"),
+        tr("Which task do these kernels solve? Its reference checks their results."),
+        {from.filePath.isEmpty() ? from.name : QFileInfo(from.filePath).fileName(), from.filePath, from.text},
+        m_tasksDir);
+    if (!answer)
         return false;
-    pair.taskRef = QJsonObject{{QStringLiteral("name"), name}};
-    pair.task = name;
+    if (answer->created)
+        m_parts.context->announceTaskCreated(answer->ref.value(QStringLiteral("dir")).toString());
+    pair.taskRef = answer->ref;
+    pair.task = answer->name;
     return true;
 }
 

@@ -14,6 +14,7 @@
 #include "logdock.h"
 #include "memorydock.h"
 #include "modelsdialog.h"
+#include "newtaskwizard.h"
 #include "portcontroller.h"
 #include "profiledock.h"
 #include "resultsdock.h"
@@ -143,6 +144,20 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     connect(m_welcome, &WelcomePage::openDialogRequested, m_editors, &EditorTabs::openWithDialog);
     connect(m_welcome, &WelcomePage::modelsRequested, this, &MainWindow::showModels);
     connect(m_welcome, &WelcomePage::hostsRequested, this, &MainWindow::showHosts);
+    // A new task shows in the lists at once; the Tasks dock also lists the current kernel's project tasks.
+    connect(m_context, &AppContext::taskCreated, this, [this] {
+        m_tasksDock->refresh();
+        m_welcome->refresh();
+    });
+    connect(m_editors, &QTabWidget::currentChanged, this, [this] {
+        const KernelEditor *editor = m_editors->currentEditor();
+        m_tasksDock->setNearPath(editor ? editor->filePath() : QString());
+    });
+    connect(m_welcome, &WelcomePage::ownKernelRequested, this, [this] {
+        m_editors->openWithDialog();
+        if (m_editors->currentEditor())
+            m_run->newTask();
+    });
     connect(m_tasksDock, &TasksDock::problem, this,
             [this](const QString &message) { m_prompts->warn(this, tr("Task"), message); });
 
@@ -301,6 +316,10 @@ void MainWindow::createActions()
     m_toolsMenu->addAction(tr("&Models…"), this, &MainWindow::showModels);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *own = help->addAction(tr("Optimize Your &Own Kernel…"), m_run, &RunController::newTask);
+    own->setObjectName(QStringLiteral("ownKernelAction"));
+    own->setStatusTip(NewTaskWizard::howItWorks());
+    help->addSeparator();
     QAction *about = help->addAction(tr("&About AccelOpt Workbench"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);

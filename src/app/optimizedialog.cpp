@@ -5,6 +5,7 @@
 #include "model/taskcatalog.h"
 #include "model/tasksources.h"
 #include "search/taskdetector.h"
+#include "taskquestion.h"
 #include "ui_optimizedialog.h"
 
 #include <QJsonDocument>
@@ -32,9 +33,9 @@ QString keyProblem(const Endpoint &endpoint)
 } // namespace
 
 OptimizeDialog::OptimizeDialog(const Kernel &kernel, const QList<HostConfig> &hosts, const QString &tasksDir,
-                               QWidget *parent)
+                               UserPrompts *prompts, QWidget *parent)
     : QDialog(parent), m_ui(std::make_unique<Ui::OptimizeDialog>()), m_kernel(kernel), m_hosts(hosts),
-      m_tasksDir(tasksDir)
+      m_tasksDir(tasksDir), m_prompts(prompts)
 {
     m_ui->setupUi(this);
     m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(tr("&Start"));
@@ -49,9 +50,9 @@ OptimizeDialog::OptimizeDialog(const Kernel &kernel, const QList<HostConfig> &ho
     // The task: found from the file when it can be, else chosen.
     const std::optional<TaskDetector::Found> found =
         TaskDetector::detect(kernel.path, kernel.source, tasksDir);
-    for (const TaskCatalog::Entry &entry : TaskCatalog::scan(tasksDir))
-        if (entry.problem.isEmpty())
-            m_ui->taskCombo->addItem(entry.name, QJsonObject{{QStringLiteral("name"), entry.name}});
+    // Every task the program sees from the kernel's file (its project's, the user's, NKIBench's), as F5 asks.
+    for (const TaskCatalog::Entry &entry : TaskQuestion::usable(tasksDir, kernel.path))
+        m_ui->taskCombo->addItem(TaskQuestion::label(entry), entry.ref());
     if (found) {
         int index = m_ui->taskCombo->findText(found->name);
         if (index < 0 || found->ref.value(QStringLiteral("name")).toString() != found->name ||
@@ -66,8 +67,9 @@ OptimizeDialog::OptimizeDialog(const Kernel &kernel, const QList<HostConfig> &ho
         m_ui->taskCombo->setCurrentIndex(-1);
         m_ui->taskNote->setText(
             tr("This kernel's task could not be found from its file: choose the task whose "
-               "reference it must match."));
+               "reference it must match, or make a new task from this kernel."));
     }
+    connect(m_ui->newTaskButton, &QPushButton::clicked, this, &OptimizeDialog::newTask);
 
     for (const HostConfig &h : hosts)
         m_ui->hostCombo->addItem(h.name);
@@ -157,6 +159,20 @@ void OptimizeDialog::refreshModels()
             .arg(problems.join(QStringLiteral("; ")), tr("Set up models in Tools › Models…")));
 }
 
+void OptimizeDialog::newTask()
+{
+    const std::optional<TaskQuestion::Answer> made =
+        TaskQuestion::create(m_prompts, this, {m_kernel.name, m_kernel.path, m_kernel.source}, m_tasksDir);
+    if (!made)
+        return;
+    const QString dir = made->ref.value(QStringLiteral("dir")).toString();
+    m_ui->taskCombo->insertItem(0, made->name, made->ref);
+    m_ui->taskCombo->setCurrentIndex(0);
+    m_ui->taskNote->setText(tr("Created %1 in %2.").arg(made->name.toHtmlEscaped(), dir.toHtmlEscaped()));
+    Q_EMIT taskCreated(made->ref, made->name);
+    m_ui->buttonBox->button(QDialogButtonBox::Ok)->setFocus(); // Enter starts the search with the new task
+}
+
 void OptimizeDialog::applyPreset()
 {
     const QString name = m_ui->presetCombo->currentData().toString();
@@ -209,7 +225,8 @@ void OptimizeDialog::hostChanged()
 void OptimizeDialog::accept()
 {
     if (m_ui->taskCombo->currentIndex() < 0) {
-        m_ui->taskNote->setText(tr("<span style='color:#c62828'>Choose the task this kernel solves.</span>"));
+        m_ui->taskNote->setText(tr("<span style='color:#c62828'>Choose the task this kernel solves, or make "
+                                   "one with New Task from This Kernel….</span>"));
         m_ui->taskCombo->setFocus();
         return;
     }

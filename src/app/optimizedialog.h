@@ -11,6 +11,7 @@
 namespace Ui {
 class OptimizeDialog;
 }
+class UserPrompts;
 
 // Run > Optimize…: everything one search needs, prefilled from the active editor and the last run. The task
 // is found from the file (a task's baseline, an exported kernel, a kernel of an original-layout dataset) or
@@ -34,8 +35,9 @@ public:
         bool useMemory = true;
     };
 
+    // prompts: asks the wizard's questions (a reference file); may be null.
     OptimizeDialog(const Kernel &kernel, const QList<HostConfig> &hosts, const QString &tasksDir,
-                   QWidget *parent = nullptr);
+                   UserPrompts *prompts = nullptr, QWidget *parent = nullptr);
     ~OptimizeDialog() override;
 
     // The run-target choice of the toolbar, used unless the dialog remembers a choice of its own.
@@ -48,11 +50,14 @@ public:
 
 Q_SIGNALS:
     void modelsRequested(); // the user followed the link to Tools > Models
+    // New Task from This Kernel… made a task, now chosen in the dialog.
+    void taskCreated(const QJsonObject &ref, const QString &name);
 
 public Q_SLOTS:
     void accept() override;
 
 private:
+    void newTask();
     void applyPreset();
     void showConfig(const SearchConfig &config);
     SearchConfig readConfig() const;
@@ -64,6 +69,7 @@ private:
     Kernel m_kernel;
     QList<HostConfig> m_hosts;
     QString m_tasksDir;
+    UserPrompts *m_prompts;
     Request m_request;
     SearchConfig m_base; // the last run's settings, for what the form does not show
     bool m_showingPreset = false;

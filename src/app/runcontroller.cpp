@@ -6,7 +6,6 @@
 #include "editortabs.h"
 #include "exportdialog.h"
 #include "kerneleditor.h"
-#include "model/taskcatalog.h"
 #include "models/benchmarklistmodel.h"
 #include "models/searchstate.h"
 #include "models/sessionlistmodel.h"
@@ -17,6 +16,7 @@
 #include "search/taskdetector.h"
 #include "searchdock.h"
 #include "searchnotifier.h"
+#include "taskquestion.h"
 #include "sessionsdock.h"
 #include "userprompts.h"
 
@@ -134,17 +134,18 @@ bool RunController::taskOf(KernelEditor *editor, QJsonObject &ref, QString &name
         name = found->name;
         return true;
     }
-    QStringList names;
-    for (const TaskCatalog::Entry &entry : TaskCatalog::scan(m_tasksDir))
-        if (entry.problem.isEmpty())
-            names << entry.name;
-    name = m_parts.prompts->chooseItem(
-        m_parts.window, tr("Benchmark"),
-        tr("Which task does %1 solve? Its reference checks the kernel's results.").arg(editor->displayName()),
-        names);
-    if (name.isEmpty())
+    const std::optional<TaskQuestion::Answer> answer = TaskQuestion::ask(
+        m_parts.prompts, m_parts.window, tr("Benchmark"),
+        tr("Which task does %1 solve? Its reference checks the kernel's results. If none does, make one "
+           "from this kernel.")
+            .arg(editor->displayName()),
+        {editor->displayName(), editor->filePath(), editor->text()}, m_tasksDir);
+    if (!answer)
         return false;
-    ref = QJsonObject{{QStringLiteral("name"), name}};
+    if (answer->created)
+        m_parts.context->announceTaskCreated(answer->ref.value(QStringLiteral("dir")).toString());
+    ref = answer->ref;
+    name = answer->name;
     editor->setProperty("taskRef", ref);
     editor->setProperty("taskName", name);
     return true;
@@ -200,7 +201,13 @@ void RunController::optimize()
         return;
     }
     OptimizeDialog dialog({editor->displayName(), editor->filePath(), editor->text()}, m_hosts, m_tasksDir,
-                          m_parts.window);
+                          m_parts.prompts, m_parts.window);
+    connect(&dialog, &OptimizeDialog::taskCreated, this, [this, editor](const QJsonObject &ref, const QString &name) {
+        // The editor keeps the task made for it, as a chosen one is kept: F5 then asks no more.
+        editor->setProperty("taskRef", ref);
+        editor->setProperty("taskName", name);
+        m_parts.context->announceTaskCreated(ref.value(QStringLiteral("dir")).toString());
+    });
     dialog.setDefaults(m_parts.target->host(), m_parts.target->target(), m_parts.target->size());
     connect(&dialog, &OptimizeDialog::modelsRequested, this, [this, &dialog] {
         Q_EMIT modelsRequested();
@@ -213,6 +220,30 @@ void RunController::optimize()
     m_parts.context->startSearch(r.task, r.config, r.host, r.useMemory);
     m_parts.search->show();
     m_parts.search->raise();
+}
+
+void RunController::newTask()
+{
+    const QString title = tr("Optimize Your Own Kernel");
+    KernelEditor *editor = m_parts.editors->currentEditor();
+    if (!editor) {
+        m_parts.prompts->inform(m_parts.window, title,
+                                tr("Open your kernel (File › Open), then make a task for it with Help › Optimize "
+                                   "Your Own Kernel… or New Task from This Kernel… when Benchmark or Optimize "
+                                   "asks for its task.\n\n%1")
+                                    .arg(NewTaskWizard::howItWorks()));
+        return;
+    }
+    const std::optional<TaskQuestion::Answer> made = TaskQuestion::create(
+        m_parts.prompts, m_parts.window, {editor->displayName(), editor->filePath(), editor->text()}, m_tasksDir);
+    if (!made)
+        return;
+    editor->setProperty("taskRef", made->ref);
+    editor->setProperty("taskName", made->name);
+    m_parts.context->announceTaskCreated(made->ref.value(QStringLiteral("dir")).toString());
+    m_parts.window->statusBar()->showMessage(
+        tr("Task %1 created: Benchmark (F5) and Optimize check %2 against it.").arg(made->name, editor->displayName()),
+        15000);
 }
 
 void RunController::resume(const QString &sessionId)

@@ -35,6 +35,9 @@ public:
 
     void benchmark();
     void optimize();
+    // Help > Optimize Your Own Kernel…: the New Task wizard for the current editor's kernel, or, with none
+    // open, what to do first.
+    void newTask();
     void resume(const QString &sessionId);
     void exportBest(const QString &sessionId, const QString &candidateId = {});
     void openCandidate(const QString &candidateId);

@@ -1,6 +1,7 @@
 #include "tasksdock.h"
 
 #include "model/taskcatalog.h"
+#include "taskquestion.h"
 
 #include <QDir>
 #include <QHeaderView>
@@ -26,16 +27,18 @@ TasksDock::TasksDock(QWidget *parent) : QDockWidget(tr("Tasks"), parent)
     m_status->setWordWrap(true);
     auto *reload = new QToolButton(body);
     reload->setText(tr("Reload"));
-    reload->setToolTip(tr("Scan the tasks folder again"));
+    reload->setToolTip(tr("Scan the tasks folders again"));
     connect(reload, &QToolButton::clicked, this, &TasksDock::refresh);
     header->addWidget(m_status, 1);
     header->addWidget(reload);
     layout->addLayout(header);
 
     m_tree = new QTreeWidget(body);
-    m_tree->setHeaderLabels({tr("Task"), tr("Description")});
+    m_tree->setHeaderLabels({tr("Task"), tr("Description"), tr("From")});
     m_tree->setRootIsDecorated(false);
-    m_tree->header()->setStretchLastSection(true);
+    m_tree->header()->setStretchLastSection(false);
+    m_tree->header()->setSectionResizeMode(DescriptionColumn, QHeaderView::Stretch);
+    m_tree->header()->setSectionResizeMode(OriginColumn, QHeaderView::ResizeToContents);
     connect(m_tree, &QTreeWidget::itemActivated, this, &TasksDock::activate);
     layout->addWidget(m_tree, 1);
     setWidget(body);
@@ -47,16 +50,25 @@ void TasksDock::setTasksDir(const QString &dir)
     refresh();
 }
 
+void TasksDock::setNearPath(const QString &path)
+{
+    if (path == m_nearPath)
+        return;
+    m_nearPath = path;
+    refresh();
+}
+
 void TasksDock::refresh()
 {
     m_tree->clear();
-    const QList<TaskCatalog::Entry> entries = TaskCatalog::scan(m_tasksDir);
+    const QList<TaskCatalog::Entry> entries = TaskCatalog::scanAll(m_tasksDir, m_nearPath);
     for (const TaskCatalog::Entry &entry : entries) {
-        auto *item = new QTreeWidgetItem(
-            m_tree, {entry.name, entry.problem.isEmpty() ? entry.description : entry.problem});
+        auto *item = new QTreeWidgetItem(m_tree, {entry.name, entry.problem.isEmpty() ? entry.description : entry.problem,
+                                                  TaskQuestion::originName(entry.origin)});
         item->setData(0, kernelPathRole, entry.kernelPath);
         item->setData(0, problemRole, entry.problem);
-        item->setToolTip(0, entry.folder);
+        item->setToolTip(0, QDir::toNativeSeparators(entry.folder));
+        item->setToolTip(OriginColumn, QDir::toNativeSeparators(entry.originDir));
         if (!entry.problem.isEmpty()) {
             item->setForeground(1, QBrush(Qt::darkRed));
             item->setToolTip(1, entry.problem);

@@ -6,15 +6,27 @@ class QLabel;
 class QTreeWidget;
 class QTreeWidgetItem;
 
-// Lists the task folders under a tasks folder; activating a task asks for its kernel to be opened.
+// Lists every task the program sees (TaskCatalog::scanAll): the current kernel's project tasks, the user's and
+// the shipped NKIBench ones, each labelled with where it lives; activating a task asks for its kernel to be
+// opened.
 class TasksDock : public QDockWidget
 {
     Q_OBJECT
 public:
     explicit TasksDock(QWidget *parent = nullptr);
 
-    void setTasksDir(const QString &dir);
+    enum Column
+    {
+        NameColumn,
+        DescriptionColumn,
+        OriginColumn
+    };
+
+    void setTasksDir(const QString &dir); // the shipped tasks
     QString tasksDir() const { return m_tasksDir; }
+    // The current editor's file, whose project's tasks are listed too; empty: none.
+    void setNearPath(const QString &path);
+    QString nearPath() const { return m_nearPath; }
     void refresh();
     QTreeWidget *tree() const { return m_tree; }
 
@@ -26,6 +38,7 @@ private:
     void activate(QTreeWidgetItem *item);
 
     QString m_tasksDir;
+    QString m_nearPath;
     QTreeWidget *m_tree;
     QLabel *m_status;
 };

@@ -4,6 +4,8 @@
 #include "hosts/hostregistry.h"
 #include "llm/llmconfig.h"
 #include "model/taskcatalog.h"
+#include "newtaskwizard.h"
+#include "taskquestion.h"
 
 #include <QCommandLinkButton>
 #include <QDir>
@@ -104,6 +106,11 @@ WelcomePage::WelcomePage(QWidget *parent) : QWidget(parent)
 
     m_open = action(tr("Open a Kernel…"), tr("An NKI kernel file (.py) from disk."), this);
     m_new = action(tr("New Kernel"), tr("An empty editor to write one in."), this);
+    m_own = action(tr("Optimize Your Own Kernel…"),
+                   tr("Open your kernel, then make a task for it: the shapes of its inputs and a reference "
+                      "that computes the right answer. Benchmark and Optimize then check it against that."),
+                   this);
+    m_own->setToolTip(NewTaskWizard::howItWorks());
     m_models = action(
         tr("Set Up a Model Endpoint…"),
         tr("The OpenAI-compatible server the agents ask. Optimize needs one; Benchmark does not."), this);
@@ -114,6 +121,7 @@ WelcomePage::WelcomePage(QWidget *parent) : QWidget(parent)
     m_hostsStatus = statusLine(this);
     connect(m_open, &QAbstractButton::clicked, this, &WelcomePage::openDialogRequested);
     connect(m_new, &QAbstractButton::clicked, this, &WelcomePage::newKernelRequested);
+    connect(m_own, &QAbstractButton::clicked, this, &WelcomePage::ownKernelRequested);
     connect(m_models, &QAbstractButton::clicked, this, &WelcomePage::modelsRequested);
     connect(m_hosts, &QAbstractButton::clicked, this, &WelcomePage::hostsRequested);
 
@@ -124,7 +132,10 @@ WelcomePage::WelcomePage(QWidget *parent) : QWidget(parent)
     m_actions->setVerticalSpacing(4);
     arrangeActions(false);
 
-    m_tasks = listTree(QStringLiteral("WelcomeTasks"), {tr("Task"), tr("Description")}, this);
+    m_tasks = listTree(QStringLiteral("WelcomeTasks"), {tr("Task"), tr("Description"), tr("From")}, this);
+    m_tasks->header()->setStretchLastSection(false);
+    m_tasks->header()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_tasks->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
     connect(m_tasks, &QTreeWidget::itemClicked, this, &WelcomePage::openTask);
     connect(m_tasks, &QTreeWidget::itemActivated, this, &WelcomePage::openTask);
     m_tasksStatus = statusLine(this);
@@ -147,7 +158,7 @@ WelcomePage::WelcomePage(QWidget *parent) : QWidget(parent)
     column->addSpacing(20);
     column->addLayout(m_actions);
     column->addSpacing(16);
-    column->addWidget(sectionTitle(tr("Open an NKIBench Task"), this));
+    column->addWidget(sectionTitle(tr("Open a Task"), this));
     column->addWidget(m_tasksStatus);
     column->addWidget(m_tasks);
     column->addSpacing(16);
@@ -172,7 +183,7 @@ WelcomePage::WelcomePage(QWidget *parent) : QWidget(parent)
 void WelcomePage::arrangeActions(bool twoColumns)
 {
     m_twoColumns = twoColumns;
-    const QList<QWidget *> widgets{m_startTitle, m_open,         m_new,   m_setUpTitle,
+    const QList<QWidget *> widgets{m_startTitle, m_open,   m_new,   m_own,        m_setUpTitle,
                                    m_models,     m_modelsStatus, m_hosts, m_hostsStatus};
     for (QWidget *widget : widgets)
         m_actions->removeWidget(widget);
@@ -180,11 +191,12 @@ void WelcomePage::arrangeActions(bool twoColumns)
         m_actions->addWidget(m_startTitle, 0, 0, 1, 2);
         m_actions->addWidget(m_open, 1, 0, Qt::AlignTop);
         m_actions->addWidget(m_new, 1, 1, Qt::AlignTop);
-        m_actions->addWidget(m_setUpTitle, 3, 0, 1, 2);
-        m_actions->addWidget(m_models, 4, 0, Qt::AlignTop);
-        m_actions->addWidget(m_hosts, 4, 1, Qt::AlignTop);
-        m_actions->addWidget(m_modelsStatus, 5, 0, Qt::AlignTop);
-        m_actions->addWidget(m_hostsStatus, 5, 1, Qt::AlignTop);
+        m_actions->addWidget(m_own, 2, 0, 1, 2, Qt::AlignTop);
+        m_actions->addWidget(m_setUpTitle, 4, 0, 1, 2);
+        m_actions->addWidget(m_models, 5, 0, Qt::AlignTop);
+        m_actions->addWidget(m_hosts, 5, 1, Qt::AlignTop);
+        m_actions->addWidget(m_modelsStatus, 6, 0, Qt::AlignTop);
+        m_actions->addWidget(m_hostsStatus, 6, 1, Qt::AlignTop);
     } else {
         int row = 0;
         for (QWidget *widget : widgets) {
@@ -195,7 +207,7 @@ void WelcomePage::arrangeActions(bool twoColumns)
     }
     for (int row = 0; row < m_actions->rowCount(); ++row)
         m_actions->setRowMinimumHeight(row, 0);
-    m_actions->setRowMinimumHeight(twoColumns ? 2 : 3, 12);
+    m_actions->setRowMinimumHeight(twoColumns ? 3 : 4, 12);
     m_actions->setColumnStretch(0, 1);
     m_actions->setColumnStretch(1, twoColumns ? 1 : 0);
 }
@@ -231,10 +243,12 @@ void WelcomePage::showEvent(QShowEvent *event)
 void WelcomePage::refreshTasks()
 {
     m_tasks->clear();
-    const QList<TaskCatalog::Entry> entries = TaskCatalog::scan(m_tasksDir);
+    // No kernel is open while the page shows: the user's tasks and NKIBench's, no project's.
+    const QList<TaskCatalog::Entry> entries = TaskCatalog::scanAll(m_tasksDir, QString());
     for (const TaskCatalog::Entry &entry : entries) {
-        auto *item = new QTreeWidgetItem(
-            m_tasks, {entry.name, entry.problem.isEmpty() ? entry.description : entry.problem});
+        auto *item = new QTreeWidgetItem(m_tasks, {entry.name, entry.problem.isEmpty() ? entry.description : entry.problem,
+                                                   TaskQuestion::originName(entry.origin)});
+        item->setToolTip(2, QDir::toNativeSeparators(entry.originDir));
         item->setData(0, pathRole, entry.kernelPath);
         if (entry.kernelPath.isEmpty()) {
             item->setDisabled(true); // listed so its problem shows, but there is nothing to open

@@ -17,12 +17,13 @@ class WelcomePage : public QWidget
 public:
     explicit WelcomePage(QWidget *parent = nullptr);
 
-    void setTasksDir(const QString &dir);
+    void setTasksDir(const QString &dir); // the shipped tasks; the user's are listed too
     // Lists the tasks, recent files and what is set up again (they change while the page is hidden).
     void refresh();
 
     QCommandLinkButton *openButton() const { return m_open; }
     QCommandLinkButton *newButton() const { return m_new; }
+    QCommandLinkButton *ownKernelButton() const { return m_own; }
     QCommandLinkButton *modelsButton() const { return m_models; }
     QCommandLinkButton *hostsButton() const { return m_hosts; }
     QTreeWidget *tasks() const { return m_tasks; }
@@ -34,6 +35,7 @@ Q_SIGNALS:
     void openFileRequested(const QString &path);
     void openDialogRequested();
     void newKernelRequested();
+    void ownKernelRequested(); // open a kernel of one's own, then make a task for it
     void modelsRequested();
     void hostsRequested();
 
@@ -56,6 +58,7 @@ private:
     QLabel *m_setUpTitle;
     QCommandLinkButton *m_open;
     QCommandLinkButton *m_new;
+    QCommandLinkButton *m_own;
     QCommandLinkButton *m_models;
     QCommandLinkButton *m_hosts;
     QLabel *m_modelsStatus;
