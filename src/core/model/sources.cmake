@@ -19,4 +19,5 @@ target_sources(accelopt_core PRIVATE
   model/tasksources.cpp model/tasksources.h
   model/tasklocations.cpp model/tasklocations.h
   model/kernelfunctions.cpp model/kernelfunctions.h
-  model/taskdraft.cpp model/taskdraft.h)
+  model/taskdraft.cpp model/taskdraft.h
+  model/datasetlayout.cpp model/datasetlayout.h)

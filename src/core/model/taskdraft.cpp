@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -201,7 +202,12 @@ QString TaskDraft::writeDraft(const QString &parentDir, QString &error) const
         return {};
     }
     const QDir dir(draft.path());
-    const QString json = QString::fromUtf8(QJsonDocument(taskJson()).toJson(QJsonDocument::Indented));
+    QJsonObject task = taskJson();
+    if (!kernelFile.isEmpty()) // relative to where the task will be, so a repository can move
+        task.insert(
+            QStringLiteral("kernel_file"),
+            QDir(QDir(parentDir).filePath(name)).relativeFilePath(QFileInfo(kernelFile).absoluteFilePath()));
+    const QString json = QString::fromUtf8(QJsonDocument(task).toJson(QJsonDocument::Indented));
     if (!writeFile(dir.filePath(QStringLiteral("task.json")), json, error) ||
         !writeFile(dir.filePath(QStringLiteral("reference.py")), referenceSource, error) ||
         !writeFile(dir.filePath(QStringLiteral("baseline.py")), kernelSource, error))
