@@ -11,6 +11,8 @@
 #include "resumecommand.h"
 #include "sessionscommand.h"
 #include "suitecommand.h"
+#include "taskcommand.h"
+#include "taskscommand.h"
 
 std::vector<std::unique_ptr<Command>> CommandRegistry::all()
 {
@@ -26,5 +28,7 @@ std::vector<std::unique_ptr<Command>> CommandRegistry::all()
     commands.push_back(std::make_unique<ExportCommand>());
     commands.push_back(std::make_unique<CompareCommand>());
     commands.push_back(std::make_unique<PortCommand>());
+    commands.push_back(std::make_unique<TaskCommand>());
+    commands.push_back(std::make_unique<TasksCommand>());
     return commands;
 }

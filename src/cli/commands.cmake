@@ -12,3 +12,5 @@ target_sources(accelopt PRIVATE searchconsole.cpp searchconsole.h searchoptions.
 target_sources(accelopt PRIVATE hostchoice.cpp hostchoice.h)
 target_sources(accelopt PRIVATE comparecommand.cpp comparecommand.h)
 target_sources(accelopt PRIVATE portcommand.cpp portcommand.h)
+target_sources(accelopt PRIVATE taskcommand.cpp taskcommand.h taskscommand.cpp taskscommand.h)
+target_sources(accelopt PRIVATE taskcheckreport.cpp taskcheckreport.h)

@@ -1,5 +1,7 @@
 #include "evalbatch.h"
 
+#include "model/taskcatalog.h"
+
 #include "clilogging.h"
 #include "common/datapaths.h"
 #include "hostchoice.h"
@@ -121,16 +123,18 @@ bool EvalBatch::taskReference(const QString &task, const QString &dataset, QJson
         out = {{QStringLiteral("dir"), QFileInfo(task).absoluteFilePath()}};
         return true;
     }
-    // An unknown name is a usage error found before anything runs, as for optimize and suite, not an
-    // infra_error row from a runner started for nothing.
-    if (const QString tasks = DataPaths::tasksDir(); !QFileInfo(QDir(tasks).filePath(task)).isDir()) {
-        error =
-            QStringLiteral("no task '%1' in %2; see 'accelopt suite --help' for the task names, or pass a "
-                           "task folder")
-                .arg(task, tasks);
+    // A name is looked up as the window does: the project's tasks above the current folder, the user's, then
+    // the shipped ones. An unknown name is a usage error found before anything runs, not an infra_error row
+    // from a runner started for nothing.
+    const auto entry = TaskCatalog::find(task, DataPaths::tasksDir(), QDir::currentPath());
+    if (!entry) {
+        error = QStringLiteral(
+                    "no task '%1' here; 'accelopt tasks list' shows the tasks this folder sees, or pass "
+                    "a task folder")
+                    .arg(task);
         return false;
     }
-    out = {{QStringLiteral("name"), task}};
+    out = entry->ref();
     return true;
 }
 
@@ -151,7 +155,9 @@ QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<I
 {
     const QString hostName = parser.value(QStringLiteral("host"));
     // applyOptions checked --jobs.
-    const int jobs = parser.isSet(QStringLiteral("jobs")) ? qBound(1, parser.value(QStringLiteral("jobs")).toInt(), 64) : 2;
+    const int jobs = parser.isSet(QStringLiteral("jobs"))
+                         ? qBound(1, parser.value(QStringLiteral("jobs")).toInt(), 64)
+                         : 2;
     // No more local slots than items: an idle runner per slot costs a process each.
     HostConfig config;
     Host *host = HostChoice::create(hostName, int(qMin<qsizetype>(jobs, qMax<qsizetype>(1, items.size()))),

@@ -26,6 +26,11 @@ void RunnerClient::sendPort(const QJsonObject &portMessage)
     send(portMessage);
 }
 
+void RunnerClient::sendTaskCheck(const QJsonObject &checkMessage)
+{
+    send(checkMessage);
+}
+
 void RunnerClient::sendCancel(const QString &id)
 {
     send(QJsonObject{{QStringLiteral("op"), QStringLiteral("cancel")}, {QStringLiteral("id"), id}});
@@ -83,6 +88,10 @@ void RunnerClient::handleLine(const QByteArray &line)
     }
     if (op == QStringLiteral("port_result")) {
         Q_EMIT portResultReceived(o);
+        return;
+    }
+    if (op == QStringLiteral("task_check_result")) {
+        Q_EMIT taskCheckResultReceived(o);
         return;
     }
     if (o.contains(QStringLiteral("id")) && o.contains(QStringLiteral("status"))) {

@@ -25,12 +25,15 @@ public:
     void sendCancel(const QString &id);
     void sendShutdown();
     void sendPort(const QJsonObject &portMessage); // {"op": "port", ...}; answered by portResultReceived
+    // {"op": "task_check", ...}; answered by taskCheckResultReceived
+    void sendTaskCheck(const QJsonObject &checkMessage);
     QJsonObject hello() const { return m_hello; }
 
 Q_SIGNALS:
     void helloReceived(const QJsonObject &hello);
     void resultReceived(const Evaluation &evaluation);
     void portResultReceived(const QJsonObject &result);
+    void taskCheckResultReceived(const QJsonObject &result);
     void protocolNoise(const QString &message);
 
 private:

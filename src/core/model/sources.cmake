@@ -16,4 +16,8 @@ target_sources(accelopt_core PRIVATE
   model/candidate.h
   model/kernelnormalizer.cpp model/kernelnormalizer.h)
 target_sources(accelopt_core PRIVATE
-  model/tasksources.cpp model/tasksources.h)
+  model/tasksources.cpp model/tasksources.h
+  model/tasklocations.cpp model/tasklocations.h
+  model/kernelfunctions.cpp model/kernelfunctions.h
+  model/taskdraft.cpp model/taskdraft.h
+  model/datasetlayout.cpp model/datasetlayout.h)

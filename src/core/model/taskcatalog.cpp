@@ -1,6 +1,7 @@
 #include "model/taskcatalog.h"
 
 #include "common/logcategories.h"
+#include "model/tasklocations.h"
 
 #include <QDir>
 #include <QFile>
@@ -42,7 +43,31 @@ void readTaskJson(const QString &path, TaskCatalog::Entry &entry)
 }
 } // namespace
 
-QList<TaskCatalog::Entry> TaskCatalog::scan(const QString &tasksDir)
+QJsonObject TaskCatalog::Entry::ref() const
+{
+    if (origin == QStringLiteral("shipped"))
+        return {{QStringLiteral("name"), QFileInfo(folder).fileName()}};
+    return {{QStringLiteral("dir"), folder}};
+}
+
+QList<TaskCatalog::Entry> TaskCatalog::scanAll(const QString &shippedDir, const QString &nearPath)
+{
+    QList<Entry> entries;
+    for (const TaskLocations::Place &place : TaskLocations::search(nearPath, shippedDir))
+        entries += scan(place.dir, place.origin);
+    return entries;
+}
+
+std::optional<TaskCatalog::Entry> TaskCatalog::find(const QString &name, const QString &shippedDir,
+                                                    const QString &nearPath)
+{
+    for (const Entry &entry : scanAll(shippedDir, nearPath))
+        if (entry.name == name || QFileInfo(entry.folder).fileName() == name)
+            return entry;
+    return std::nullopt;
+}
+
+QList<TaskCatalog::Entry> TaskCatalog::scan(const QString &tasksDir, const QString &origin)
 {
     QList<Entry> entries;
     const QDir dir(tasksDir);
@@ -60,6 +85,8 @@ QList<TaskCatalog::Entry> TaskCatalog::scan(const QString &tasksDir)
         Entry entry;
         entry.name = folder.fileName();
         entry.folder = folder.absoluteFilePath();
+        entry.origin = origin;
+        entry.originDir = dir.absolutePath();
         if (QFileInfo::exists(taskJson))
             readTaskJson(taskJson, entry);
         else

@@ -26,6 +26,7 @@ public:
     double relTol = 0; // 0: the runner's default (2e-5)
     QString kernelSource;
     QString referenceSource;
+    QString kernelFile; // the user's kernel file, recorded so the window and the CLI find this task from it
 
     // "x=256x2048:float32" (dtype optional, default float32).
     static bool parseInput(const QString &spec, Input &out, QString &error);

@@ -1,9 +1,12 @@
 #include "model/tasksources.h"
 
+#include "model/datasetlayout.h"
 #include "model/kernelfile.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 
 namespace {
 
@@ -18,11 +21,15 @@ bool readInto(const QString &path, const QString &what, QString &text, QString &
     return true;
 }
 
-// The first file (sorted) in `dir` matching `pattern`, or empty.
-QString firstMatch(const QString &dir, const QString &pattern)
+// task.json may name its reference file ("reference"); reference.py otherwise.
+QString referenceFileOf(const QString &folder)
 {
-    const QStringList found = QDir(dir).entryList({pattern}, QDir::Files, QDir::Name);
-    return found.isEmpty() ? QString() : QDir(dir).filePath(found.first());
+    QFile f(QDir(folder).filePath(QStringLiteral("task.json")));
+    if (f.size() > 1024 * 1024 || !f.open(QIODevice::ReadOnly))
+        return QStringLiteral("reference.py");
+    const QString named =
+        QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("reference")).toString();
+    return named.isEmpty() || named.contains(u'/') ? QStringLiteral("reference.py") : named;
 }
 
 } // namespace
@@ -34,9 +41,9 @@ std::optional<TaskSources> TaskSources::load(const QJsonObject &ref, const QStri
     const QString dir = ref.value(QStringLiteral("dir")).toString();
     t.name = ref.value(QStringLiteral("name")).toString();
     if (!dataset.isEmpty()) {
-        t.referencePath =
-            firstMatch(dataset + QStringLiteral("/reference"), t.name + QStringLiteral("_*.py"));
-        t.kernelPath = firstMatch(dataset + QStringLiteral("/kernels"), t.name + QStringLiteral("_*_0.py"));
+        const DatasetLayout::Files files = DatasetLayout::find(dataset, t.name);
+        t.referencePath = files.reference;
+        t.kernelPath = files.kernel;
         if (t.referencePath.isEmpty() || t.kernelPath.isEmpty()) {
             error =
                 QStringLiteral("dataset %1 has no %2 for problem '%3' (looked for reference/%3_*.py and "
@@ -52,12 +59,12 @@ std::optional<TaskSources> TaskSources::load(const QJsonObject &ref, const QStri
             t.name = QFileInfo(folder).fileName();
         if (!QFileInfo(folder).isDir()) {
             error =
-                QStringLiteral("no task '%1' in %2; see 'accelopt suite --help' for the task names, or pass "
+                QStringLiteral("no task '%1' in %2; 'accelopt tasks list' shows the tasks there are, or pass "
                                "a task folder")
                     .arg(t.name, tasksDir);
             return std::nullopt;
         }
-        t.referencePath = QDir(folder).filePath(QStringLiteral("reference.py"));
+        t.referencePath = QDir(folder).filePath(referenceFileOf(folder));
         t.kernelPath = QDir(folder).filePath(QStringLiteral("baseline.py"));
     }
     if (!readInto(t.referencePath, QStringLiteral("reference"), t.reference, error) ||

@@ -1,7 +1,9 @@
 target_sources(accelopt_core PRIVATE
   search/searchconfig.cpp search/searchconfig.h)
 target_sources(accelopt_core PRIVATE
-  search/kernelport.cpp search/kernelport.h)
+  search/kernelport.cpp search/kernelport.h
+  search/taskcheck.cpp search/taskcheck.h
+  search/taskcreation.cpp search/taskcreation.h)
 target_sources(accelopt_core PRIVATE
   search/selection.cpp search/selection.h)
 target_sources(accelopt_core PRIVATE

@@ -1,9 +1,14 @@
 #include "search/taskdetector.h"
 
 #include "export/kernelexporter.h"
+#include "model/datasetlayout.h"
+#include "model/kernelfile.h"
+#include "model/taskcatalog.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QRegularExpression>
 
 namespace {
@@ -55,16 +60,39 @@ std::optional<TaskDetector::Found> fromOriginalDataset(const QFileInfo &file)
     QDir dataset = kernels;
     if (!dataset.cdUp() || !dataset.exists(QStringLiteral("reference")))
         return std::nullopt;
-    const QDir reference(dataset.filePath(QStringLiteral("reference")));
-    // Task names hold underscores themselves (matmul_add_rmsnorm): the longest prefix with a reference wins.
-    const QStringList parts = file.completeBaseName().split(u'_');
-    for (qsizetype n = parts.size() - 1; n >= 1; --n) {
-        const QString name = parts.mid(0, n).join(u'_');
-        if (!reference.entryList({name + QStringLiteral("_*.py")}, QDir::Files).isEmpty())
+    const QString name = DatasetLayout::problemOfKernel(dataset.absolutePath(), file.absoluteFilePath());
+    if (name.isEmpty())
+        return std::nullopt;
+    return TaskDetector::Found{
+        {{QStringLiteral("dataset"), dataset.absolutePath()}, {QStringLiteral("name"), name}},
+        name,
+        QStringLiteral("a kernel of task %1 in the dataset %2").arg(name, dataset.absolutePath())};
+}
+
+// A user task made from this very file (task.json "kernel_file", which accelopt task new records), or whose
+// baseline is this text.
+std::optional<TaskDetector::Found> fromUserTasks(const QFileInfo &file, const QString &source,
+                                                 const QString &tasksDir)
+{
+    const QString canonical = file.canonicalFilePath();
+    for (const TaskCatalog::Entry &entry : TaskCatalog::scanAll(tasksDir, file.absoluteFilePath())) {
+        if (entry.origin == QStringLiteral("shipped") || !entry.problem.isEmpty())
+            continue;
+        QFile json(QDir(entry.folder).filePath(QStringLiteral("task.json")));
+        const QString recorded = json.size() <= 1024 * 1024 && json.open(QIODevice::ReadOnly)
+                                     ? QJsonDocument::fromJson(json.readAll())
+                                           .object()
+                                           .value(QStringLiteral("kernel_file"))
+                                           .toString()
+                                     : QString();
+        const bool same =
+            (!recorded.isEmpty() && !canonical.isEmpty() &&
+             QFileInfo(QDir(entry.folder).filePath(recorded)).canonicalFilePath() == canonical) ||
+            (!source.isEmpty() && KernelFile::read(entry.kernelPath).text == source);
+        if (same)
             return TaskDetector::Found{
-                {{QStringLiteral("dataset"), dataset.absolutePath()}, {QStringLiteral("name"), name}},
-                name,
-                QStringLiteral("a kernel of task %1 in the dataset %2").arg(name, dataset.absolutePath())};
+                entry.ref(), entry.name,
+                QStringLiteral("the %1 task %2 (%3)").arg(entry.origin, entry.name, entry.folder)};
     }
     return std::nullopt;
 }
@@ -79,6 +107,8 @@ std::optional<TaskDetector::Found> TaskDetector::detect(const QString &filePath,
         if (auto found = fromTaskFolder(file, tasksDir))
             return found;
         if (auto found = fromOriginalDataset(file))
+            return found;
+        if (auto found = fromUserTasks(file, source, tasksDir))
             return found;
     }
     return fromExportHeader(source, tasksDir);
