@@ -145,13 +145,16 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     connect(m_welcome, &WelcomePage::modelsRequested, this, &MainWindow::showModels);
     connect(m_welcome, &WelcomePage::hostsRequested, this, &MainWindow::showHosts);
     // A new task shows in the lists at once; the Tasks dock also lists the current kernel's project tasks.
-    connect(m_context, &AppContext::taskCreated, this, [this] {
-        m_tasksDock->refresh();
-        m_welcome->refresh();
-    });
-    connect(m_editors, &QTabWidget::currentChanged, this, [this] {
+    auto followEditor = [this] {
         const KernelEditor *editor = m_editors->currentEditor();
         m_tasksDock->setNearPath(editor ? editor->filePath() : QString());
+    };
+    connect(m_editors, &QTabWidget::currentChanged, this, followEditor);
+    connect(m_editors, &EditorTabs::fileOpened, this, followEditor); // the tab is current before it has a path
+    connect(m_context, &AppContext::taskCreated, this, [this, followEditor] {
+        followEditor();
+        m_tasksDock->refresh();
+        m_welcome->refresh();
     });
     connect(m_welcome, &WelcomePage::ownKernelRequested, this, [this] {
         m_editors->openWithDialog();

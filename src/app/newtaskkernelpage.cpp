@@ -54,10 +54,12 @@ NewTaskKernelPage::NewTaskKernelPage(NewTaskWizard *wizard)
         m_functionName->setText(QStringLiteral("<b>%1</b>").arg(m_choices.first().name.toHtmlEscaped()));
     if (m_choices.isEmpty()) {
         m_functionName->setText(tr("<i>none found</i>"));
-        m_error->setText(QStringLiteral("%1<br>%2")
-                             .arg(NewTaskWizard::errorHtml(error.toHtmlEscaped()),
-                                  tr("Decorate the kernel function with <code>@nki.jit</code> and open the "
-                                     "wizard again.")));
+        // The rule's own words first (they say what is missing), then what to do here.
+        m_error->setText(
+            QStringLiteral("%1<br>%2")
+                .arg(NewTaskWizard::errorHtml(error.toHtmlEscaped()),
+                     tr("Put <code>@nki.jit</code> on the line above the kernel's <code>def</code>, "
+                        "then make the task again.")));
     }
     m_error->setVisible(m_choices.isEmpty());
 
