@@ -18,9 +18,7 @@ NewTaskCheckPage::NewTaskCheckPage(NewTaskWizard *wizard)
       m_status(new QLabel(this)), m_checks(new QTreeWidget(this))
 {
     setTitle(tr("Check"));
-    setSubTitle(
-        tr("The runner tries the task on this machine's simulator before it is created: the reference "
-           "runs and gives the same answer twice, the shapes match, and the kernel passes."));
+    setSubTitle(tr("The task is checked on this machine's simulator before it is created."));
     setCommitPage(false);
     m_summary->setObjectName(QStringLiteral("checkSummary"));
     m_summary->setWordWrap(true);
@@ -62,7 +60,9 @@ void NewTaskCheckPage::initializePage()
                                 inputs.join(QStringLiteral(", ")).toHtmlEscaped())
                            .arg(draft.relTol)
                            .arg(QDir::toNativeSeparators(m_wizard->parentDir()).toHtmlEscaped()));
-    m_status->setText(tr("Press Check and Create to check the task and create it."));
+    m_status->setText(
+        tr("Check and Create runs the reference twice (it must give the same answer), checks the "
+           "shapes and the memory, then runs the kernel at the small and the full size."));
     m_checks->clear();
 }
 

@@ -16,6 +16,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace {
 const QStringList dtypes{QStringLiteral("float32"), QStringLiteral("bfloat16"), QStringLiteral("float16"),
                          QStringLiteral("int32")};
@@ -39,8 +41,8 @@ NewTaskInputsPage::NewTaskInputsPage(NewTaskWizard *wizard)
       m_userPath(pathLine(this))
 {
     setTitle(tr("Inputs"));
-    setSubTitle(tr("The arrays the kernel is called with. Shapes are sizes joined by x, like 256x2048; the "
-                   "small shape, for quick runs, may stay empty."));
+    setSubTitle(
+        tr("The arrays the kernel is called with, one row per parameter. Shapes are sizes joined by x."));
 
     m_table->setObjectName(QStringLiteral("inputsTable"));
     m_table->setHorizontalHeaderLabels({tr("Name"), tr("Shape"), tr("Dtype"), tr("Small shape")});
@@ -72,7 +74,7 @@ NewTaskInputsPage::NewTaskInputsPage(NewTaskWizard *wizard)
 
     auto *form = new QFormLayout();
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->addRow(tr("Task &name:"), m_name);
+    form->addRow(tr("Task na&me:") /* Alt+N is Next */, m_name);
     auto *places = new QVBoxLayout();
     places->setSpacing(2);
     places->addWidget(m_project);
@@ -82,10 +84,17 @@ NewTaskInputsPage::NewTaskInputsPage(NewTaskWizard *wizard)
     form->addRow(tr("Saved:"), places);
 
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(m_table, 1);
+    auto *smallNote = new QLabel(tr("The small shape is for quick runs (the run target's small size); left "
+                                    "empty, it is the full shape."),
+                                 this);
+    smallNote->setWordWrap(true);
+    smallNote->setForegroundRole(QPalette::PlaceholderText);
+    layout->addWidget(m_table);
+    layout->addWidget(smallNote);
     layout->addWidget(m_problems);
     layout->addSpacing(6);
     layout->addLayout(form);
+    layout->addStretch(1);
 
     connect(m_table, &QTableWidget::itemChanged, this, [this] {
         m_complete = check();
@@ -131,6 +140,12 @@ void NewTaskInputsPage::fillRows()
         dtype->setCurrentText(hint.dtype.isEmpty() ? dtypes.first() : hint.dtype);
         m_table->setCellWidget(row, DtypeColumn, dtype);
     }
+    // As tall as its rows, up to eight: a kernel has few parameters, and the page's room goes below.
+    const int shown = std::clamp(int(m_table->rowCount()), 1, 8);
+    const int rowHeight =
+        m_table->rowCount() > 0 ? m_table->rowHeight(0) : m_table->fontMetrics().height() + 8;
+    m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() + shown * rowHeight +
+                            2 * m_table->frameWidth() + 2);
 }
 
 bool NewTaskInputsPage::check()

@@ -23,22 +23,25 @@ constexpr double defaultTolerance = 2e-5;
 }
 
 NewTaskReferencePage::NewTaskReferencePage(NewTaskWizard *wizard)
-    : QWizardPage(wizard), m_wizard(wizard), m_write(new QRadioButton(tr("&Write it here"), this)),
+    : QWizardPage(wizard), m_wizard(wizard),
+      m_write(new QRadioButton(tr("&Write it here: a numpy forward(*inputs)"), this)),
       m_file(new QRadioButton(tr("From a &file:"), this)), m_fileEdit(new QLineEdit(this)),
-      m_browse(new QPushButton(tr("&Browse…"), this)), m_editor(new KernelEditor(this)),
+      m_browse(new QPushButton(tr("Br&owse…") /* Alt+B is Back */, this)), m_editor(new KernelEditor(this)),
       m_tolerance(new QLineEdit(QStringLiteral("2e-5"), this)), m_problem(new QLabel(this))
 {
     setTitle(tr("Reference"));
-    setSubTitle(tr("What the kernel must compute. A numpy <code>forward(*inputs)</code> or a PyTorch "
-                   "KernelBench <code>class Model(nn.Module)</code>; the kernel's results are compared with "
-                   "its."));
+    setSubTitle(tr("What the kernel must compute: its results are compared with the reference's."));
     m_write->setObjectName(QStringLiteral("writeRadio"));
     m_file->setObjectName(QStringLiteral("fileRadio"));
     m_fileEdit->setObjectName(QStringLiteral("referenceFileEdit"));
-    m_fileEdit->setPlaceholderText(tr("reference.py"));
+    m_fileEdit->setPlaceholderText(
+        tr("a numpy forward(*inputs), or a PyTorch KernelBench class Model(nn.Module)"));
     m_browse->setObjectName(QStringLiteral("browseButton"));
     m_editor->setObjectName(QStringLiteral("referenceEditor"));
     m_editor->setUntitledName(QStringLiteral("reference.py"));
+    // As wide as its longest line, so a short reference has no horizontal scroll bar.
+    m_editor->SendScintilla(QsciScintillaBase::SCI_SETSCROLLWIDTH, 1);
+    m_editor->SendScintilla(QsciScintillaBase::SCI_SETSCROLLWIDTHTRACKING, 1);
     m_tolerance->setObjectName(QStringLiteral("toleranceEdit"));
     m_tolerance->setMaximumWidth(120);
     m_problem->setObjectName(QStringLiteral("referenceProblem"));
@@ -60,15 +63,10 @@ NewTaskReferencePage::NewTaskReferencePage(NewTaskWizard *wizard)
                    this);
     hint->setWordWrap(true);
     hint->setForegroundRole(QPalette::PlaceholderText);
-    auto *toleranceRow = new QVBoxLayout();
-    toleranceRow->setSpacing(2);
-    toleranceRow->addWidget(m_tolerance);
-    toleranceRow->addWidget(hint);
     auto *form = new QFormLayout();
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->addRow(tr("&Tolerance:"), toleranceRow);
-    if (auto *label = qobject_cast<QLabel *>(form->labelForField(toleranceRow)))
-        label->setBuddy(m_tolerance);
+    form->addRow(tr("&Tolerance:"), m_tolerance);
+    form->addRow(QString(), hint); // its own row, so it wraps at the page's width, not the field's
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_write);

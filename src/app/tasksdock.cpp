@@ -37,8 +37,12 @@ TasksDock::TasksDock(QWidget *parent) : QDockWidget(tr("Tasks"), parent)
     m_tree->setHeaderLabels({tr("Task"), tr("Description"), tr("From")});
     m_tree->setRootIsDecorated(false);
     m_tree->header()->setStretchLastSection(false);
+    m_tree->header()->setSectionResizeMode(NameColumn, QHeaderView::ResizeToContents); // names whole
     m_tree->header()->setSectionResizeMode(DescriptionColumn, QHeaderView::Stretch);
     m_tree->header()->setSectionResizeMode(OriginColumn, QHeaderView::ResizeToContents);
+    // Where a task lives is short and matters; its description is long and may be elided: in a narrow dock
+    // the origin is shown second (the columns' meaning, text(1) the description, stays).
+    m_tree->header()->moveSection(OriginColumn, DescriptionColumn);
     connect(m_tree, &QTreeWidget::itemActivated, this, &TasksDock::activate);
     layout->addWidget(m_tree, 1);
     setWidget(body);
@@ -63,7 +67,8 @@ void TasksDock::refresh()
     m_tree->clear();
     const QList<TaskCatalog::Entry> entries = TaskCatalog::scanAll(m_tasksDir, m_nearPath);
     for (const TaskCatalog::Entry &entry : entries) {
-        auto *item = new QTreeWidgetItem(m_tree, {entry.name, entry.problem.isEmpty() ? entry.description : entry.problem,
+        auto *item = new QTreeWidgetItem(m_tree, {entry.name,
+                                                  entry.problem.isEmpty() ? entry.description : entry.problem,
                                                   TaskQuestion::originName(entry.origin)});
         item->setData(0, kernelPathRole, entry.kernelPath);
         item->setData(0, problemRole, entry.problem);
