@@ -8,6 +8,7 @@
 #include "taskquestion.h"
 #include "ui_optimizedialog.h"
 
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QPushButton>
 #include <QSettings>
@@ -29,6 +30,19 @@ QString keyProblem(const Endpoint &endpoint)
         return {}; // asked when the search starts; a missing key then stops it with a message
     }
     return {};
+}
+// The combo's entry for a task ref: by its folder (one path may be written two ways), else by equal refs.
+int indexOfTask(const QComboBox *combo, const QJsonObject &ref)
+{
+    const QString dir = ref.value(QStringLiteral("dir")).toString();
+    for (int i = 0; i < combo->count(); ++i) {
+        const QJsonObject other = combo->itemData(i).toJsonObject();
+        if (dir.isEmpty() ? other == ref
+                          : QFileInfo(dir).canonicalFilePath() ==
+                                QFileInfo(other.value(QStringLiteral("dir")).toString()).canonicalFilePath())
+            return i;
+    }
+    return -1;
 }
 } // namespace
 
@@ -54,9 +68,8 @@ OptimizeDialog::OptimizeDialog(const Kernel &kernel, const QList<HostConfig> &ho
     for (const TaskCatalog::Entry &entry : TaskQuestion::usable(tasksDir, kernel.path))
         m_ui->taskCombo->addItem(TaskQuestion::label(entry), entry.ref());
     if (found) {
-        int index = m_ui->taskCombo->findText(found->name);
-        if (index < 0 || found->ref.value(QStringLiteral("name")).toString() != found->name ||
-            found->ref.size() != 1) {
+        int index = indexOfTask(m_ui->taskCombo, found->ref);
+        if (index < 0) {
             m_ui->taskCombo->insertItem(0, found->name, found->ref);
             index = 0;
         }
@@ -157,6 +170,19 @@ void OptimizeDialog::refreshModels()
     m_ui->modelsWarning->setText(
         QStringLiteral("<span style='color:#c62828'>⚠ %1.</span> <a href='models'>%2</a>")
             .arg(problems.join(QStringLiteral("; ")), tr("Set up models in Tools › Models…")));
+}
+
+void OptimizeDialog::preferTask(const QJsonObject &ref, const QString &name)
+{
+    if (ref.isEmpty() || m_ui->taskCombo->currentIndex() >= 0)
+        return; // found from the file, which says more than a remembered choice
+    int index = indexOfTask(m_ui->taskCombo, ref);
+    if (index < 0) {
+        m_ui->taskCombo->insertItem(0, name, ref);
+        index = 0;
+    }
+    m_ui->taskCombo->setCurrentIndex(index);
+    m_ui->taskNote->setText(tr("The task this tab was benchmarked against."));
 }
 
 void OptimizeDialog::newTask()

@@ -42,6 +42,8 @@ public:
 
     // The run-target choice of the toolbar, used unless the dialog remembers a choice of its own.
     void setDefaults(const QString &host, const QString &target, const QString &size);
+    // The task the tab already has (chosen for F5 or made for it), used when the file does not tell one.
+    void preferTask(const QJsonObject &ref, const QString &name);
     // Reads llm.json again (after Tools > Models).
     void refreshModels();
     // Valid after accept().

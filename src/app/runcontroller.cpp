@@ -209,6 +209,7 @@ void RunController::optimize()
         m_parts.context->announceTaskCreated(ref.value(QStringLiteral("dir")).toString());
     });
     dialog.setDefaults(m_parts.target->host(), m_parts.target->target(), m_parts.target->size());
+    dialog.preferTask(editor->property("taskRef").toJsonObject(), editor->property("taskName").toString());
     connect(&dialog, &OptimizeDialog::modelsRequested, this, [this, &dialog] {
         Q_EMIT modelsRequested();
         dialog.refreshModels();

@@ -318,6 +318,30 @@ private Q_SLOTS:
         QCOMPARE(runs->at(0).task, QStringLiteral("row_softmax"));
         QVERIFY2(runs->at(0).evaluation->ok(), qPrintable(runs->at(0).evaluation->error));
         shoot(&window, QStringLiteral("workbench-own-task.png"));
+
+        // Optimize offers the same tasks and the same way to make one, with the tab's new task chosen.
+        QString shown, button;
+        auto *dialogPoll = new QTimer(this);
+        dialogPoll->setInterval(50);
+        connect(dialogPoll, &QTimer::timeout, this, [&, dialogPoll] {
+            auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+            if (!dialog || !dialog->isVisible())
+                return;
+            dialogPoll->stop();
+            shown = dialog->findChild<QComboBox *>(QStringLiteral("taskCombo"))->currentText();
+            if (auto *make = dialog->findChild<QAbstractButton *>(QStringLiteral("newTaskButton")))
+                button = make->text();
+            shoot(dialog, QStringLiteral("optimize-own-task.png"));
+            dialog->reject();
+        });
+        dialogPoll->start();
+        window.activateWindow(); // the window a shortcut reaches, as it is again once the wizard has closed
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(editor, Qt::Key_O, Qt::ControlModifier | Qt::ShiftModifier);
+        dialogPoll->deleteLater();
+        QVERIFY2(prompts->warnings.isEmpty(), qPrintable(prompts->warnings.join(u'\n')));
+        QCOMPARE(shown, QStringLiteral("row_softmax (project)"));
+        QVERIFY2(button.contains(QStringLiteral("New Task from This Kernel")), qPrintable(button));
     }
 };
 
