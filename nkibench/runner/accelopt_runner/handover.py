@@ -16,7 +16,7 @@ from .judge import TRACE
 # What the kernel's child is told: how to run it, nothing of the task, the size or the seeds (the timing
 # protocol's fields stay for the Neuron path, which times in the one process of evaluate.run).
 KERNEL_JOB_FIELDS = ("id", "backend", "target", "kernel", "timeout_s", "limits", "warmup", "iters", "spread_tol",
-                     "max_attempts", "timeline_cap", "timing_only", "generation")
+                     "max_attempts", "timeline_cap", "timing_only", "generation", "function")
 
 
 def split(job: dict, steps) -> dict:
