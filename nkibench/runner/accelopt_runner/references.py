@@ -113,6 +113,7 @@ class TorchReference:
                                       f"convention has module-level get_inputs() and get_init_inputs()")
         self.model = None
         self.n_tensors = 0
+        self.param_names = []
         self.flops = None  # {"matmul_flops", "vector_flops"} of the last counted forward
 
     def _small(self) -> bool:
@@ -133,7 +134,9 @@ class TorchReference:
             tensors = list(self.mod.get_inputs())
         self.n_tensors = len(tensors)
         arrays = [t.detach().cpu().numpy() if isinstance(t, torch.Tensor) else t for t in tensors]
-        arrays += [p.detach().cpu().numpy().copy() for _, p in self.model.named_parameters()]
+        named = list(self.model.named_parameters())
+        self.param_names = [n for n, _ in named]
+        arrays += [p.detach().cpu().numpy().copy() for _, p in named]
         return arrays
 
     def _small_inputs(self, params: dict) -> list:

@@ -28,7 +28,8 @@ def effective(spec: dict, measures: dict | None) -> tuple:
     flops_known = written or any(k in rf for k in FLOP_FIELDS)
     if written and not origin.get("flops"):
         origin["flops"] = "formulas"
-    if not flops_known and isinstance(m.get("flops"), dict):
+    # torch 1.13's counter knows matmul, conv, add and mul only: a total of 0 (a softmax) is no count, not a zero
+    if not flops_known and isinstance(m.get("flops"), dict) and sum(m["flops"].values()) > 0:
         rf.update({k: int(m["flops"].get(k) or 0) for k in FLOP_FIELDS})
         origin["flops"] = "pytorch flop counter"
         flops_known = True

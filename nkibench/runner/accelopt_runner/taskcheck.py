@@ -164,7 +164,8 @@ class _Check:
     def _shapes(self, small: dict, full: dict, probe: dict, tree, name: str):
         """Declarations against what the reference builds (small), the full declarations evaluated (nothing is
         built at full size here), and the kernel's positional parameters against the kernel's inputs."""
-        decl = self.decl = small.get("input_decl") or []
+        decl = small.get("input_decl") or []
+        self.decl = [{"name": n} for n in probe.get("input_names") or []] or decl
         built = probe["inputs"]
         if decl:
             n_decl = len(decl)
@@ -180,7 +181,7 @@ class _Check:
                                         f"{want} {dt or ''} at the small size, the reference builds {got} "
                                         f"{built[i]['dtype']}".replace("  ", " "))
                 self._declared(d, full, i, "full")
-        self.res["small_inputs"] = [{"name": _name(decl, i), **b} for i, b in enumerate(probe["kernel_inputs"])]
+        self.res["small_inputs"] = [{"name": _name(self.decl, i), **b} for i, b in enumerate(probe["kernel_inputs"])]
         self.res["inputs"] = self._full_inputs(full, probe)
         # the full-size figures as far as declared; the full baseline eval replaces them with what it built
         self.res["outputs"] = [dict(o, size="small") for o in probe["outputs"]]

@@ -93,5 +93,8 @@ def _probe(job: dict, workdir: str) -> dict:
         raise _Failed("deterministic", f"the reference built the same inputs for seeds {seed} and {seed + 1}; its "
                                        f"inputs must come from the seed, or every eval checks the kernel on one "
                                        f"case (a cached result would pass)")
-    return {"reference_kind": task.kind, "inputs": _describe(inputs), "kernel_inputs": _describe(kin),
+    names = [d.get("name") if isinstance(d, dict) else None for d in spec.get("input_decl") or []]
+    if task.torch is not None:  # the tensors of get_inputs(), then the model's parameters by their names
+        names = (names + [None] * task.torch.n_tensors)[:task.torch.n_tensors] + task.torch.param_names
+    return {"reference_kind": task.kind, "input_names": names, "inputs": _describe(inputs), "kernel_inputs": _describe(kin),
             "outputs": _describe(outs)}
