@@ -44,7 +44,8 @@ class TraceTiming:
 
     def flop_counts(self) -> dict:
         """{"matmul_flops", "vector_flops"} of the trace: TensorE's multiply-adds (2 per MAC, transposes excluded, as
-        nkisim's hardware_flops counts them) and one FLOP per element each other compute instruction writes. A
+        nkisim's hardware_flops counts them) and one FLOP per element each other compute instruction processes
+        (partitions x free elements). A
         task without FLOP formulas takes its baseline's counts as its roofline (the task check measures them)."""
         from nkisim.perf.metrics import _matmul_flops
         mm = vec = 0
@@ -55,8 +56,7 @@ class TraceTiming:
                 if ins.op != "nc_transpose" and not ins.attrs.get("is_transpose"):
                     mm += _matmul_flops(ins)
                 continue
-            vec += sum((ph - pl if ph > pl else 0) * (fh - fl if fh > fl else 0)
-                       for _, _, pl, ph, fl, fh in ins.writes)
+            vec += int(ins.partitions or 0) * int(ins.free_elems or 0)
         return {"matmul_flops": int(mm), "vector_flops": int(vec)}
 
     def user_line(self, line: int) -> int:
