@@ -1,12 +1,12 @@
 """The roofline of an eval when task.json gives no formulas for some of it (a user's task, nkibench/tasks/README.md,
 "User tasks"): each missing figure from what the judge measured in this very eval, so it is right at any size.
 
-  min_bytes     the kernel's input arrays' bytes + the reference outputs' bytes (judge.prepare)  "input and output sizes"
-  FLOPs         PyTorch reference: torch's profiler around one forward                        "pytorch flop counter"
-                numpy reference: only what task.json holds (the task check measures the
-                baseline's trace and reports the figures to write there)                      "baseline trace"
-A roofline written as formulas counts a FLOP field it omits as 0 (as before). A figure nobody knows stays unknown: without FLOPs % of peak is null, never made up; min_bytes still arms the
-physics tripwire (handover.physics)."""
+  min_bytes  the kernel's input arrays' + the reference outputs' bytes (judge.prepare)    "input and output sizes"
+  FLOPs      PyTorch reference: torch's profiler around one forward                     "pytorch flop counter"
+             numpy reference: only what task.json holds (the task check measures the
+             baseline's trace and reports the figures to write there)                   "baseline trace"
+A roofline written as formulas counts a FLOP field it omits as 0 (as before). A figure nobody knows stays unknown:
+without FLOPs % of peak is null, never made up; min_bytes still arms the physics tripwire (handover.physics)."""
 from __future__ import annotations
 
 FLOP_FIELDS = ("vector_flops", "matmul_flops")

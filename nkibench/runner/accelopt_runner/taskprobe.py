@@ -96,5 +96,5 @@ def _probe(job: dict, workdir: str) -> dict:
     names = [d.get("name") if isinstance(d, dict) else None for d in spec.get("input_decl") or []]
     if task.torch is not None:  # the tensors of get_inputs(), then the model's parameters by their names
         names = (names + [None] * task.torch.n_tensors)[:task.torch.n_tensors] + task.torch.param_names
-    return {"reference_kind": task.kind, "input_names": names, "inputs": _describe(inputs), "kernel_inputs": _describe(kin),
-            "outputs": _describe(outs)}
+    return {"reference_kind": task.kind, "input_names": names, "inputs": _describe(inputs),
+            "kernel_inputs": _describe(kin), "outputs": _describe(outs)}
