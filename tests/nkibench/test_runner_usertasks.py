@@ -278,3 +278,21 @@ def test_a_pytorch_reference_without_pytorch():
 def test_usage_errors_exit_2(tmp_path):
     p = run_cli(["task-check", str(tmp_path / "nope")])
     assert p.returncode == 2 and "is not a folder" in p.stderr
+
+
+def test_a_task_check_queues_with_evals_and_can_be_cancelled():
+    srv = Serve()
+    try:
+        srv.send({"op": "task_check", "id": "run", "task": {"dir": str(FIX / "layernorm")}})
+        srv.send({"op": "task_check", "id": "queued", "task": {"dir": str(FIX / "softmax")}})
+        srv.send({"op": "cancel", "id": "queued"})
+        r = srv.recv(60)
+        assert r["op"] == "task_check_result" and r["id"] == "queued" and r["cancelled"] and not r["ok"], r
+        srv.send({"op": "cancel", "id": "run"})
+        r = srv.recv(120)
+        assert r["id"] == "run" and not r["ok"] and r["cancelled"] and "cancelled" in r["error"], r
+        srv.send({"op": "task_check", "task": {"dir": str(FIX / "softmax")}})
+        m = srv.recv(30)
+        assert m["op"] == "error" and "needs an 'id'" in m["error"], m
+    finally:
+        srv.close()

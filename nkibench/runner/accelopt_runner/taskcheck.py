@@ -47,6 +47,8 @@ def handle(req: dict, cfg: dict, cancel: threading.Event | None = None) -> dict:
     except _Stop:
         pass
     res["ok"] = not res["error"]
+    if cancel.is_set():
+        res.update(ok=False, cancelled=True, error=res["error"] or "cancelled by the client")
     res["wall_s"] = round(time.monotonic() - t0, 3)
     return res
 
