@@ -92,7 +92,7 @@ def test_layer_norm_with_get_inputs_over_serve_and_hello_lists_the_op():
         assert r["inputs"][1]["shape"] == [1, 1024] and r["small_inputs"][0]["shape"] == [128, 256]
         assert r["roofline"]["vector_flops"] > 0 and r["roofline_source"]["flops"] == "baseline trace"
         # a second check with a kernel and function of the request's, on a task in the short format
-        two = SOFTMAX + SOFTMAX.split("import numpy as np\n", 1)[1].replace("def row_softmax", "def other")
+        two = SOFTMAX + ("\n\n@nki.jit" + SOFTMAX.split("@nki.jit", 1)[1]).replace("def row_softmax", "def other")
         srv.send({"op": "task_check", "id": 2, "task": {"dir": str(FIX / "softmax")}, "kernel": two,
                   "function": "row_softmax"})
         r = srv.recv(300)
@@ -129,7 +129,7 @@ def test_an_eval_without_flops_reports_bytes_and_no_percent(tmp_path):
 
 def test_kernel_function_rule_over_evals(tmp_path):
     cur = (FIX / "softmax_current.py").read_text()
-    two = SOFTMAX + SOFTMAX.split("import numpy as np\n", 1)[1].replace("def row_softmax", "def spare")
+    two = SOFTMAX + ("\n\n@nki.jit" + SOFTMAX.split("@nki.jit", 1)[1]).replace("def row_softmax", "def spare")
     d = folder(tmp_path, "softmax", task__json=dict(SOFTMAX_TJ, function="row_softmax"))
     srv = Serve()
     try:
@@ -215,7 +215,7 @@ def test_a_kernel_without_a_jit_function_and_several_candidates(tmp_path):
     rc, r = check(FIX / "softmax", "--kernel", tmp_path / "plain.py")
     failed(r, "kernel_function", "the source defines no @nki.jit function (decorate the kernel function with "
                                  "@nki.jit)")
-    two = SOFTMAX + SOFTMAX.split("import numpy as np\n", 1)[1].replace("def row_softmax", "def spare")
+    two = SOFTMAX + ("\n\n@nki.jit" + SOFTMAX.split("@nki.jit", 1)[1]).replace("def row_softmax", "def spare")
     d = folder(tmp_path, "softmax", baseline__py=two)
     rc, r = check(d)
     failed(r, "kernel_function", "several @nki.jit functions (row_softmax, spare)", "--function")
