@@ -84,5 +84,6 @@ void TaskCheck::done(const Result &result)
     if (!m_parts->running)
         return;
     m_parts->running = false;
-    Q_EMIT finished(result);
+    // Queued: a check refused before it starts ends inside start(), before the caller waits for it.
+    QMetaObject::invokeMethod(this, [this, result]() { Q_EMIT finished(result); }, Qt::QueuedConnection);
 }

@@ -108,6 +108,11 @@ void TaskCreation::start(const TaskDraft &draft, const QString &parentDir, const
             return;
         }
         m_parts->draftDir.clear();
+        // The draft was private while it was checked; a task is source the user may commit and share.
+        QFile::setPermissions(m_parts->target, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                                   QFileDevice::ExeOwner | QFileDevice::ReadGroup |
+                                                   QFileDevice::ExeGroup | QFileDevice::ReadOther |
+                                                   QFileDevice::ExeOther);
         made.ok = true;
         made.folder = m_parts->target;
         done(made);
@@ -124,5 +129,6 @@ void TaskCreation::done(const Result &result)
         QDir(m_parts->draftDir).removeRecursively();
         m_parts->draftDir.clear();
     }
-    Q_EMIT finished(result);
+    // Queued: a check refused before it starts ends inside start(), before the caller waits for it.
+    QMetaObject::invokeMethod(this, [this, result]() { Q_EMIT finished(result); }, Qt::QueuedConnection);
 }
