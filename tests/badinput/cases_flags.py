@@ -94,7 +94,7 @@ CASES = [
     # ------------------------------------------------------------------------------------------------ optimize
     c("optimize-no-task", ["optimize"], 2, "--task is required"),
     c("optimize-positional-task", ["optimize", "silu"], 2, "unexpected argument 'silu'", "--task"),
-    c("optimize-task-unknown", ["optimize", "--task", "nosuch"], 2, "no task 'nosuch'", "accelopt suite --help"),
+    c("optimize-task-unknown", ["optimize", "--task", "nosuch"], 2, "no task 'nosuch'", "accelopt tasks list"),
     c("optimize-beam-zero", ["optimize", "--task", "silu", "-B", "0"], 2, "beam width B must be at least 1",
       "(it is 0)"),
     c("optimize-beam-negative", ["optimize", "--task", "silu", "--beam-width", "-1"], 2, "beam width B"),
