@@ -171,6 +171,32 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
     }
 
+    // A task edited since its check is checked again before a search, and a failing one starts none.
+    void anEditedTaskIsCheckedBeforeASearch()
+    {
+        const QString folder = QDir(tasksDir()).filePath(QStringLiteral("my_silu"));
+        QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral(".checked.json"))));
+        const QString reference = QDir(folder).filePath(QStringLiteral("reference.py"));
+        QFile in(reference);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray good = in.readAll();
+        in.close();
+        QFile out(reference);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(good + "\n\ndef forward(x):\n    return x * float('nan')\n");
+        out.close();
+        Workspace other;
+        m_rig.writeLlmConfig(other);
+        const Run r = m_rig.cli(other, OptimizeRig::optimizeArgs(folder, 11));
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("no search starts")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("NaN")), qPrintable(r.err));
+        QVERIFY(r.event(QStringLiteral("session")).isEmpty());
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(good);
+        out.close();
+    }
+
     // A search, its export and its lessons work on the user task as on an NKIBench one.
     void optimizesExportsAndLearns()
     {

@@ -1,6 +1,7 @@
 #include "search/taskcreation.h"
 
 #include "model/taskcatalog.h"
+#include "model/taskcheckstamp.h"
 
 #include <QDir>
 #include <QFile>
@@ -102,7 +103,8 @@ void TaskCreation::start(const TaskDraft &draft, const QString &parentDir, const
             done(made);
             return;
         }
-        if (!storeCounted(m_parts->draftDir, check.raw, made.error)) {
+        if (!storeCounted(m_parts->draftDir, check.raw, made.error) ||
+            !TaskCheckStamp::write(m_parts->draftDir, made.error)) {
             done(made);
             return;
         }
