@@ -197,6 +197,39 @@ private Q_SLOTS:
         out.close();
     }
 
+    // A PyTorch reference in the KernelBench convention (CI has python3-torch): made, benchmarked and
+    // searched.
+    void aPyTorchReference()
+    {
+        const QString fixtures = QStringLiteral(ACCELOPT_TEST_FIXTURES "/usertasks/torch_softmax/");
+        QVERIFY(copy(fixtures + QStringLiteral("baseline.py"),
+                     QDir(m_project).filePath(QStringLiteral("src/softmax.py"))));
+        Run r = cli({QStringLiteral("task"), QStringLiteral("new"), QStringLiteral("torch_softmax"),
+                     QStringLiteral("--kernel"), QStringLiteral("src/softmax.py"),
+                     QStringLiteral("--reference"), fixtures + QStringLiteral("reference.py"),
+                     QStringLiteral("--input"), QStringLiteral("x=256x2048"), QStringLiteral("--small"),
+                     QStringLiteral("x=128x512"), QStringLiteral("--rel-tol"), QStringLiteral("1e-4")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("pytorch reference")), qPrintable(r.out));
+        r = cli({QStringLiteral("bench"), QStringLiteral("src/softmax.py"), QStringLiteral("--size"),
+                 QStringLiteral("small"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("\"correct\":true")),
+                 qPrintable(r.err + r.out));
+        Workspace w;
+        m_rig.writeLlmConfig(w);
+        QStringList args =
+            OptimizeRig::optimizeArgs(QDir(tasksDir()).filePath(QStringLiteral("torch_softmax")), 5);
+        args[args.indexOf(QStringLiteral("-T")) + 1] = QStringLiteral("1");
+        const Run search = m_rig.cli(w, args);
+        QVERIFY2(search.exitCode == 0, qPrintable(search.err + search.out));
+        SessionStore store(w.db());
+        QVERIFY(store.open());
+        const QString session =
+            search.event(QStringLiteral("session")).value(QStringLiteral("session")).toString();
+        QVERIFY(store.session(session));
+        QCOMPARE(store.session(session)->taskName, QStringLiteral("torch_softmax"));
+    }
+
     // A search, its export and its lessons work on the user task as on an NKIBench one.
     void optimizesExportsAndLearns()
     {
