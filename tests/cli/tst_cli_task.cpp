@@ -197,6 +197,27 @@ private Q_SLOTS:
         out.close();
     }
 
+    // A layer norm whose file states its shapes in a comment: task new needs only the small size.
+    void shapesFromTheKernelFile()
+    {
+        QVERIFY(copy(fixture(QStringLiteral("layer_norm.py")),
+                     QDir(m_project).filePath(QStringLiteral("src/layer_norm.py"))));
+        QVERIFY(copy(fixture(QStringLiteral("layer_norm_ref.py")),
+                     QDir(m_project).filePath(QStringLiteral("ref/layer_norm_ref.py"))));
+        Run r = cli({QStringLiteral("task"), QStringLiteral("new"), QStringLiteral("layer_norm"),
+                     QStringLiteral("--kernel"), QStringLiteral("src/layer_norm.py"),
+                     QStringLiteral("--reference"), QStringLiteral("ref/layer_norm_ref.py"),
+                     QStringLiteral("--small"), QStringLiteral("x=128x256"), QStringLiteral("--small"),
+                     QStringLiteral("gamma=1x256"), QStringLiteral("--small"), QStringLiteral("beta=1x256")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        QVERIFY2(
+            r.out.contains(QStringLiteral("x 512x1024 float32, gamma 1x1024 float32, beta 1x1024 float32")),
+            qPrintable(r.out));
+        r = cli({QStringLiteral("bench"), QStringLiteral("src/layer_norm.py"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0 && r.out.contains(QStringLiteral("\"correct\":true")),
+                 qPrintable(r.err + r.out));
+    }
+
     // A PyTorch reference in the KernelBench convention (CI has python3-torch): made, benchmarked and
     // searched.
     void aPyTorchReference()
