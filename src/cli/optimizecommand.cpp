@@ -4,12 +4,10 @@
 #include "evalbatch.h"
 #include "model/kernelfile.h"
 #include "model/targets.h"
-#include "model/taskcheckstamp.h"
 #include "model/tasksources.h"
 #include "search/taskdetector.h"
 #include "searchconsole.h"
 #include "searchoptions.h"
-#include "taskcheckreport.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -114,20 +112,6 @@ int OptimizeCommand::run(const QStringList &arguments)
     SearchConsole::Options options;
     if (!SearchConsole::readOptions(parser, options, error))
         return usage(error);
-    if (TaskCheckStamp::needsCheck(task.ref, DataPaths::tasksDir())) {
-        // A task of the user's, new or edited since its last check: checked before any model is paid.
-        const QString folder = task.ref.value(QStringLiteral("dir")).toString();
-        err << "accelopt optimize: checking the task " << folder
-            << " first (it changed since its last check)\n";
-        err.flush();
-        const TaskCheck::Result checked = TaskCheckReport::run(folder);
-        if (!checked.ok) {
-            TaskCheckReport::print(err, checked);
-            err << "accelopt optimize: the task fails its check, so no search starts: " << checked.error
-                << "\n(accelopt task check " << folder << " shows the same)\n";
-            return 1;
-        }
-    }
     SearchConsole run(options);
     return run.start(task, config);
 }

@@ -10,7 +10,9 @@
 #include "llm/apikeystore.h"
 #include "llm/llmconfig.h"
 #include "memory/experiencestore.h"
+#include "model/taskcheckstamp.h"
 #include "search/beamsearch.h"
+#include "search/taskcheck.h"
 #include "store/sessionlock.h"
 #include "store/sessionstore.h"
 
@@ -22,6 +24,9 @@ struct OptimizationRun::Parts
     std::unique_ptr<AgentClients> clients;
     PromptLibrary prompts;
     ApiKeyStore keys;
+    // The task check of a user task that changed since it last passed, on this machine (where its files are).
+    std::unique_ptr<Host> checkHost;
+    std::unique_ptr<TaskCheck> check;
 };
 
 OptimizationRun::OptimizationRun(const Options &options, QObject *parent)
@@ -236,6 +241,51 @@ OptimizationRun::Begin OptimizationRun::start(const SearchTask &givenTask, const
     if (task.target.isEmpty())
         task.target = m_hostConfig.target;
     m_pending = true; // before the lookup, which may finish before it returns
+    const auto begin = [this, task, config] { beginSearch(task, config); };
+    if (TaskCheckStamp::needsCheck(task.ref, DataPaths::tasksDir())) {
+        checkTaskFirst(task.ref.value(QStringLiteral("dir")).toString(), begin);
+        return Begin::Pending;
+    }
+    begin();
+    return Begin::Pending;
+}
+
+void OptimizationRun::checkTaskFirst(const QString &folder, const std::function<void()> &then)
+{
+    HostRegistry registry;
+    HostConfig local = HostRegistry::builtinLocal();
+    QString ignored;
+    if (registry.load(ignored))
+        registry.find(QStringLiteral("local"), local);
+    local.slotCount = 1;
+    m_parts->checkHost.reset(HostFactory::create(local));
+    m_parts->check = std::make_unique<TaskCheck>(m_parts->checkHost.get());
+    Q_EMIT notice(
+        QStringLiteral("checking the task %1 first: it changed since it last passed its check").arg(folder));
+    const quint64 generation = m_generation;
+    connect(
+        m_parts->check.get(), &TaskCheck::finished, this,
+        [this, folder, then, generation](const TaskCheck::Result &r) {
+            if (generation != m_generation)
+                return;
+            QString error = r.error;
+            if (r.ok && TaskCheckStamp::write(folder, error)) {
+                then();
+                return;
+            }
+            QStringList failed;
+            for (const TaskCheck::Item &item : r.checks)
+                if (!item.ok)
+                    failed << QStringLiteral("%1: %2").arg(item.check, item.detail);
+            fail(QStringLiteral("the task fails its check, so no search starts: %1 (accelopt task check %2 "
+                                "shows the same)")
+                     .arg(failed.isEmpty() ? error : failed.join(QStringLiteral("; ")), folder));
+        });
+    m_parts->check->start({{QStringLiteral("dir"), folder}});
+}
+
+void OptimizationRun::beginSearch(const SearchTask &task, const SearchConfig &config)
+{
     lookUpKeys([this, task, config] {
         if (!m_search->start(task, config)) {
             fail(m_search->lastError());
@@ -253,7 +303,6 @@ OptimizationRun::Begin OptimizationRun::start(const SearchTask &givenTask, const
         m_pending = false;
         Q_EMIT started(m_search->sessionId());
     });
-    return Begin::Pending;
 }
 
 OptimizationRun::Begin OptimizationRun::resume(const QString &sessionPrefix,
