@@ -27,6 +27,7 @@ struct OptimizationRun::Parts
     // The task check of a user task that changed since it last passed, on this machine (where its files are).
     std::unique_ptr<Host> checkHost;
     std::unique_ptr<TaskCheck> check;
+    LlmConfig llm; // as loaded by prepare(): the prices a money budget needs
 };
 
 OptimizationRun::OptimizationRun(const Options &options, QObject *parent)
@@ -113,6 +114,7 @@ bool OptimizationRun::prepare(const QString &hostName)
     if (!config)
         return false;
     m_parts->clients = std::make_unique<AgentClients>(*config);
+    m_parts->llm = *config;
     if (const QStringList problems = m_parts->clients->problems(); !problems.isEmpty()) {
         m_error = QStringLiteral("the LLM settings in %1 cannot drive a search: %2")
                       .arg(llmPath, problems.join(QStringLiteral("; ")));
@@ -234,7 +236,7 @@ OptimizationRun::Begin OptimizationRun::start(const SearchTask &givenTask, const
         m_error = QStringLiteral("invalid search settings: ") + problems.join(QStringLiteral("; "));
         return Begin::Failed;
     }
-    if (!prepare(task.host))
+    if (!prepare(task.host) || !budgetCanBeKept(config))
         return Begin::Failed;
     if (task.backend.isEmpty())
         task.backend = m_hostConfig.backend;
@@ -248,6 +250,28 @@ OptimizationRun::Begin OptimizationRun::start(const SearchTask &givenTask, const
     }
     begin();
     return Begin::Pending;
+}
+
+bool OptimizationRun::budgetCanBeKept(const SearchConfig &config)
+{
+    // A money budget counts only priced calls: with a model that has no price it would never stop the search.
+    if (config.budgetUsd <= 0)
+        return true;
+    QStringList unpriced;
+    for (const Endpoint &endpoint : m_parts->clients->endpointsInUse())
+        if (!m_parts->llm.prices.price(endpoint.model) && !unpriced.contains(endpoint.model))
+            unpriced << endpoint.model;
+    if (unpriced.isEmpty())
+        return true;
+    m_error =
+        QStringLiteral("a budget of $%1 cannot be kept: %2 %3 no price in the LLM settings, so %4 calls "
+                       "would cost nothing by the books; add the price (Tools > Models > Prices) or use a "
+                       "token budget")
+            .arg(config.budgetUsd, 0, 'f', 2)
+            .arg(unpriced.join(QStringLiteral(", ")),
+                 unpriced.size() == 1 ? QStringLiteral("has") : QStringLiteral("have"),
+                 unpriced.size() == 1 ? QStringLiteral("its") : QStringLiteral("their"));
+    return false;
 }
 
 void OptimizationRun::checkTaskFirst(const QString &folder, const std::function<void()> &then)
@@ -341,7 +365,9 @@ OptimizationRun::Begin OptimizationRun::resume(const QString &sessionPrefix,
     const QString host = !m_options.host.isEmpty()  ? m_options.host
                          : !session->host.isEmpty() ? session->host
                                                     : QStringLiteral("local");
-    if (!prepare(host)) {
+    const SearchConfig effective =
+        config ? *config : SearchConfig::fromJson(session->config).value_or(SearchConfig{});
+    if (!prepare(host) || !budgetCanBeKept(effective)) {
         m_lock.reset();
         return Begin::Failed;
     }
