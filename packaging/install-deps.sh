@@ -14,6 +14,9 @@ packages=(
   xvfb xauth fonts-dejavu-core
   # the host side and its tests run on Debian's python3 with numpy and pytest
   python3 python3-numpy python3-pytest
+  # PyTorch on the CPU, for user tasks whose reference is a KernelBench-style torch Model (the CI preset fails their
+  # tests without it: ACCELOPT_REQUIRE_TORCH=1)
+  python3-torch
   # an optimised BLAS for numpy (Debian's default reference BLAS makes full-size matmul checks take minutes)
   libopenblas0-pthread
   # the diff behind Compare (header-only)

@@ -55,8 +55,10 @@ class RunResult:
         return self.error is None
 
 
-def load_kernel(source: str, filename: str = "<kernel>", name: str = "kernel"):
-    """Execute kernel source text and return its kernel function (named `kernel`, else `optimized_kernel`).
+def load_kernel(source: str, filename: str = "<kernel>", name: str | None = None,
+                task_function: str | None = None):
+    """Execute kernel source text and return its kernel function: `name` when given, else the one kernelfn's rule
+    picks (the task's `function`, the only @nki.jit function, else `kernel` / `optimized_kernel` / the only one).
 
     The module's imports of neuronxcc.nki resolve to nkisim, at load time and whenever its functions run later."""
     if not isinstance(source, str):
@@ -69,7 +71,11 @@ def load_kernel(source: str, filename: str = "<kernel>", name: str = "kernel"):
         raise errors.KernelLoadError(f"syntax error: {e.msg}" + (f": {e.text.strip()}" if e.text else ""),
                                      e.lineno or 0, filename=filename) from None
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    from . import language
+    from . import kernelfn, language
+    try:
+        name = kernelfn.choose_in_source(source, name, task_function)
+    except kernelfn.NoKernelFunction as e:
+        raise errors.KernelLoadError(str(e), 0, filename=filename) from None
     # The kernel's own builtins resolve neuronxcc.nki* imports to nkisim wherever they run (importer.py).
     # The kernel module is a real module, in sys.modules while its top level runs: @dataclass (and typing's
     # NamedTuple) look their class's module up there, and the SDK imports a kernel file as an ordinary module.
@@ -90,8 +96,6 @@ def load_kernel(source: str, filename: str = "<kernel>", name: str = "kernel"):
     finally:
         sys.modules.pop(mod.__name__, None)
     fn = ns.get(name)
-    if fn is None and name == "kernel":
-        fn = ns.get("optimized_kernel")
     if fn is None:
         raise errors.KernelLoadError(f"the source defines no function named '{name}'", 0, filename=filename)
     fn = getattr(fn, "func", fn)  # an @nki.jit Kernel wraps the function
@@ -143,10 +147,10 @@ def _grid_tuple(grid):
 
 
 def run_kernel(fn_or_source, args, target: str = DEFAULT_TARGET, numeric: bool = True, grid=None, kwargs=None,
-               raise_errors: bool = False, name: str = "kernel", generation: str | None = None) -> RunResult:
+               raise_errors: bool = False, name: str | None = None, generation: str | None = None) -> RunResult:
     """Run a kernel once (each SPMD instance in turn) and return its outputs and instruction trace.
 
-    fn_or_source: a function, an nki.jit Kernel, or source text defining `kernel`.
+    fn_or_source: a function, an nki.jit Kernel, or source text (its kernel function: `name`, else kernelfn's rule).
     args: numpy arrays (HBM tensors), nt.tensor placeholders (timing-only), or plain Python scalars.
     numeric=False skips all computation; the trace is the same.
     generation: "classic" or "current" (the NKI API the kernel is written against); None decides by its imports

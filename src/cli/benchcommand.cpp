@@ -1,9 +1,11 @@
 #include "benchcommand.h"
 
+#include "common/datapaths.h"
 #include "evalbatch.h"
 #include "model/kernelfile.h"
 #include "profile/chrometrace.h"
 #include "resulttable.h"
+#include "search/taskdetector.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -15,10 +17,14 @@ int BenchCommand::run(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(summary());
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("kernel"),
-                                 QStringLiteral("The NKI kernel file (.py) defining kernel()."));
+    parser.addPositionalArgument(
+        QStringLiteral("kernel"),
+        QStringLiteral("The NKI kernel file (.py); its @nki.jit function is the kernel."));
     parser.addOptions(
-        {{QStringLiteral("task"), QStringLiteral("Task name (e.g. silu) or task folder."),
+        {{QStringLiteral("task"),
+          QStringLiteral(
+              "Task name (silu, or one of yours: accelopt tasks list) or task folder (default: the "
+              "task the file belongs to)."),
           QStringLiteral("TASK")},
          {QStringLiteral("dataset"), QStringLiteral("A dataset in the original NKIBench layout."),
           QStringLiteral("DIR")},
@@ -27,8 +33,8 @@ int BenchCommand::run(const QStringList &arguments)
                          "chrome://tracing)."),
           QStringLiteral("FILE")},
          {QStringLiteral("trace-cap"),
-          QStringLiteral("Instructions the trace keeps, from the first (default 200000)."), QStringLiteral("N"),
-          QStringLiteral("200000")},
+          QStringLiteral("Instructions the trace keeps, from the first (default 200000)."),
+          QStringLiteral("N"), QStringLiteral("200000")},
          {QStringLiteral("explain"),
           QStringLiteral("After the result, say which modelled effects make up nkisim's estimate "
                          "(per-instruction overhead, DMA row size, stalls on dependencies, PSUM operands). "
@@ -55,8 +61,28 @@ int BenchCommand::run(const QStringList &arguments)
     }
     EvalBatch::Item item;
     QString error;
-    if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")),
-                                  parser.value(QStringLiteral("dataset")), item.request.task, error) ||
+    QString taskName = parser.value(QStringLiteral("task"));
+    const bool detected = taskName.isEmpty() && !parser.isSet(QStringLiteral("dataset"));
+    if (detected) {
+        // As F5 in the window: the task folder the file is in, the user task made from it, an exported
+        // kernel's header, or a dataset's kernels/ folder.
+        const auto found = TaskDetector::detect(QFileInfo(kernelPath).absoluteFilePath(), kernel.text,
+                                                DataPaths::tasksDir());
+        if (!found) {
+            err << "accelopt bench: " << kernelPath
+                << " belongs to no task this program can see; give --task NAME (accelopt tasks list), or "
+                   "make "
+                   "one from it: accelopt task new NAME --kernel "
+                << kernelPath << " --reference REF.py\n";
+            return 2;
+        }
+        err << "accelopt bench: task: " << found->how << "\n";
+        item.request.task = found->ref;
+        taskName = found->name;
+    }
+    if ((!detected &&
+         !EvalBatch::taskReference(parser.value(QStringLiteral("task")),
+                                   parser.value(QStringLiteral("dataset")), item.request.task, error)) ||
         !EvalBatch::applyOptions(parser, item.request, error) || !EvalBatch::hostKnown(parser, error)) {
         err << "accelopt bench: " << error << "\n";
         return 2;
@@ -84,7 +110,7 @@ int BenchCommand::run(const QStringList &arguments)
             return 2;
         }
     }
-    item.label = parser.value(QStringLiteral("task"));
+    item.label = taskName;
     item.request.kernelSource = kernel.text;
     item.request.kernelName = QFileInfo(kernelPath).fileName();
     ResultTable table(parser.isSet(QStringLiteral("json")));

@@ -5,10 +5,12 @@
 #include "model/kernelfile.h"
 #include "model/targets.h"
 #include "model/tasksources.h"
+#include "search/taskdetector.h"
 #include "searchconsole.h"
 #include "searchoptions.h"
 
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QTextStream>
 
 int OptimizeCommand::run(const QStringList &arguments)
@@ -17,7 +19,10 @@ int OptimizeCommand::run(const QStringList &arguments)
     parser.setApplicationDescription(summary());
     parser.addHelpOption();
     parser.addOptions({
-        {QStringLiteral("task"), QStringLiteral("Task name (e.g. silu) or task folder."),
+        {QStringLiteral("task"),
+         QStringLiteral(
+             "Task name (silu, or one of yours: accelopt tasks list) or task folder (default: the task "
+             "the --kernel file belongs to)."),
          QStringLiteral("TASK")},
         {QStringLiteral("dataset"), QStringLiteral("A dataset in the original NKIBench layout."),
          QStringLiteral("DIR")},
@@ -54,8 +59,25 @@ int OptimizeCommand::run(const QStringList &arguments)
 
     SearchTask task;
     QString error;
-    if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")),
-                                  parser.value(QStringLiteral("dataset")), task.ref, error))
+    if (!parser.isSet(QStringLiteral("task")) && !parser.isSet(QStringLiteral("dataset")) &&
+        parser.isSet(QStringLiteral("kernel"))) {
+        // As Optimize in the window: the task the kernel file belongs to.
+        const QString kernelPath = parser.value(QStringLiteral("kernel"));
+        const KernelFile::ReadResult kernel = KernelFile::read(kernelPath);
+        if (!kernel.ok)
+            return usage(kernel.error);
+        const auto found = TaskDetector::detect(QFileInfo(kernelPath).absoluteFilePath(), kernel.text,
+                                                DataPaths::tasksDir());
+        if (!found)
+            return usage(
+                QStringLiteral("%1 belongs to no task this program can see; give --task NAME (accelopt "
+                               "tasks list), or make one from it: accelopt task new NAME --kernel %1 "
+                               "--reference REF.py")
+                    .arg(kernelPath));
+        err << "accelopt optimize: task: " << found->how << "\n";
+        task.ref = found->ref;
+    } else if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")),
+                                         parser.value(QStringLiteral("dataset")), task.ref, error))
         return usage(error);
     const std::optional<TaskSources> sources = TaskSources::load(task.ref, DataPaths::tasksDir(), error);
     if (!sources)

@@ -234,22 +234,8 @@ int TaskCommand::check(const QStringList &arguments)
             return usage(sub, QStringLiteral("--kernel: %1").arg(kernel.error));
         kernelText = kernel.text;
     }
-    QString error;
-    std::unique_ptr<Host> host = localHost(error);
-    if (!host) {
-        SubcommandParser::err() << "accelopt task check: " << error << "\n";
-        return 1;
-    }
-    TaskCheck check(host.get());
-    TaskCheck::Result result;
-    QEventLoop loop;
-    QObject::connect(&check, &TaskCheck::finished, [&](const TaskCheck::Result &r) {
-        result = r;
-        loop.quit();
-    });
-    check.start({{QStringLiteral("dir"), dir.absoluteFilePath()}}, kernelText,
-                parser.value(QStringLiteral("function")));
-    loop.exec();
+    const TaskCheck::Result result =
+        TaskCheckReport::run(dir.absoluteFilePath(), kernelText, parser.value(QStringLiteral("function")));
     TaskCheckReport::print(Console::out(), result);
     if (!result.ok) {
         SubcommandParser::err() << "accelopt task check: " << dir.filePath() << " fails its check. "

@@ -24,7 +24,8 @@ CASES = [
     # ------------------------------------------------------------------------------------------------ bench
     c("bench-no-kernel", ["bench"], 2, "give exactly one kernel file", "accelopt bench my_silu.py --task silu"),
     c("bench-two-kernels", ["bench", K, K, "--task", "silu"], 2, "give exactly one kernel file"),
-    c("bench-no-task", ["bench", K], 2, "--task is required"),
+    c("bench-no-task", ["bench", "{work}/loose.py"], 2, "belongs to no task", "accelopt task new NAME",
+      files={"work/loose.py": "@nki.jit\ndef mine(x):\n    return x\n"}),
     c("bench-task-without-value", ["bench", K, "--task"], 2, "Missing value after '--task'"),
     c("bench-misspelt-option", ["bench", K, "--tsk", "silu"], 2, "Unknown option 'tsk'"),
     c("bench-jobs-zero", ["bench", K, "--task", "silu", "--jobs", "0"], 2,
@@ -93,7 +94,7 @@ CASES = [
     # ------------------------------------------------------------------------------------------------ optimize
     c("optimize-no-task", ["optimize"], 2, "--task is required"),
     c("optimize-positional-task", ["optimize", "silu"], 2, "unexpected argument 'silu'", "--task"),
-    c("optimize-task-unknown", ["optimize", "--task", "nosuch"], 2, "no task 'nosuch'", "accelopt suite --help"),
+    c("optimize-task-unknown", ["optimize", "--task", "nosuch"], 2, "no task 'nosuch'", "accelopt tasks list"),
     c("optimize-beam-zero", ["optimize", "--task", "silu", "-B", "0"], 2, "beam width B must be at least 1",
       "(it is 0)"),
     c("optimize-beam-negative", ["optimize", "--task", "silu", "--beam-width", "-1"], 2, "beam width B"),

@@ -102,12 +102,12 @@ CASES = [
     r("byte-order-mark", b'\xef\xbb\xbf{"op":"hello"}', err("malformed JSON message")),
 
     # ----------------------------------------------------------------------------------- the op
-    r("no-op", {}, err("the message has no 'op'", "hello, eval, port, cancel or shutdown")),
+    r("no-op", {}, err("the message has no 'op'", "hello, eval, port, task_check, cancel or shutdown")),
     r("op-null", {"op": None, "id": 3}, err("the message has no 'op'", id_=3)),
     r("op-number", {"op": 5}, err("'op' must be a string", "got 5")),
     r("op-array", {"op": ["eval"]}, err("'op' must be a string", 'got ["eval"]')),
-    r("op-capitals", {"op": "HELLO", "id": "x"}, err("unknown op 'HELLO' (expected hello, eval, port, cancel or "
-                                                     "shutdown)", id_="x")),
+    r("op-capitals", {"op": "HELLO", "id": "x"}, err("unknown op 'HELLO' (expected hello, eval, port, task_check, "
+                                                     "cancel or shutdown)", id_="x")),
     r("op-unknown-id-object", {"op": "frob", "id": {"a": 1}}, err("unknown op 'frob'", id_=None)),
     r("eval-without-id", {"op": "eval", "task": "silu", "kernel": "x"},
       err("an eval needs an 'id' (a string or number that no queued or running eval has), got none")),

@@ -22,8 +22,10 @@ import cases_hosts
 import cases_llm
 import cases_databases
 import cases_memory
+import cases_usertask
 
-CLI_MODULES = (cases_flags, cases_kernels, cases_taskjson, cases_hosts, cases_llm, cases_databases, cases_memory)
+CLI_MODULES = (cases_flags, cases_kernels, cases_taskjson, cases_hosts, cases_llm, cases_databases, cases_memory,
+               cases_usertask)
 CLI_CASES = [c for m in CLI_MODULES for c in m.CASES]
 
 

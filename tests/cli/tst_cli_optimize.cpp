@@ -302,6 +302,25 @@ private Q_SLOTS:
         QVERIFY(!store.isStepCompleted(session, 2, QStringLiteral("select")));
     }
 
+    // Unpriced calls cost nothing by the books, so a money budget over them would never stop the search: refused
+    // before anything runs, naming the model.
+    void aMoneyBudgetNeedsPricedModels()
+    {
+        Workspace w;
+        m_rig.writeLlmConfig(w, /*priced=*/false);
+        m_rig.useAgents(m_rig.swiglu);
+        const int before = m_rig.requests();
+        QStringList args = OptimizeRig::optimizeArgs(QStringLiteral("swiglu"), 11);
+        args << QStringLiteral("--budget-usd") << QStringLiteral("1");
+        const Run r = m_rig.cli(w, args);
+        QVERIFY2(r.exitCode != 0, qPrintable(r.out));
+        QVERIFY2(r.err.contains(QStringLiteral("a budget of $1.00 cannot be kept")) &&
+                     r.err.contains(QStringLiteral("no price")),
+                 qPrintable(r.err));
+        QCOMPARE(m_rig.requests(), before); // no model was asked
+        QVERIFY(r.event(QStringLiteral("session")).isEmpty());
+    }
+
     void killedAndResumedEqualsUninterrupted()
     {
         const QStringList args = OptimizeRig::optimizeArgs(QStringLiteral("swiglu"), 11);

@@ -26,9 +26,38 @@ def test_syntax_error_reports_line():
 
 
 def test_missing_kernel_function():
-    r = nkisim.run_kernel(HEADER + "def not_it(a):\n    return a\n", [rnd(2, 2)])
+    # two undecorated functions, neither named kernel: the rule (nkisim/kernelfn.py) has nothing to pick
+    r = nkisim.run_kernel(HEADER + "def not_it(a):\n    return a\n\ndef nor_this(a):\n    return a\n", [rnd(2, 2)])
     assert isinstance(r.error, nkisim.KernelLoadError)
-    assert "no function named 'kernel'" in str(r.error)
+    assert "the source defines no @nki.jit function (decorate the kernel function with @nki.jit)" in str(r.error)
+
+
+def test_the_only_jit_function_is_the_kernel_whatever_its_name():
+    body = ADD.replace("def kernel", "def row_add") + "\n\ndef helper(x):\n    return x\n"
+    got = nkisim.run_kernel(src(body), [rnd(4, 4), rnd(4, 4)])
+    assert got.error is None
+
+
+def test_a_named_function_and_several_jit_functions():
+    two = ADD.replace("def kernel", "def first") + ADD.replace("def kernel", "def second")
+    r = nkisim.run_kernel(src(two), [rnd(4, 4), rnd(4, 4)])
+    assert "several @nki.jit functions (first, second)" in str(r.error)
+    assert "'function' field" in str(r.error)
+    assert nkisim.run_kernel(src(two), [rnd(4, 4), rnd(4, 4)], name="second").error is None
+    r = nkisim.run_kernel(src(two), [rnd(4, 4), rnd(4, 4)], name="third")
+    assert "the source defines no function named 'third'" in str(r.error)
+
+
+def test_the_rule_from_the_ast():
+    import ast
+    from nkisim import kernelfn
+    tree = ast.parse("@nki.jit(mode='x')\ndef a(x): pass\n@nki.baremetal\ndef b(x): pass\ndef c(x): pass\n")
+    with pytest.raises(kernelfn.NoKernelFunction, match=r"several @nki.jit functions \(a, b\)"):
+        kernelfn.choose(tree)
+    assert kernelfn.choose(tree, task_function="b") == "b"
+    assert kernelfn.choose(tree, task_function="zz", requested="c") == "c"
+    assert kernelfn.choose(ast.parse("def h(x): pass\ndef optimized_kernel(x): pass\n")) == "optimized_kernel"
+    assert kernelfn.choose(ast.parse("@jit\ndef k2(x): pass\ndef kernel(x): pass\n")) == "k2"
 
 
 def test_optimized_kernel_name_is_accepted():

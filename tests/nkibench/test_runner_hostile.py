@@ -205,7 +205,8 @@ def test_bad_field_is_refused_with_the_accepted_range(srv, field, value, says):
 def test_unknown_op_and_bad_ids(srv):
     srv.send({"op": "frobnicate", "id": 3})
     m = srv.recv()
-    assert m["op"] == "error" and "unknown op 'frobnicate' (expected hello, eval, port, cancel or shutdown)" in m["error"]
+    assert m["op"] == "error" and \
+        "unknown op 'frobnicate' (expected hello, eval, port, task_check, cancel or shutdown)" in m["error"]
     for bad_id in (None, True, [1], {"a": 1}):
         srv.send({"op": "eval", "id": bad_id, "task": TASK, "kernel": ADD_KERNEL})
         m = srv.recv()

@@ -112,6 +112,15 @@ def main(argv=None) -> int:
     po.add_argument("--seeds", help="comma-separated seeds (default: 2 fresh ones)")
     po.add_argument("--timeout", type=float, dest="eval_timeout")
     po.add_argument("--id", default="cli")
+    tc = sub.add_parser("task-check", parents=[common],
+                        help="check a task folder (task.json, reference, baseline) and print its figures")
+    tc.add_argument("dir", help="the task folder")
+    tc.add_argument("--function", help="the kernel function's name (default: by the rule, see the README)")
+    tc.add_argument("--kernel", help="the kernel to check the task with (default: the folder's baseline.py)")
+    tc.add_argument("--backend", default=None)
+    tc.add_argument("--target", default=None)
+    tc.add_argument("--timeout", type=float, dest="eval_timeout", help="wall-clock limit of each eval, seconds")
+    tc.add_argument("--id", default="cli")
     a = p.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if a.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -141,6 +150,8 @@ def main(argv=None) -> int:
         return serve.Server(cfg, stdin=sys.stdin.buffer, stdout=out).serve()
     if a.cmd == "port":
         return _port_cmd(a, cfg)
+    if a.cmd == "task-check":
+        return _task_check_cmd(a, cfg)
     return _eval_cmd(a, cfg, serve)
 
 
@@ -174,6 +185,33 @@ def _port_cmd(a, cfg) -> int:
     from .child import sanitize
     print(json.dumps(sanitize(res), separators=(",", ":")))
     return 0
+
+
+def _task_check_cmd(a, cfg) -> int:
+    """One task_check request; prints its task_check_result line: exit 0 when ok, 1 when a check failed, 2 for
+    usage errors (no such folder, an unreadable kernel file)."""
+    from . import taskcheck
+    d = os.path.abspath(a.dir)
+    if not os.path.isdir(d):
+        print(f"task-check: {a.dir} is not a folder; give the task folder (the one holding task.json)",
+              file=sys.stderr)
+        return 2
+    req = {"op": "task_check", "id": a.id, "task": {"dir": d}}
+    if a.kernel:
+        try:
+            req["kernel"] = _read_bytes(a.kernel, limits.MAX_KERNEL_BYTES + 1).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"task-check: cannot read the kernel {a.kernel}: {getattr(e, 'strerror', None) or e}",
+                  file=sys.stderr)
+            return 2
+    for k, v in (("function", a.function), ("backend", a.backend), ("target", a.target),
+                 ("timeout_s", a.eval_timeout)):
+        if v is not None:
+            req[k] = v
+    res = taskcheck.handle(req, cfg)
+    from .child import sanitize
+    print(json.dumps(sanitize(res), separators=(",", ":")))
+    return 0 if res.get("ok") else 1
 
 
 def _eval_cmd(a, cfg, serve) -> int:

@@ -108,7 +108,8 @@ class NeuronBackend:
                                                f"{type(e).__name__}: {e}") from None
         return nki
 
-    def load(self, source: str):
+    def load(self, source: str, function: str | None = None):
+        """function: the kernel function's name as jobs.prechecks chose it (None: the same rule, here)."""
         self.nki = self._import_nki()
         src, self.offset = add_header(source)
         with open(self.filename, "w", encoding="utf-8") as f:
@@ -125,9 +126,14 @@ class NeuronBackend:
         except BaseException as e:  # noqa: BLE001
             raise KernelFailure("compile_error", f"the kernel module raised {type(e).__name__}: {e}",
                                 self._line(e)) from None
-        k = getattr(mod, "kernel", None) or getattr(mod, "optimized_kernel", None)
+        from . import kernelfn
+        try:
+            name = function or kernelfn.choose_in_source(source)
+        except kernelfn.NoKernelFunction as e:
+            raise KernelFailure("compile_error", str(e)) from None
+        k = getattr(mod, name, None)
         if k is None:
-            raise KernelFailure("compile_error", "the source defines no function named 'kernel'")
+            raise KernelFailure("compile_error", f"the source defines no function named '{name}'")
         self.kernel = k
         fn = getattr(k, "func", k)
         try:

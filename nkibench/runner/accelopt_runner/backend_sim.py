@@ -57,11 +57,12 @@ class SimBackend:
             msg = f"{msg} [{code}]"
         return KernelFailure(status, msg, line)
 
-    def load(self, source: str):
+    def load(self, source: str, function: str | None = None):
+        """function: the kernel function's name as jobs.prechecks chose it (None: nkisim applies the same rule)."""
         src, self.offset = add_header(source)
         self.source_lines = len(source.splitlines())
         try:
-            self.fn = self.nkisim.load_kernel(src)
+            self.fn = self.nkisim.load_kernel(src, name=function)
         except self.nkisim.NkiError as e:
             raise self._fail(e) from None
         self.filename = self.fn.__code__.co_filename

@@ -96,6 +96,9 @@ def main(workdir: str) -> int:
         elif role == "verdict":
             from . import judge
             res = judge.verdict(job, workdir)
+        elif role == "probe":  # the task check's look at the reference (taskprobe.py), judge side
+            from . import taskprobe
+            res = taskprobe.run(job, workdir)
         elif job["backend"] == "neuron":
             from .backend_neuron import NeuronBackend
             backend = NeuronBackend(job["target"], workdir, job)

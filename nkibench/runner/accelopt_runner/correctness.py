@@ -40,14 +40,17 @@ def compare(outs: list, refs: list, rel_tol: float):
     for i, (k, r) in enumerate(zip(outs, refs)):
         k = np.asarray(k)
         r = np.asarray(r)
+        # one wording for shape and dtype, both sides in full: "the kernel returns (256, 1024) float32, the
+        # reference (256, 2048) float32" says at a glance which of the two differs
+        both = f"the kernel returns {tuple(k.shape)} {k.dtype}, the reference {tuple(r.shape)} {r.dtype}"
         if k.shape != r.shape:
-            raise Mismatch(f"output {i} has shape {tuple(k.shape)}, the reference {tuple(r.shape)}")
+            raise Mismatch(f"output {i}: {both}")
         rf = np.issubdtype(r.dtype, np.floating) or np.issubdtype(r.dtype, np.complexfloating)
         kf = np.issubdtype(k.dtype, np.floating) or np.issubdtype(k.dtype, np.complexfloating)
         if rf != kf:
-            raise Mismatch(f"output {i} has dtype {k.dtype}, the reference {r.dtype}")
+            raise Mismatch(f"output {i}: {both}")
         if rf and k.dtype.itemsize < r.dtype.itemsize:
-            raise Mismatch(f"output {i} has dtype {k.dtype}, lower precision than the reference's {r.dtype}")
+            raise Mismatch(f"output {i}: {both} (lower precision than the reference's)")
         if not rf:
             if not np.array_equal(k, r):
                 n = int(np.count_nonzero(k != r))

@@ -141,18 +141,20 @@ def _zero_latency(rf) -> str:
     return ""
 
 
-def roofline_or_warning(spec: dict, job: dict, latency_ms) -> tuple:
+def roofline_or_warning(spec: dict, job: dict, latency_ms, measures: dict | None = None) -> tuple:
     """(the result's roofline object or None, the warning that says why % of peak is missing, or "").
 
     Every way the roofline can fail ends in a warning on the result (`warnings`, ../README.md), never in a failed
     eval: no formulas in the task, a formula that names an unknown parameter or divides by zero, a target without
-    peak constants, a peak time of 0 (no work declared) or no latency."""
+    peak constants, a peak time of 0 (no work declared) or no latency. measures: what the judge measured in this
+    eval (judge.prepare), for the figures task.json does not give (roofline_sources.py)."""
+    from . import roofline_sources
     name = spec.get("name") or "the task"
-    rf = spec.get("roofline")
+    rf, origin, flops_known = roofline_sources.effective(spec, measures)
+    where = spec.get("dir") and os.path.join(spec["dir"], "task.json") or "the eval's task"
     if not rf:
         if spec.get("kind") == "dataset":
             return None, f"roofline: {spec.get('roofline_source')}"
-        where = spec.get("dir") and os.path.join(spec["dir"], "task.json") or "the eval's task"
         return None, (f"roofline: task {name!r} has no roofline formulas, so % of peak and bound cannot be "
                       f"computed; add \"roofline\": {{\"vector_flops\", \"matmul_flops\", \"min_bytes\"}} to "
                       f"{where} (or pass 'roofline' in the eval's task)")
@@ -163,10 +165,17 @@ def roofline_or_warning(spec: dict, job: dict, latency_ms) -> tuple:
         return None, (f"roofline: the formulas of task {name!r} cannot be evaluated at its parameters for "
                       f"{job['target']}: {e}; % of peak is not reported")
     # Which peak constants (ours or the original's) and, for dataset tasks, whose formulas: so a figure can be
-    # compared with the paper's knowingly.
+    # compared with the paper's knowingly. roofline_source: where each figure came from.
     r["constants"] = job.get("roofline_compat") or "ours"
+    r["roofline_source"] = origin
     if spec.get("roofline_source"):
         r["formulas"] = spec["roofline_source"]
+    if not flops_known:  # bytes alone are no roofline: % of peak and bound are not reported, never guessed
+        r.update(peak_ms=None, bound=None, percent_of_peak=None, flops=None, vector_flops=None, matmul_flops=None)
+        return r, (f"roofline: task {name!r} gives no FLOP count at this size, so % of peak and bound are not "
+                   f"reported (min_bytes comes from the inputs' and outputs' sizes); run the task check "
+                   f"(accelopt_runner task-check) and write the baseline's FLOPs into {where} as \"roofline\" / "
+                   f"\"small_roofline\"")
     if r.get("percent_of_peak") is None:
         if not r.get("peak_ms"):
             return r, (f"roofline: the formulas of task {name!r} give a peak time of 0 (no flops and no bytes at "

@@ -16,7 +16,7 @@ from .judge import TRACE
 # What the kernel's child is told: how to run it, nothing of the task, the size or the seeds (the timing
 # protocol's fields stay for the Neuron path, which times in the one process of evaluate.run).
 KERNEL_JOB_FIELDS = ("id", "backend", "target", "kernel", "timeout_s", "limits", "warmup", "iters", "spread_tol",
-                     "max_attempts", "timeline_cap", "timing_only", "generation")
+                     "max_attempts", "timeline_cap", "timing_only", "generation", "function")
 
 
 def split(job: dict, steps) -> dict:
@@ -52,7 +52,7 @@ def move_outputs(kernel_folder: str, judge_folder: str):
 # From the kernel's child, only these, and only when they have the expected shape: the rest of its result.json is
 # the kernel's to write. Its timing comes from the judge, which models the trace (judge.timing).
 KERNEL_RESULT_FIELDS = {"line": int}
-TIMING_FIELDS = ("latency_ms", "rel_spread", "timing_attempts", "metrics", "profile")
+TIMING_FIELDS = ("latency_ms", "rel_spread", "timing_attempts", "metrics", "profile", "trace_flops")
 
 
 def merge(base: dict, prepared: dict, ran: dict, judged: dict | None = None, status_from: dict | None = None,
@@ -103,6 +103,8 @@ def physics(job: dict, res: dict) -> dict:
     it says of its own % of peak could be anything. From the task and the reported latency: faster than the task's
     least memory traffic at peak bandwidth, or above 100 % of peak, is "rejected" with the numbers."""
     if not isinstance(res, dict) or res.get("status") != "ok":
+        if isinstance(res, dict):
+            res.pop("task_measures", None)
         return res
     lat = res.get("latency_ms")
     mean = lat.get("mean") if isinstance(lat, dict) else None
@@ -110,7 +112,7 @@ def physics(job: dict, res: dict) -> dict:
         res.update(status="infra_error", error="the evaluation reported no latency")
         return res
     from .evaluate import faster_than_memory, roofline_or_warning
-    rf, warning = roofline_or_warning(job.get("task_spec") or {}, job, mean)
+    rf, warning = roofline_or_warning(job.get("task_spec") or {}, job, mean, res.pop("task_measures", None))
     res["roofline"] = rf
     res.setdefault("warnings", [])
     if warning and warning not in res["warnings"]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import os
 
-from . import checks, limits, neuron_sdk, roofline, taskspec
+from . import checks, kernelfn, limits, neuron_sdk, roofline, taskspec
 from .evaluate import empty_result, seeds_default
 
 BACKENDS = ("sim", "neuron")
@@ -128,9 +128,13 @@ def normalize(req: dict, cfg: dict) -> dict:
     if rel_tol is not None and (isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or
                                 not 0 < rel_tol < 1):
         raise BadRequest(f"'rel_tol' must be a number in (0, 1), got {_show(rel_tol)}")
+    function = req.get("function")
+    if function is not None and not kernelfn.valid_name(function):
+        raise BadRequest(f"'function' must be the name of the kernel function (a Python identifier), got "
+                         f"{_show(function)}")
     spec = taskspec.resolve(req.get("task"), size, cfg.get("tasks_dir"))
     return {
-        "id": req.get("id"), "kernel": kernel, "backend": backend, "target": target,
+        "id": req.get("id"), "kernel": kernel, "function": function, "backend": backend, "target": target,
         "core": _int(req, "core", 0, 0, 4096), "seeds": seeds, "rel_tol": rel_tol,
         "warmup": _int(req, "warmup", 2, 0, 10000), "iters": _int(req, "iters", 10, 1, 100000),
         "spread_tol": _num(req, "spread_tol", 0.01, 0.0, 100.0),
@@ -203,10 +207,9 @@ def prechecks(job: dict):
         warn = generations.note(kg["generation"], info)
         if warn:
             job.setdefault("warnings", []).append(warn)
-    names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    names |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
-    if "kernel" not in names and "optimized_kernel" not in names:
-        res.update(status="compile_error", error="the source defines no function named 'kernel' (or "
-                                                 "'optimized_kernel')")
+    try:  # which function is the kernel (nkisim/kernelfn.py); the children load that one by name
+        job["function"] = kernelfn.choose(tree, job.get("function"), job["task_spec"].get("function"))
+    except kernelfn.NoKernelFunction as e:
+        res.update(status="compile_error", error=str(e))
         return res
     return None

@@ -23,7 +23,7 @@ def run(job: dict, workdir: str, backend) -> dict:
     res.update(backend=job["backend"], target=job["target"])
     PHASE["now"] = "loading the kernel"
     CLOCK.start("load")
-    backend.load(job["kernel"])
+    backend.load(job["kernel"], job.get("function"))
     with open(os.path.join(workdir, CASES), encoding="utf-8") as f:
         cases = json.load(f)
     bench_inputs = None

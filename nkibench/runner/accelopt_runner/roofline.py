@@ -132,7 +132,8 @@ def peak(roofline: dict, params: dict, target: str, dtype: str = "float32", comp
     compute_peak = c["matmul_flops_per_s"][_precision(dtype)] if mm >= vec else c["vector_flops_per_s"]
     return {"peak_ms": times[bound] * 1e3, "bound": bound, "t_vector_ms": times["vector"] * 1e3,
             "t_matmul_ms": times["matmul"] * 1e3, "t_memory_ms": times["memory"] * 1e3,
-            "flops": vec + mm, "min_bytes": nbytes, "peak_flops_per_s": compute_peak, "bytes_per_s": bw}
+            "flops": vec + mm, "vector_flops": vec, "matmul_flops": mm, "min_bytes": nbytes,
+            "peak_flops_per_s": compute_peak, "bytes_per_s": bw}
 
 
 def roofline_result(roofline: dict | None, params: dict, target: str, latency_ms: float | None,
@@ -145,4 +146,5 @@ def roofline_result(roofline: dict | None, params: dict, target: str, latency_ms
     if latency_ms and latency_ms > 0 and p["peak_ms"] > 0:
         pct = 100.0 * p["peak_ms"] / latency_ms
     return {"peak_ms": p["peak_ms"], "bound": p["bound"], "percent_of_peak": pct, "flops": p["flops"],
-            "min_bytes": p["min_bytes"], "peak_flops_per_s": p["peak_flops_per_s"], "bytes_per_s": p["bytes_per_s"]}
+            "vector_flops": p["vector_flops"], "matmul_flops": p["matmul_flops"], "min_bytes": p["min_bytes"],
+            "peak_flops_per_s": p["peak_flops_per_s"], "bytes_per_s": p["bytes_per_s"]}

@@ -228,6 +228,21 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
         steps.close()
 
 
+def run_judge_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | None = None,
+                    zygote: bool = False) -> dict:
+    """One child of the judge's kind (job["role"], e.g. the task check's "probe"), in the judge's sandbox: task code
+    that must not run in the serving process. Always returns a result dict."""
+    t0 = time.monotonic()
+    if sandbox.get("required") and not sandbox.get("active"):
+        return _fail(job, "infra_error", confinement.refusal(sandbox.get("reason") or "it is unavailable"), t0)
+    steps = _Steps(job, cancel, sandbox, python, False, zygote, t0)
+    try:
+        res, _ = steps.run("judge", job)
+        return res
+    finally:
+        steps.close()
+
+
 class _Steps:
     """The children of one evaluation: each in the sandbox of its role, forked from that role's zygote when there
     is one, else cold; the folders they used, removed at close."""

@@ -59,7 +59,13 @@ def hello(cfg: dict) -> dict:
                        "timeout_s": cfg.get("timeout_s"),  # null: jobs.default_timeout_s per eval
                        "roofline_compat": cfg.get("roofline_compat") or "none"},
             "blas": {**limits.blas_library(), "threads_per_eval": limits.blas_threads(mem["slots"])},
-            "tasks_dir": cfg.get("tasks_dir"), "tasks": taskspec.list_tasks(cfg.get("tasks_dir"))}
+            "tasks_dir": cfg.get("tasks_dir"), "tasks": taskspec.list_tasks(cfg.get("tasks_dir")),
+            "ops": list(OPS)}
+
+
+# The ops a client may send (hello lists them, so a client can tell whether this runner knows task_check).
+OPS = ("hello", "eval", "port", "task_check", "cancel", "shutdown")
+QUEUED_OPS = ("eval", "port", "task_check")  # they run children: one at a time, in the order they came
 
 
 def slurm_info() -> dict:
@@ -188,6 +194,9 @@ class Server:
                 if req.get("op") == "port":
                     from .port import request as port_request
                     res = port_request.handle(req, self.cfg, ev)
+                elif req.get("op") == "task_check":
+                    from . import taskcheck
+                    res = taskcheck.handle(req, self.cfg, ev)
                 else:
                     res = evaluate_request(req, self.cfg, ev)
             except Exception as e:  # noqa: BLE001 - the server must keep serving
@@ -196,6 +205,10 @@ class Server:
                     from .port import request as port_request
                     res = port_request.empty(req)
                     res.update(status="error", error=f"runner error: {type(e).__name__}: {e}")
+                elif req.get("op") == "task_check":
+                    from . import taskcheck
+                    res = taskcheck.empty(req)
+                    res.update(ok=False, error=f"runner error: {type(e).__name__}: {e}")
                 else:
                     res = empty_result(req)
                     res.update(status="infra_error", error=f"runner error: {type(e).__name__}: {e}")
@@ -252,8 +265,9 @@ class Server:
             op = req.get("op")
             if op == "hello":
                 self.send(hello(self.cfg))
-            elif op in ("eval", "port"):
-                # a port runs two evals (the original and the port) in the same queue, one after the other
+            elif op in QUEUED_OPS:
+                # a port runs two evals (the original and the port), a task check a probe and two evals: in the
+                # same queue, one after the other
                 id_ = req.get("id")
                 if id_ is None or isinstance(id_, (dict, list, bool)):
                     got = "none" if id_ is None else json.dumps(id_)[:60]
@@ -284,12 +298,12 @@ class Server:
                 return 0
             elif "op" not in req or op is None:
                 self.error("the message has no 'op'; every message is an object with \"op\": hello, eval, port, "
-                           "cancel or shutdown", _echo_id(req.get("id")))
+                           "task_check, cancel or shutdown", _echo_id(req.get("id")))
             elif not isinstance(op, str):
-                self.error(f"'op' must be a string (hello, eval, port, cancel or shutdown), got "
+                self.error(f"'op' must be a string (hello, eval, port, task_check, cancel or shutdown), got "
                            f"{json.dumps(op)[:60]}", _echo_id(req.get("id")))
             else:
-                self.error(f"unknown op {op[:60]!r} (expected hello, eval, port, cancel or shutdown)",
+                self.error(f"unknown op {op[:60]!r} (expected hello, eval, port, task_check, cancel or shutdown)",
                            _echo_id(req.get("id")))
 
     def _cancel(self, id_):
@@ -330,6 +344,11 @@ def _cancelled(req: dict, why: str) -> dict:
         from .port import request as port_request
         r = port_request.empty(req)
         r.update(status="error", error=why, cancelled=True)
+        return r
+    if req.get("op") == "task_check":
+        from . import taskcheck
+        r = taskcheck.empty(req)
+        r.update(ok=False, error=why, cancelled=True)
         return r
     r = empty_result(req)
     r.update(status="infra_error", error=why, cancelled=True)

@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from . import dataset, roofline
+from . import dataset, roofline, usertask
 
 DEFAULT_REL_TOL = 2e-5
 _count = itertools.count()
@@ -59,10 +59,10 @@ def _finite_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def validate_task(tj: dict, where: str, *, fields=None) -> None:
+def validate_task(tj: dict, where: str, *, fields=None, in_folder: bool = False) -> None:
     """Check the fields of a task description (task.json, an inline task or an eval's task overrides) before anything
     runs. Raises TaskError naming where, the field, what it holds and what it should hold. fields: only these
-    (overrides); None: all of them."""
+    (overrides); None: all of them. in_folder: a task.json ('reference' names a file there)."""
     def bad(field, want, got=None, hint=""):
         shown = "" if got is _MISSING else f", got {_json_type(got)}"
         raise TaskError(f"{where}: '{field}' must be {want}{shown}" + (f"; {hint}" if hint else ""))
@@ -117,15 +117,22 @@ def validate_task(tj: dict, where: str, *, fields=None) -> None:
                     np.dtype(d["dtype"])
                 except TypeError:
                     bad(f"{at}.dtype", "a numpy dtype name (float32, float16, int32, ...)", d["dtype"])
-    if present("roofline") and tj["roofline"] is not None:
-        rf = tj["roofline"]
+    for key in ("roofline", "small_roofline"):  # small_roofline: figures at the small size (usertask.py)
+        if not present(key) or tj[key] is None:
+            continue
+        rf = tj[key]
         if not isinstance(rf, dict):
-            bad("roofline", "an object with " + ", ".join(ROOFLINE_FIELDS), rf)
+            bad(key, "an object with " + ", ".join(ROOFLINE_FIELDS), rf)
         for k, v in rf.items():
             if k not in ROOFLINE_FIELDS:
-                bad(f"roofline.{k}", "absent", _MISSING, "the roofline fields are " + ", ".join(ROOFLINE_FIELDS))
+                bad(f"{key}.{k}", "absent", _MISSING, "the roofline fields are " + ", ".join(ROOFLINE_FIELDS))
             if not (isinstance(v, str) or _finite_number(v)):
-                bad(f"roofline.{k}", "an expression string over the parameters or a number", v)
+                bad(f"{key}.{k}", "an expression string over the parameters or a number", v)
+    if fields is None:
+        try:
+            usertask.validate(tj, where, in_folder)
+        except usertask.UserTaskError as e:
+            raise TaskError(str(e)) from None
 
 
 _MISSING = object()
@@ -201,21 +208,25 @@ def _read_task_json(d: str) -> dict:
         tj = protocol.parse(data.strip())  # the same refusals as a request line: depth, NaN, duplicate keys
     except protocol.ProtocolError as e:
         raise TaskError(f"{p} is not a valid task description: {str(e).replace('message', 'file')}") from None
-    validate_task(tj, p)
-    return tj
+    validate_task(tj, p, in_folder=True)
+    return usertask.expand(tj)
 
 
 def _folder_spec(d: str, size: str) -> dict:
     d = os.path.abspath(d)
     tj = _read_task_json(d)
-    ref = os.path.join(d, "reference.py")
-    _refuse_special(d, "reference.py")
+    ref_name = tj.get("reference") or "reference.py"
+    ref = os.path.join(d, ref_name)
+    _refuse_special(d, ref_name)
     if not os.path.isfile(ref):
-        raise TaskError(f"task folder {d} has no reference.py")
+        raise TaskError(f"task folder {d} has no {ref_name}" +
+                        ("" if "reference" in tj else " (name another file with task.json 'reference')"))
     where = os.path.join(d, "task.json")
     if "parameters" not in tj:
         raise TaskError(f"{where}: 'parameters' is missing; it must be an object mapping parameter names to numbers "
-                        f"(the full-size shapes; {{}} for a reference that takes none)")
+                        f"(the full-size shapes; {{}} for a reference that takes none), or give every input a "
+                        f"concrete \"shape\" (e.g. {{\"name\": \"x\", \"shape\": [256, 2048], \"dtype\": "
+                        f"\"float32\"}}) and leave the parameters out")
     params = tj["parameters"]
     if size == "small":
         if "small_parameters" not in tj:
@@ -227,8 +238,8 @@ def _folder_spec(d: str, size: str) -> dict:
     spec = {"kind": "folder", "name": tj.get("name") or os.path.basename(d), "dir": d, "reference_path": ref,
             "baseline_path": baselines["classic"], "baselines": baselines, "params": dict(params),
             "dtype": tj.get("dtype") or "float32", "rel_tol": tj.get("rel_tol") or DEFAULT_REL_TOL,
-            "roofline": tj.get("roofline"), "shape_decl": {k: tj[k] for k in ("inputs", "outputs") if k in tj},
-            "where": where}
+            "shape_decl": {k: tj[k] for k in ("inputs", "outputs") if k in tj}, "where": where}
+    _user_fields(spec, tj, size)
     # Declared argument shapes let a timing-only eval skip building full-size inputs (LoadedTask.nki_input_shapes).
     if isinstance(tj.get("inputs"), list) and isinstance(tj.get("small_parameters"), dict):
         spec["inputs"] = tj["inputs"]
@@ -264,6 +275,7 @@ def resolve(task, size: str = "full", tasks_dir: str | None = None) -> dict:
                                    tasks_dir)
         elif isinstance(task.get("reference"), str) and ("\n" in task["reference"] or "def " in task["reference"]):
             validate_task(task, "the eval's inline task")
+            task = usertask.expand(task)
             params = task.get("parameters") or {}
             if size == "small":
                 if "small_parameters" not in task:
@@ -272,9 +284,10 @@ def resolve(task, size: str = "full", tasks_dir: str | None = None) -> dict:
                 params = task["small_parameters"]
             spec = {"kind": "inline", "name": name or "inline", "reference_source": task["reference"],
                     "baseline_path": None, "params": dict(params), "dtype": task.get("dtype") or "float32",
-                    "rel_tol": task.get("rel_tol") or DEFAULT_REL_TOL, "roofline": task.get("roofline"),
+                    "rel_tol": task.get("rel_tol") or DEFAULT_REL_TOL,
                     "shape_decl": {k: task[k] for k in ("inputs", "outputs") if k in task},
                     "where": "the eval's inline task"}
+            _user_fields(spec, task, size)
             task = {k: v for k, v in task.items() if k != "parameters"}
         elif task.get("dir"):
             d = str(task["dir"])
@@ -308,12 +321,27 @@ def resolve(task, size: str = "full", tasks_dir: str | None = None) -> dict:
     for k in ("rel_tol", "dtype", "roofline"):
         if task.get(k) is not None and spec["kind"] != "inline":
             spec[k] = task[k]
+    if task.get("roofline") is not None and spec["kind"] != "dataset":  # the eval's own figures, as given
+        spec["roofline_origin"] = {f: "formulas" for f, keys in (("flops", ("vector_flops", "matmul_flops")),
+                                                                 ("min_bytes", ("min_bytes",)))
+                                   if any(k in task["roofline"] for k in keys)}
     spec["size"] = size
     decl = spec.pop("shape_decl", None)
     where = spec.pop("where", "the task")
     if decl:
         check_shapes(decl, spec["params"], f"{size} parameters", where)
     return spec
+
+
+def _user_fields(spec: dict, tj: dict, size: str) -> None:
+    """What a task folder or inline task may add for a user's own kernel (usertask.py): the roofline that holds at
+    this size and where each figure came from, the kernel function's name, and the inputs' declarations, from
+    which the runner builds inputs for a reference without get_inputs."""
+    spec["roofline"], spec["roofline_origin"] = usertask.roofline_for_size(tj, size)
+    if tj.get("function"):
+        spec["function"] = tj["function"]
+    if isinstance(tj.get("inputs"), list):
+        spec["input_decl"] = tj["inputs"]
 
 
 def baseline_path(spec: dict, api: str = "classic") -> str:
@@ -382,18 +410,47 @@ class LoadedTask:
         sp = importlib.util.spec_from_file_location(modname, path)
         if sp is None or sp.loader is None:
             raise TaskError(f"cannot load the task reference {path}")
+        from . import references
+        self.kind = "numpy"
+        if references.imports_torch(path):
+            self.kind = "pytorch"
+            try:
+                references.require_torch()  # before the module runs: "not installed", not an ImportError mid-way
+            except references.ReferenceError_ as e:
+                raise TaskError(str(e)) from None
         mod = importlib.util.module_from_spec(sp)
         sys.modules[modname] = mod
         sp.loader.exec_module(mod)
-        for fn in ("get_inputs", "forward"):
-            if not callable(getattr(mod, fn, None)):
-                raise TaskError(f"the task reference {path} defines no {fn}()")
         self.mod = mod
+        self.torch = None
+        if references.is_torch_model(mod):
+            try:
+                self.torch = references.TorchReference(mod, spec)
+            except references.ReferenceError_ as e:
+                raise TaskError(f"the task reference {path}: {e}") from None
+            self.kind = "pytorch"
+            return
+        if not callable(getattr(mod, "forward", None)):
+            raise TaskError(f"the task reference {path} defines no forward() (nor a PyTorch class Model)")
+        if not callable(getattr(mod, "get_inputs", None)) and not spec.get("input_decl"):
+            raise TaskError(f"the task reference {path} defines no get_inputs(), and task.json declares no inputs "
+                            f"to build them from; declare each input's \"shape\" and \"dtype\", or define "
+                            f"get_inputs(seed, params)")
+
+    @property
+    def counted_flops(self):
+        """The FLOPs torch's profiler counted in the last forward(count_flops=True) (PyTorch references only)."""
+        return self.torch.flops if self.torch is not None else None
 
     def get_inputs(self, seed: int, params: dict | None = None) -> list:
         params = self.params if params is None else params
+        if self.torch is not None:
+            return self.torch.get_inputs(seed, params)
+        fn = getattr(self.mod, "get_inputs", None)
+        if not callable(fn):  # forward alone: the inputs from task.json's declarations (references.py)
+            from . import references
+            return references.declared_inputs(self.spec.get("input_decl"), params, seed, self.spec.get("dtype"))
         np.random.seed(seed & 0xFFFFFFFF)  # the original seeds numpy's global generator, then calls get_inputs()
-        fn = self.mod.get_inputs
         ps = _npos(fn)
         if not ps:
             out = fn()
@@ -404,7 +461,9 @@ class LoadedTask:
             out = fn(seed, params)
         return _as_list(out)
 
-    def forward(self, inputs: list) -> list:
+    def forward(self, inputs: list, count_flops: bool = False) -> list:
+        if self.torch is not None:
+            return self.torch.forward(inputs, count_flops)
         return [np.asarray(o) if not isinstance(o, np.ndarray) else o for o in _as_list(self.mod.forward(*inputs))]
 
     def to_nki(self, inputs: list, params: dict | None = None) -> list:

@@ -42,6 +42,23 @@ class TraceTiming:
         return {k: v for k, v in (self.estimate().metrics or {}).items()
                 if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
+    def flop_counts(self) -> dict:
+        """{"matmul_flops", "vector_flops"} of the trace: TensorE's multiply-adds (2 per MAC, transposes excluded, as
+        nkisim's hardware_flops counts them) and one FLOP per element each other compute instruction processes
+        (partitions x free elements). A
+        task without FLOP formulas takes its baseline's counts as its roofline (the task check measures them)."""
+        from nkisim.perf.metrics import _matmul_flops
+        mm = vec = 0
+        for ins in self.instrs:
+            if ins.engine == "dma":
+                continue
+            if ins.engine == "tensor":
+                if ins.op != "nc_transpose" and not ins.attrs.get("is_transpose"):
+                    mm += _matmul_flops(ins)
+                continue
+            vec += int(ins.partitions or 0) * int(ins.free_elems or 0)
+        return {"matmul_flops": int(mm), "vector_flops": int(vec)}
+
     def user_line(self, line: int) -> int:
         """A trace line as a line of the kernel source as sent: the header is taken off, and a line outside the
         source becomes 0, not attributable."""

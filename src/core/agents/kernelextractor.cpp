@@ -1,14 +1,16 @@
 #include "agents/kernelextractor.h"
 
 #include "agents/fencedblocks.h"
+#include "model/kernelfunctions.h"
 
-#include <QRegularExpression>
 
 bool KernelExtractor::definesKernel(const QString &code)
 {
-    static const QRegularExpression re(QStringLiteral("^def\\s+kernel\\s*\\("),
-                                       QRegularExpression::MultilineOption);
-    return re.match(code).hasMatch();
+    // The runner's rule (KernelFunctions): an @nki.jit function of any name, or an undecorated `kernel`.
+    for (const KernelFunctions::Function &f : KernelFunctions::all(code))
+        if (f.jit || f.name == QStringLiteral("kernel") || f.name == QStringLiteral("optimized_kernel"))
+            return true;
+    return false;
 }
 
 ParseResult<KernelProposal> KernelExtractor::extract(const QString &reply)
@@ -35,14 +37,14 @@ ParseResult<KernelProposal> KernelExtractor::extract(const QString &reply)
                     .arg(last.line)};
         return AgentParseError{Kind::NoKernel,
                                QStringLiteral("none of the %1 code block(s) in the reply defines a top-level "
-                                              "function named kernel")
+                                              "@nki.jit function (or a function named kernel)")
                                    .arg(blocks.size())};
     }
     KernelProposal p;
     p.source = candidates.first().code.trimmed() + u'\n';
     p.candidates = int(candidates.size());
     if (candidates.size() > 1)
-        p.notes << QStringLiteral("%1 code blocks define kernel; the first (line %2) was taken")
+        p.notes << QStringLiteral("%1 code blocks define a kernel; the first (line %2) was taken")
                        .arg(candidates.size())
                        .arg(candidates.first().line);
     return p;

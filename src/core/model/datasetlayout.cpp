@@ -109,15 +109,25 @@ QString DatasetLayout::problemOfKernel(const QString &root, const QString &kerne
         for (const QJsonValue &c : all)
             list << c.toObject();
         for (const QJsonObject &c : list)
-            for (const QJsonValue &im : c.value(QStringLiteral("impls")).toArray())
-                if (QFileInfo(im.toObject().value(QStringLiteral("kernel")).toString()).fileName() == base)
-                    return name;
+            for (const QString &key : {QStringLiteral("impls"), QStringLiteral("implementations")})
+                for (const QJsonValue &im : c.value(key).toArray())
+                    if (QFileInfo(im.toObject().value(QStringLiteral("kernel")).toString()).fileName() == base)
+                        return name;
     }
     static const QRegularExpression firstParameter(QStringLiteral("_numpy|_[A-Z]"));
     const QString stem = QFileInfo(kernelFile).completeBaseName();
-    const qsizetype cut = stem.indexOf(firstParameter);
-    const QString name = cut > 0 ? stem.left(cut) : QString();
-    if (name.isEmpty() || find(root, name).reference.isEmpty())
-        return {};
-    return name;
+    const auto hasReference = [&root](const QString &name) {
+        const QDir refs(QDir(root).filePath(QStringLiteral("reference")));
+        return !refs.entryList({name + QStringLiteral("_*.py"), name + QStringLiteral(".py")}, QDir::Files)
+                    .isEmpty();
+    };
+    // The name up to its first parameter, as the runner lists problems ("silu_M4096_N7168_0" -> "silu") ...
+    if (const qsizetype cut = stem.indexOf(firstParameter); cut > 0 && hasReference(stem.left(cut)))
+        return stem.left(cut);
+    // ... else the longest prefix with a reference, for other namings ("matmul_add_rmsnorm_nki_0").
+    const QStringList parts = stem.split(u'_');
+    for (qsizetype n = parts.size() - 1; n >= 1; --n)
+        if (const QString name = parts.mid(0, n).join(u'_'); hasReference(name))
+            return name;
+    return {};
 }

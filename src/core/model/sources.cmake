@@ -20,4 +20,5 @@ target_sources(accelopt_core PRIVATE
   model/tasklocations.cpp model/tasklocations.h
   model/kernelfunctions.cpp model/kernelfunctions.h
   model/taskdraft.cpp model/taskdraft.h
-  model/datasetlayout.cpp model/datasetlayout.h)
+  model/datasetlayout.cpp model/datasetlayout.h
+  model/taskcheckstamp.cpp model/taskcheckstamp.h)

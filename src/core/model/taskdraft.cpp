@@ -203,10 +203,16 @@ QString TaskDraft::writeDraft(const QString &parentDir, QString &error) const
     }
     const QDir dir(draft.path());
     QJsonObject task = taskJson();
-    if (!kernelFile.isEmpty()) // relative to where the task will be, so a repository can move
-        task.insert(
-            QStringLiteral("kernel_file"),
-            QDir(QDir(parentDir).filePath(name)).relativeFilePath(QFileInfo(kernelFile).absoluteFilePath()));
+    if (!kernelFile.isEmpty()) {
+        // Relative to the task when both are in one project (the folder holding .accelopt/tasks), so the
+        // repository can move; absolute otherwise.
+        const QString kernel = QFileInfo(kernelFile).absoluteFilePath();
+        const QString project = QDir::cleanPath(QDir(parentDir).absoluteFilePath(QStringLiteral("../..")));
+        task.insert(QStringLiteral("kernel_file"),
+                    kernel.startsWith(project + u'/')
+                        ? QDir(QDir(parentDir).filePath(name)).relativeFilePath(kernel)
+                        : kernel);
+    }
     const QString json = QString::fromUtf8(QJsonDocument(task).toJson(QJsonDocument::Indented));
     if (!writeFile(dir.filePath(QStringLiteral("task.json")), json, error) ||
         !writeFile(dir.filePath(QStringLiteral("reference.py")), referenceSource, error) ||

@@ -21,17 +21,6 @@ bool readInto(const QString &path, const QString &what, QString &text, QString &
     return true;
 }
 
-// task.json may name its reference file ("reference"); reference.py otherwise.
-QString referenceFileOf(const QString &folder)
-{
-    QFile f(QDir(folder).filePath(QStringLiteral("task.json")));
-    if (f.size() > 1024 * 1024 || !f.open(QIODevice::ReadOnly))
-        return QStringLiteral("reference.py");
-    const QString named =
-        QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("reference")).toString();
-    return named.isEmpty() || named.contains(u'/') ? QStringLiteral("reference.py") : named;
-}
-
 } // namespace
 
 std::optional<TaskSources> TaskSources::load(const QJsonObject &ref, const QString &tasksDir, QString &error)
@@ -64,11 +53,21 @@ std::optional<TaskSources> TaskSources::load(const QJsonObject &ref, const QStri
                     .arg(t.name, tasksDir);
             return std::nullopt;
         }
-        t.referencePath = QDir(folder).filePath(referenceFileOf(folder));
+        t.referencePath = QDir(folder).filePath(referenceFile(folder));
         t.kernelPath = QDir(folder).filePath(QStringLiteral("baseline.py"));
     }
     if (!readInto(t.referencePath, QStringLiteral("reference"), t.reference, error) ||
         !readInto(t.kernelPath, QStringLiteral("starting kernel"), t.kernel, error))
         return std::nullopt;
     return t;
+}
+
+QString TaskSources::referenceFile(const QString &folder)
+{
+    QFile f(QDir(folder).filePath(QStringLiteral("task.json")));
+    if (f.size() > 1024 * 1024 || !f.open(QIODevice::ReadOnly))
+        return QStringLiteral("reference.py");
+    const QString named =
+        QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("reference")).toString();
+    return named.isEmpty() || named.contains(u'/') ? QStringLiteral("reference.py") : named;
 }

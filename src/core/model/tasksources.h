@@ -17,6 +17,9 @@ struct TaskSources
     QString referencePath;
     QString kernelPath;
 
+    // A task folder's reference file: task.json's "reference" (a file name in the folder), else reference.py.
+    static QString referenceFile(const QString &folder);
+
     // nullopt with `error` saying which file is missing or unreadable and what to pass instead.
     static std::optional<TaskSources> load(const QJsonObject &ref, const QString &tasksDir, QString &error);
 };

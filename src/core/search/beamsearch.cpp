@@ -951,6 +951,9 @@ void BeamSearch::onSummary(const Call &call, const ChatReply &reply)
     if (!m_memory || call.pairIndex < 0 || call.pairIndex >= m_pairs.size())
         return;
     const ExperiencePair &pair = m_pairs.at(call.pairIndex);
+    if (m_demotedSources.contains(sourceKey(m_candidates.value(pair.before.candidateId))) ||
+        m_demotedSources.contains(sourceKey(m_candidates.value(pair.after.candidateId))))
+        return; // a kernel that failed its re-measurement makes no lesson
     const ParseResult<Experience> parsed = Summarizer::parse(reply.content, pair.speedup);
     if (!parsed.ok()) {
         qCWarning(lcSearch).noquote() << "unusable summary:" << parsed.error().message;
@@ -1073,11 +1076,46 @@ void BeamSearch::onRemeasured(const QString &candidateId, const EvalRequest &req
         qCWarning(lcSearch).noquote()
             << "session" << m_sessionId << "demotes" << candidateId
             << "which failed its re-measurement:" << evaluation.statusName() << evaluation.error;
+        withdrawLessonsOf(candidateId);
         chooseBest();
     }
     tell(SearchEvents::BestRemeasured{candidateId, request.size, request.seeds, evaluation, demoted});
     if (!remeasureBest(m_endReason))
         finish(m_endReason);
+}
+
+void BeamSearch::withdrawLessonsOf(const QString &candidateId)
+{
+    // A kernel the search itself rejected taught nothing: the lessons this session drew from it leave the
+    // memory, and the plans that counted it as a win are decided again without it.
+    if (!m_memory)
+        return;
+    const QString key = sourceKey(m_candidates.value(candidateId));
+    const auto demoted = [this, &key](const QString &hash) { return !hash.isEmpty() && hash == key; };
+    for (const ExperienceRecord &r : m_memory->list(m_task.name)) {
+        if (r.sessionId != m_sessionId || (!demoted(r.slowHash) && !demoted(r.fastHash)))
+            continue;
+        if (m_memory->remove(r.id))
+            qCInfo(lcSearch).noquote() << "session" << m_sessionId << "withdraws the lesson" << r.id
+                                       << r.experience.title.simplified() << "of a demoted kernel";
+        else
+            qCWarning(lcSearch).noquote() << "could not withdraw a lesson:" << m_memory->lastError();
+    }
+    QSet<QString> plans;
+    for (const Candidate &c : std::as_const(m_candidates))
+        if (sourceKey(c) == key && !c.planId.isEmpty())
+            plans.insert(c.planId);
+    for (const QString &planId : std::as_const(plans)) {
+        bool faster = false;
+        for (const Candidate &c : std::as_const(m_candidates))
+            faster = faster || (c.planId == planId && !m_demotedSources.contains(sourceKey(c)) &&
+                                m_evaluations.contains(c.id) &&
+                                Selection::isFaster(m_evaluations.value(c.id),
+                                                    m_evaluations.value(c.parentId), m_config.noiseFloor));
+        if (!m_memory->recordOutcome(planId, faster))
+            qCWarning(lcSearch).noquote()
+                << "could not decide a plan's outcome again:" << m_memory->lastError();
+    }
 }
 
 void BeamSearch::chooseBest()

@@ -153,6 +153,7 @@ private:
     requestFor(const Candidate &candidate) const; // as the session measures: its task, size, target
     EvalRequest remeasureRequest(const Candidate &candidate) const;
     void chooseBest();
+    void withdrawLessonsOf(const QString &candidateId);
     bool checkBudgets();
     bool storeOk(bool ok, const QString &what);
     template<typename T> void tell(T &&data);

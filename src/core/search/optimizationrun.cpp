@@ -10,7 +10,9 @@
 #include "llm/apikeystore.h"
 #include "llm/llmconfig.h"
 #include "memory/experiencestore.h"
+#include "model/taskcheckstamp.h"
 #include "search/beamsearch.h"
+#include "search/taskcheck.h"
 #include "store/sessionlock.h"
 #include "store/sessionstore.h"
 
@@ -22,6 +24,10 @@ struct OptimizationRun::Parts
     std::unique_ptr<AgentClients> clients;
     PromptLibrary prompts;
     ApiKeyStore keys;
+    // The task check of a user task that changed since it last passed, on this machine (where its files are).
+    std::unique_ptr<Host> checkHost;
+    std::unique_ptr<TaskCheck> check;
+    LlmConfig llm; // as loaded by prepare(): the prices a money budget needs
 };
 
 OptimizationRun::OptimizationRun(const Options &options, QObject *parent)
@@ -108,6 +114,7 @@ bool OptimizationRun::prepare(const QString &hostName)
     if (!config)
         return false;
     m_parts->clients = std::make_unique<AgentClients>(*config);
+    m_parts->llm = *config;
     if (const QStringList problems = m_parts->clients->problems(); !problems.isEmpty()) {
         m_error = QStringLiteral("the LLM settings in %1 cannot drive a search: %2")
                       .arg(llmPath, problems.join(QStringLiteral("; ")));
@@ -229,13 +236,80 @@ OptimizationRun::Begin OptimizationRun::start(const SearchTask &givenTask, const
         m_error = QStringLiteral("invalid search settings: ") + problems.join(QStringLiteral("; "));
         return Begin::Failed;
     }
-    if (!prepare(task.host))
+    if (!prepare(task.host) || !budgetCanBeKept(config))
         return Begin::Failed;
     if (task.backend.isEmpty())
         task.backend = m_hostConfig.backend;
     if (task.target.isEmpty())
         task.target = m_hostConfig.target;
     m_pending = true; // before the lookup, which may finish before it returns
+    const auto begin = [this, task, config] { beginSearch(task, config); };
+    if (TaskCheckStamp::needsCheck(task.ref, DataPaths::tasksDir())) {
+        checkTaskFirst(task.ref.value(QStringLiteral("dir")).toString(), begin);
+        return Begin::Pending;
+    }
+    begin();
+    return Begin::Pending;
+}
+
+bool OptimizationRun::budgetCanBeKept(const SearchConfig &config)
+{
+    // A money budget counts only priced calls: with a model that has no price it would never stop the search.
+    if (config.budgetUsd <= 0)
+        return true;
+    QStringList unpriced;
+    for (const Endpoint &endpoint : m_parts->clients->endpointsInUse())
+        if (!m_parts->llm.prices.price(endpoint.model) && !unpriced.contains(endpoint.model))
+            unpriced << endpoint.model;
+    if (unpriced.isEmpty())
+        return true;
+    m_error =
+        QStringLiteral("a budget of $%1 cannot be kept: %2 %3 no price in the LLM settings, so %4 calls "
+                       "would cost nothing by the books; add the price (Tools > Models > Prices) or use a "
+                       "token budget")
+            .arg(config.budgetUsd, 0, 'f', 2)
+            .arg(unpriced.join(QStringLiteral(", ")),
+                 unpriced.size() == 1 ? QStringLiteral("has") : QStringLiteral("have"),
+                 unpriced.size() == 1 ? QStringLiteral("its") : QStringLiteral("their"));
+    return false;
+}
+
+void OptimizationRun::checkTaskFirst(const QString &folder, const std::function<void()> &then)
+{
+    HostRegistry registry;
+    HostConfig local = HostRegistry::builtinLocal();
+    QString ignored;
+    if (registry.load(ignored))
+        registry.find(QStringLiteral("local"), local);
+    local.slotCount = 1;
+    m_parts->checkHost.reset(HostFactory::create(local));
+    m_parts->check = std::make_unique<TaskCheck>(m_parts->checkHost.get());
+    Q_EMIT notice(
+        QStringLiteral("checking the task %1 first: it changed since it last passed its check").arg(folder));
+    const quint64 generation = m_generation;
+    connect(
+        m_parts->check.get(), &TaskCheck::finished, this,
+        [this, folder, then, generation](const TaskCheck::Result &r) {
+            if (generation != m_generation)
+                return;
+            QString error = r.error;
+            if (r.ok && TaskCheckStamp::write(folder, error)) {
+                then();
+                return;
+            }
+            QStringList failed;
+            for (const TaskCheck::Item &item : r.checks)
+                if (!item.ok)
+                    failed << QStringLiteral("%1: %2").arg(item.check, item.detail);
+            fail(QStringLiteral("the task fails its check, so no search starts: %1 (accelopt task check %2 "
+                                "shows the same)")
+                     .arg(failed.isEmpty() ? error : failed.join(QStringLiteral("; ")), folder));
+        });
+    m_parts->check->start({{QStringLiteral("dir"), folder}});
+}
+
+void OptimizationRun::beginSearch(const SearchTask &task, const SearchConfig &config)
+{
     lookUpKeys([this, task, config] {
         if (!m_search->start(task, config)) {
             fail(m_search->lastError());
@@ -253,7 +327,6 @@ OptimizationRun::Begin OptimizationRun::start(const SearchTask &givenTask, const
         m_pending = false;
         Q_EMIT started(m_search->sessionId());
     });
-    return Begin::Pending;
 }
 
 OptimizationRun::Begin OptimizationRun::resume(const QString &sessionPrefix,
@@ -292,7 +365,9 @@ OptimizationRun::Begin OptimizationRun::resume(const QString &sessionPrefix,
     const QString host = !m_options.host.isEmpty()  ? m_options.host
                          : !session->host.isEmpty() ? session->host
                                                     : QStringLiteral("local");
-    if (!prepare(host)) {
+    const SearchConfig effective =
+        config ? *config : SearchConfig::fromJson(session->config).value_or(SearchConfig{});
+    if (!prepare(host) || !budgetCanBeKept(effective)) {
         m_lock.reset();
         return Begin::Failed;
     }

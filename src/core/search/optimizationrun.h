@@ -77,6 +77,9 @@ Q_SIGNALS:
 
 private:
     bool prepare(const QString &hostName);
+    bool budgetCanBeKept(const SearchConfig &config);
+    void checkTaskFirst(const QString &folder, const std::function<void()> &then);
+    void beginSearch(const SearchTask &task, const SearchConfig &config);
     void lookUpKeys(const std::function<void()> &then);
     bool lock(const QString &sessionId);
     void fail(const QString &error);

@@ -66,12 +66,12 @@ void TaskCheck::start(const QJsonObject &task, const QString &kernel, const QStr
                         r.error = QStringLiteral("the task check failed without saying why");
                     done(r);
                 });
-        // A runner too old for task_check answers with a protocol error naming the op.
-        connect(m_parts->runner.get(), &RunnerClient::protocolNoise, this, [this](const QString &message) {
-            if (!message.contains(QStringLiteral("task_check")))
+        // A runner too old for task_check answers with an error line carrying the request's id.
+        connect(m_parts->runner.get(), &RunnerClient::resultReceived, this, [this](const Evaluation &e) {
+            if (e.id != m_parts->message.value(QStringLiteral("id")).toString())
                 return;
             Result r;
-            r.error = message;
+            r.error = QStringLiteral("the host's runner cannot check tasks: %1").arg(e.error);
             done(r);
         });
         m_parts->runner->sendTaskCheck(m_parts->message);
@@ -84,5 +84,6 @@ void TaskCheck::done(const Result &result)
     if (!m_parts->running)
         return;
     m_parts->running = false;
-    Q_EMIT finished(result);
+    // Queued: a check refused before it starts ends inside start(), before the caller waits for it.
+    QMetaObject::invokeMethod(this, [this, result]() { Q_EMIT finished(result); }, Qt::QueuedConnection);
 }

@@ -1,6 +1,7 @@
 #include "search/taskcreation.h"
 
 #include "model/taskcatalog.h"
+#include "model/taskcheckstamp.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,6 +15,7 @@ struct TaskCreation::Parts
     std::unique_ptr<TaskCheck> check;
     QString draftDir;
     QString target;
+    QStringList madeDirs; // folders the draft created on the way to its parent, deepest first
     bool running = false;
 };
 
@@ -53,8 +55,12 @@ TaskCreation::TaskCreation(Host *host, QObject *parent) : QObject(parent), m_par
 
 TaskCreation::~TaskCreation()
 {
-    if (!m_parts->draftDir.isEmpty())
+    // Abandoned while its check ran (the wizard cancelled): as a failed check, nothing stays.
+    if (!m_parts->draftDir.isEmpty()) {
         QDir(m_parts->draftDir).removeRecursively();
+        for (const QString &dir : std::as_const(m_parts->madeDirs))
+            QDir().rmdir(dir);
+    }
 }
 
 void TaskCreation::start(const TaskDraft &draft, const QString &parentDir, const QString &shippedDir,
@@ -78,6 +84,8 @@ void TaskCreation::start(const TaskDraft &draft, const QString &parentDir, const
         done(r);
         return;
     }
+    for (QDir up(parentDir); !up.exists(); up.setPath(QFileInfo(up.absolutePath()).absolutePath()))
+        m_parts->madeDirs << up.absolutePath();
     m_parts->draftDir = draft.writeDraft(parentDir, r.error);
     if (m_parts->draftDir.isEmpty()) {
         done(r);
@@ -95,7 +103,8 @@ void TaskCreation::start(const TaskDraft &draft, const QString &parentDir, const
             done(made);
             return;
         }
-        if (!storeCounted(m_parts->draftDir, check.raw, made.error)) {
+        if (!storeCounted(m_parts->draftDir, check.raw, made.error) ||
+            !TaskCheckStamp::write(m_parts->draftDir, made.error)) {
             done(made);
             return;
         }
@@ -108,6 +117,11 @@ void TaskCreation::start(const TaskDraft &draft, const QString &parentDir, const
             return;
         }
         m_parts->draftDir.clear();
+        // The draft was private while it was checked; a task is source the user may commit and share.
+        QFile::setPermissions(m_parts->target, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                                   QFileDevice::ExeOwner | QFileDevice::ReadGroup |
+                                                   QFileDevice::ExeGroup | QFileDevice::ReadOther |
+                                                   QFileDevice::ExeOther);
         made.ok = true;
         made.folder = m_parts->target;
         done(made);
@@ -120,9 +134,15 @@ void TaskCreation::done(const Result &result)
     if (!m_parts->running)
         return;
     m_parts->running = false;
-    if (!result.ok && !m_parts->draftDir.isEmpty()) {
-        QDir(m_parts->draftDir).removeRecursively();
+    if (!result.ok) {
+        if (!m_parts->draftDir.isEmpty())
+            QDir(m_parts->draftDir).removeRecursively();
         m_parts->draftDir.clear();
+        // A task that was not created leaves no empty .accelopt/tasks behind either.
+        for (const QString &dir : std::as_const(m_parts->madeDirs))
+            QDir().rmdir(dir);
     }
-    Q_EMIT finished(result);
+    // Queued: a check refused before it starts ends inside start(), before the caller waits for it.
+    QMetaObject::invokeMethod(
+        this, [this, result]() { Q_EMIT finished(result); }, Qt::QueuedConnection);
 }

@@ -286,6 +286,10 @@ private Q_SLOTS:
         QCOMPARE(rig.search->bestCandidateId(), baselineId);
         QCOMPARE(rig.store.bestCandidate(session)->id, baselineId);
         QVERIFY(Selection::failsRemeasure(*rig.store.evaluation(cheater, SessionStore::remeasureRun)));
+        // Its lesson was learned in iteration 1 and withdrawn when the kernel was demoted: the memory keeps
+        // nothing a rejected kernel taught.
+        QCOMPARE(count<SearchEvents::ExperienceStored>(events), 1);
+        QVERIFY2(rig.memory.list(QStringLiteral("silu")).isEmpty(), "the demoted kernel's lesson stayed");
     }
 
     // Usage evidence from a scripted search: every plan records which experiences it was shown, and once its

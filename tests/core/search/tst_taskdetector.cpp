@@ -1,4 +1,5 @@
 #include "export/kernelexporter.h"
+#include "model/tasksources.h"
 #include "search/taskdetector.h"
 
 #include <QDir>
@@ -37,6 +38,19 @@ private Q_SLOTS:
         put(QStringLiteral("ds/kernels/matmul_add_rmsnorm_nki_0.py"));
         put(QStringLiteral("ds/kernels/matmul_nki_3.py"));
         put(QStringLiteral("ds/kernels/unknown_nki_0.py"));
+        // The original NKIBench file names: parameters in the names, the problem up to the first one.
+        put(QStringLiteral("nkibench/reference/silu_M4096_N7168_numpy_0.py"));
+        put(QStringLiteral("nkibench/kernels/silu_M4096_N7168_0.py"));
+        put(QStringLiteral("nkibench/reference/matmul_add_rmsnorm_M4096_N2048_K2048_numpy_1.py"));
+        put(QStringLiteral("nkibench/kernels/matmul_add_rmsnorm_M4096_N2048_K2048_0.py"));
+        put(QStringLiteral("nkibench/reference/matmul_M4096_N12288_K5120_numpy_2.py"));
+        put(QStringLiteral("nkibench/kernels/matmul_M4096_N12288_K5120_0.py"));
+        // With a summary.json, its listing decides, whatever the file is called.
+        put(QStringLiteral("summarized/summary.json"),
+            R"({"swiglu": {"cases": {"2": {"values": {"M": 4096}, "impls": [)"
+            R"({"task": "./reference/ref_two.py", "kernel": "./kernels/oddly_named_0.py"}]}}}})");
+        put(QStringLiteral("summarized/reference/ref_two.py"));
+        put(QStringLiteral("summarized/kernels/oddly_named_0.py"));
     }
 
     void detects_data()
@@ -67,6 +81,23 @@ private Q_SLOTS:
             << QStringLiteral("ds/kernels/matmul_nki_3.py") << plain << "matmul"
             << "dataset"
             << "dataset";
+        QTest::newRow("NKIBench names: silu_M4096_N7168_0.py is problem silu")
+            << QStringLiteral("nkibench/kernels/silu_M4096_N7168_0.py") << plain << "silu"
+            << "dataset"
+            << "task silu in the dataset";
+        QTest::newRow("NKIBench names with underscores")
+            << QStringLiteral("nkibench/kernels/matmul_add_rmsnorm_M4096_N2048_K2048_0.py") << plain
+            << "matmul_add_rmsnorm"
+            << "dataset"
+            << "dataset";
+        QTest::newRow("NKIBench names: matmul is not matmul_add_rmsnorm")
+            << QStringLiteral("nkibench/kernels/matmul_M4096_N12288_K5120_0.py") << plain << "matmul"
+            << "dataset"
+            << "dataset";
+        QTest::newRow("summary.json names the problem")
+            << QStringLiteral("summarized/kernels/oddly_named_0.py") << plain << "swiglu"
+            << "dataset"
+            << "dataset";
         const QByteArray exported =
             (KernelExporter::headerBegin + QStringLiteral("\n# task:       silu\n") +
              KernelExporter::headerEnd + QStringLiteral("\n\ndef kernel(x):\n    pass\n"))
@@ -92,6 +123,54 @@ private Q_SLOTS:
         QCOMPARE(found->name, name);
         QVERIFY2(found->ref.contains(refKey), qPrintable(QJsonDocument(found->ref).toJson()));
         QVERIFY2(found->how.contains(how), qPrintable(found->how));
+    }
+
+    // What the detector names, TaskSources finds: the regression where the window named a problem whose files
+    // it then could not find (kernels/silu_M4096_N7168_*_0.py).
+    void detectedDatasetProblemsLoad_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("reference");
+        QTest::newRow("silu") << QStringLiteral("nkibench/kernels/silu_M4096_N7168_0.py")
+                              << QStringLiteral("silu_M4096_N7168_numpy_0.py");
+        QTest::newRow("matmul") << QStringLiteral("nkibench/kernels/matmul_M4096_N12288_K5120_0.py")
+                                << QStringLiteral("matmul_M4096_N12288_K5120_numpy_2.py");
+        QTest::newRow("summary") << QStringLiteral("summarized/kernels/oddly_named_0.py")
+                                 << QStringLiteral("ref_two.py");
+    }
+
+    void detectedDatasetProblemsLoad()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, reference);
+        const auto found = TaskDetector::detect(m_dir.filePath(file), QString(), tasks());
+        QVERIFY(found);
+        QString error;
+        const auto sources = TaskSources::load(found->ref, tasks(), error);
+        QVERIFY2(sources, qPrintable(error));
+        QCOMPARE(QFileInfo(sources->kernelPath).fileName(), QFileInfo(file).fileName());
+        QCOMPARE(QFileInfo(sources->referencePath).fileName(), reference);
+    }
+
+    // A task accelopt task new made records its kernel file; the file is then found wherever it lies.
+    void findsTheUserTaskMadeFromAFile()
+    {
+        const QString kernel = put(QStringLiteral("project/src/row_softmax.py"),
+                                   "@nki.jit\ndef row_softmax(x):\n    return x\n");
+        put(QStringLiteral("project/.accelopt/tasks/row_softmax/task.json"),
+            R"({"name": "row_softmax", "kernel_file": "../../../src/row_softmax.py"})");
+        put(QStringLiteral("project/.accelopt/tasks/row_softmax/baseline.py"),
+            "@nki.jit\ndef other(x): pass\n");
+        const auto found = TaskDetector::detect(kernel, QStringLiteral("edited since"), tasks());
+        QVERIFY(found);
+        QCOMPARE(found->name, QStringLiteral("row_softmax"));
+        QCOMPARE(QFileInfo(found->ref.value(QStringLiteral("dir")).toString()).canonicalFilePath(),
+                 QFileInfo(m_dir.filePath(QStringLiteral("project/.accelopt/tasks/row_softmax")))
+                     .canonicalFilePath());
+        QVERIFY2(found->how.contains(QStringLiteral("project")), qPrintable(found->how));
+        // An unrelated file of the same project is not taken for it.
+        QVERIFY(
+            !TaskDetector::detect(put(QStringLiteral("project/src/other.py")), QStringLiteral("x"), tasks()));
     }
 
     void leavesUnknownsToTheUser_data()
