@@ -45,6 +45,7 @@ NewTaskCheckPage::NewTaskCheckPage(NewTaskWizard *wizard)
     layout->addWidget(m_progress);
     layout->addWidget(m_status);
     layout->addWidget(m_checks, 1);
+    layout->addStretch(0);
 }
 
 NewTaskCheckPage::~NewTaskCheckPage() = default;
@@ -64,6 +65,7 @@ void NewTaskCheckPage::initializePage()
         tr("Check and Create runs the reference twice (it must give the same answer), checks the "
            "shapes and the memory, then runs the kernel at the small and the full size."));
     m_checks->clear();
+    m_checks->hide(); // an empty list says nothing: it shows with the first check's outcome
 }
 
 void NewTaskCheckPage::cleanupPage()
@@ -119,6 +121,7 @@ void NewTaskCheckPage::finish(const TaskCreation::Result &result)
         row->setForeground(1, QBrush(item.ok ? QColor(0x2e7d32) : QColor(0xc62828)));
         row->setToolTip(2, item.detail);
     }
+    m_checks->setVisible(m_checks->topLevelItemCount() > 0);
     // Not from inside the creation's own signal: it may go away with the wizard.
     m_creation.release()->deleteLater();
     if (!result.ok) {
