@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QRadioButton>
+#include <QRegularExpression>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -175,6 +176,9 @@ bool NewTaskInputsPage::check()
             cell->setBackground(ok ? QBrush() : QBrush(QColor(0xffcdd2)));
             cell->setForeground(ok ? QBrush() : QBrush(QColor(0xb71c1c)));
             cell->setToolTip(ok ? QString() : error);
+            // The core's words are the CLI's ("--input x: ..."): the row already names the input here.
+            static const QRegularExpression cliPrefix(QStringLiteral("^--input \\S+:\\s*"));
+            error.remove(cliPrefix);
             if (!ok)
                 problems << tr("%1, %2 “%3”: %4.")
                                 .arg(parameter, column == ShapeColumn ? tr("shape") : tr("small shape"), text,
