@@ -5,7 +5,8 @@ generations. Standard library only, so the serving process can apply it without 
   1. the request names it ("function"): that function, or an error if the source does not define it;
   2. the task names it (task.json "function") and the source defines it at top level: that one;
   3. the top-level functions with a jit decorator (@nki.jit, @jit, @nki.jit(...), @nki.baremetal: any decorator
-     whose final name is jit or baremetal): exactly one is the kernel, several are an error listing them;
+     whose final name is jit or baremetal): exactly one is the kernel; of several, the only one no other function
+     of the file calls (the others are traced helpers), else one named `kernel`; otherwise an error listing them;
   4. nothing decorated (the original dataset's kernels): `kernel`, else `optimized_kernel`, else the only top-level
      function; otherwise an error asking for @nki.jit.
 A user's kernel keeps its own name (row_softmax), and a file with helpers beside the kernel needs no renaming.
@@ -59,6 +60,13 @@ def choose(tree: ast.Module, requested: str | None = None, task_function: str | 
     if task_function and (task_function in funcs or task_function in assigned):
         return task_function
     jitted = [name for name, f in funcs.items() if any(_final_name(d) in JIT_NAMES for d in f.decorator_list)]
+    if len(jitted) > 1:
+        # A jit function another function of the file calls is a helper (a traced sub-kernel), not the kernel.
+        called = {c.func.id for name, f in funcs.items() for c in ast.walk(f)
+                  if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id != name}
+        entry = [name for name in jitted if name not in called]
+        legacy = [name for name in LEGACY_NAMES if name in jitted]
+        jitted = entry if len(entry) == 1 else (legacy[:1] or jitted)
     if len(jitted) == 1:
         return jitted[0]
     if len(jitted) > 1:

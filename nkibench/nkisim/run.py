@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import context, errors, importer, memory, replay, taint
+from . import context, errors, importer, kernelfn, memory, replay, taint
 from .dtypes import of_array
 from .taint import file_kind
 from .tensor import Tile, new_alloc
@@ -71,11 +71,12 @@ def load_kernel(source: str, filename: str = "<kernel>", name: str | None = None
         raise errors.KernelLoadError(f"syntax error: {e.msg}" + (f": {e.text.strip()}" if e.text else ""),
                                      e.lineno or 0, filename=filename) from None
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    from . import kernelfn, language
+    from . import language
+    # Chosen from the text, but told after the module ran: its own import error says more than a missing kernel.
     try:
-        name = kernelfn.choose_in_source(source, name, task_function)
+        name, no_kernel = kernelfn.choose_in_source(source, name, task_function), None
     except kernelfn.NoKernelFunction as e:
-        raise errors.KernelLoadError(str(e), 0, filename=filename) from None
+        no_kernel = str(e)
     # The kernel's own builtins resolve neuronxcc.nki* imports to nkisim wherever they run (importer.py).
     # The kernel module is a real module, in sys.modules while its top level runs: @dataclass (and typing's
     # NamedTuple) look their class's module up there, and the SDK imports a kernel file as an ordinary module.
@@ -95,6 +96,8 @@ def load_kernel(source: str, filename: str = "<kernel>", name: str | None = None
                                      _line_of(e, filename), filename=filename) from None
     finally:
         sys.modules.pop(mod.__name__, None)
+    if no_kernel:
+        raise errors.KernelLoadError(no_kernel, 0, filename=filename)
     fn = ns.get(name)
     if fn is None:
         raise errors.KernelLoadError(f"the source defines no function named '{name}'", 0, filename=filename)

@@ -58,6 +58,10 @@ def test_the_rule_from_the_ast():
     assert kernelfn.choose(tree, task_function="zz", requested="c") == "c"
     assert kernelfn.choose(ast.parse("def h(x): pass\ndef optimized_kernel(x): pass\n")) == "optimized_kernel"
     assert kernelfn.choose(ast.parse("@jit\ndef k2(x): pass\ndef kernel(x): pass\n")) == "k2"
+    # a jit function another function calls is a traced helper; of two uncalled ones, `kernel` is the legacy choice
+    helper = "@nki.jit(mode='trace')\ndef half(t): return t\n@nki.jit\ndef row_op(a):\n    return half(a)\n"
+    assert kernelfn.choose(ast.parse(helper)) == "row_op"
+    assert kernelfn.choose(ast.parse("@nki.jit\ndef other(x): pass\n@nki.jit\ndef kernel(x): pass\n")) == "kernel"
 
 
 def test_optimized_kernel_name_is_accepted():

@@ -53,6 +53,17 @@ QStringList positional(const QString &list)
     return names;
 }
 
+QStringList callsIn(const QString &body)
+{
+    static const QRegularExpression call(QStringLiteral("(?<![\\w.])([A-Za-z_]\\w*)\\s*\\("));
+    QStringList names;
+    auto it = call.globalMatch(body);
+    while (it.hasNext())
+        names << it.next().captured(1);
+    names.removeDuplicates();
+    return names;
+}
+
 bool isJitDecorator(const QString &decorator)
 {
     static const QRegularExpression jit(QStringLiteral("^@\\s*(?:[\\w.]+\\.)?(jit|baremetal)\\b"));
@@ -75,7 +86,7 @@ QList<KernelFunctions::Function> KernelFunctions::all(const QString &source)
     const QStringList lines = source.split(u'\n');
     static const QRegularExpression def(QStringLiteral("^(?:async\\s+)?def\\s+([A-Za-z_]\\w*)\\s*\\("));
     bool jitAbove = false;
-    qsizetype offset = 0;
+    qsizetype offset = 0, bodyStart = 0, bodyEnd = 0;
     for (qsizetype i = 0; i < lines.size(); offset += lines.at(i).size() + 1, ++i) {
         const QString &line = lines.at(i);
         if (line.startsWith(u'@')) {
@@ -83,7 +94,15 @@ QList<KernelFunctions::Function> KernelFunctions::all(const QString &source)
             continue;
         }
         const QRegularExpressionMatch m = def.match(line);
+        // The first top-level statement after a def ends that function's body.
+        if (!found.isEmpty() && bodyEnd == source.size() && !line.isEmpty() && !line.at(0).isSpace() &&
+            !line.startsWith(u'#'))
+            bodyEnd = offset;
         if (m.hasMatch()) {
+            if (!found.isEmpty())
+                found.last().calls = callsIn(source.mid(bodyStart, bodyEnd - bodyStart));
+            bodyStart = offset;
+            bodyEnd = source.size();
             Function f;
             f.name = m.captured(1);
             f.line = int(i) + 1;
@@ -94,6 +113,8 @@ QList<KernelFunctions::Function> KernelFunctions::all(const QString &source)
         if (!line.trimmed().isEmpty() && !line.startsWith(u'#'))
             jitAbove = false;
     }
+    if (!found.isEmpty())
+        found.last().calls = callsIn(source.mid(bodyStart, bodyEnd - bodyStart));
     return found;
 }
 
@@ -113,6 +134,22 @@ std::optional<KernelFunctions::Function> KernelFunctions::pick(const QString &so
     for (const Function &f : fs)
         if (f.jit)
             jit << f;
+    if (jit.size() > 1) {
+        // A jit function another function of the file calls is a traced helper, not the kernel.
+        QList<Function> entry;
+        for (const Function &f : jit) {
+            bool called = false;
+            for (const Function &g : fs)
+                called = called || (g.name != f.name && g.calls.contains(f.name));
+            if (!called)
+                entry << f;
+        }
+        if (entry.size() == 1)
+            return entry.first();
+        for (const Function &f : jit)
+            if (f.name == QStringLiteral("kernel"))
+                return f;
+    }
     if (jit.size() == 1)
         return jit.first();
     if (jit.size() > 1) {

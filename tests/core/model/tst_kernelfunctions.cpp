@@ -47,6 +47,25 @@ private Q_SLOTS:
         QVERIFY2(error.contains(QStringLiteral("no function named 'c'")), qPrintable(error));
     }
 
+    // A jit function the kernel calls is a traced helper; of two uncalled ones, `kernel` is the legacy
+    // choice.
+    void jitHelpersAreNotTheKernel()
+    {
+        const QString src =
+            QStringLiteral("@nki.jit(mode='trace')\ndef half(t, cfg):\n    return nl.multiply(t, 0.5)\n"
+                           "SCALE = 2\n"
+                           "@nki.jit\ndef row_op(a):\n    return half(nl.load(a), None)\n");
+        QString error;
+        const auto fn = KernelFunctions::pick(src, {}, error);
+        QVERIFY2(fn, qPrintable(error));
+        QCOMPARE(fn->name, QStringLiteral("row_op"));
+        const auto legacy = KernelFunctions::pick(
+            QStringLiteral("@nki.jit\ndef other(x):\n    pass\n@nki.jit\ndef kernel(x):\n    pass\n"), {},
+            error);
+        QVERIFY(legacy);
+        QCOMPARE(legacy->name, QStringLiteral("kernel"));
+    }
+
     void undecoratedLegacyKernels()
     {
         QString error;
