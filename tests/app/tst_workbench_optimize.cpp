@@ -200,9 +200,9 @@ private Q_SLOTS:
         QTreeView *tree = search->tree();
         QTableView *table = search->table();
 
-        // The tree and the table grow while it runs: seen at two moments, with screenshots. The model's replies
-        // go out only as the test lets them (each poll sends what is held), so the search waits on a held call
-        // at each look and is still running on any machine.
+        // The tree and the table grow while it runs: seen at two moments, with screenshots. The model's
+        // replies go out only as the test lets them (each poll sends what is held), so the search waits on a
+        // held call at each look and is still running on any machine.
         const auto stepUntilRows = [&](int rows) {
             return QTest::qWaitFor(
                 [&] {
@@ -406,6 +406,41 @@ private Q_SLOTS:
         int cursorLine = 0, column = 0;
         editor->getCursorPosition(&cursorLine, &column);
         QCOMPARE(cursorLine + 1, line);
+    }
+
+    // The paper's own kernels: a kernel of a dataset in the original NKIBench layout (file names with their
+    // parameters), opened and optimized from the window. The dialog names the task it found and Start starts
+    // a search (the regression: "dataset ... has no kernel for problem 'silu_M512_N1024'").
+    void aDatasetKernelOptimizesFromTheWindow()
+    {
+        QTemporaryDir dataset;
+        const QString tasks = QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/");
+        QVERIFY(QDir().mkpath(dataset.filePath(QStringLiteral("reference"))) &&
+                QDir().mkpath(dataset.filePath(QStringLiteral("kernels"))));
+        QVERIFY(QFile::copy(tasks + QStringLiteral("reference.py"),
+                            dataset.filePath(QStringLiteral("reference/silu_M512_N1024_numpy_0.py"))));
+        const QString kernel = dataset.filePath(QStringLiteral("kernels/silu_M512_N1024_0.py"));
+        QVERIFY(QFile::copy(tasks + QStringLiteral("baseline.py"), kernel));
+        auto prompts = std::make_shared<ScriptedPrompts>();
+        MainWindow window(prompts);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openFile(kernel));
+        m_server.setHolding(true);
+        QString note, refused;
+        whenDialogOpens([&note, &refused](QDialog *dialog) {
+            note = dialog->findChild<QLabel *>(QStringLiteral("taskNote"))->text();
+            refused = pressEnter(dialog);
+        });
+        QTest::keyClick(window.editors()->currentEditor(), Qt::Key_O,
+                        Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY2(refused.isEmpty(), qPrintable(refused));
+        QVERIFY2(note.contains(QStringLiteral("a kernel of task silu in the dataset")), qPrintable(note));
+        QVERIFY2(prompts->warnings.isEmpty(), qPrintable(prompts->warnings.join(u'\n')));
+        QTRY_VERIFY_WITH_TIMEOUT(window.context()->isSearching(), 10000);
+        click(window.searchDock()->stopButton());
+        QTRY_VERIFY_WITH_TIMEOUT(!window.context()->isSearching(), 30000);
+        m_server.setHolding(false);
     }
 
     void sessionOpensFromTheCommandLine()
