@@ -4,6 +4,7 @@
 #include "hosts/hostregistry.h"
 #include "llm/llmconfig.h"
 #include "model/taskcatalog.h"
+#include "model/tasklocations.h"
 #include "newtaskwizard.h"
 #include "taskquestion.h"
 
@@ -183,7 +184,7 @@ WelcomePage::WelcomePage(QWidget *parent) : QWidget(parent)
 void WelcomePage::arrangeActions(bool twoColumns)
 {
     m_twoColumns = twoColumns;
-    const QList<QWidget *> widgets{m_startTitle, m_open,   m_new,   m_own,        m_setUpTitle,
+    const QList<QWidget *> widgets{m_startTitle, m_open,         m_new,   m_own,        m_setUpTitle,
                                    m_models,     m_modelsStatus, m_hosts, m_hostsStatus};
     for (QWidget *widget : widgets)
         m_actions->removeWidget(widget);
@@ -243,11 +244,21 @@ void WelcomePage::showEvent(QShowEvent *event)
 void WelcomePage::refreshTasks()
 {
     m_tasks->clear();
-    // No kernel is open while the page shows: the user's tasks and NKIBench's, no project's.
-    const QList<TaskCatalog::Entry> entries = TaskCatalog::scanAll(m_tasksDir, QString());
+    // No kernel is open while the page shows: the projects are those of the recent files, then the user's
+    // tasks and NKIBench's.
+    QList<TaskCatalog::Entry> entries;
+    QStringList projects;
+    for (const QString &path : RecentFiles::load())
+        if (const QString dir = TaskLocations::projectTasksDir(path);
+            !dir.isEmpty() && !projects.contains(dir)) {
+            projects << dir;
+            entries += TaskCatalog::scan(dir, QStringLiteral("project"));
+        }
+    entries += TaskCatalog::scanAll(m_tasksDir, QString());
     for (const TaskCatalog::Entry &entry : entries) {
-        auto *item = new QTreeWidgetItem(m_tasks, {entry.name, entry.problem.isEmpty() ? entry.description : entry.problem,
-                                                   TaskQuestion::originName(entry.origin)});
+        auto *item = new QTreeWidgetItem(
+            m_tasks, {entry.name, entry.problem.isEmpty() ? entry.description : entry.problem,
+                      TaskQuestion::originName(entry.origin)});
         item->setToolTip(2, QDir::toNativeSeparators(entry.originDir));
         item->setData(0, pathRole, entry.kernelPath);
         if (entry.kernelPath.isEmpty()) {

@@ -119,6 +119,27 @@ private Q_SLOTS:
         QCOMPARE(hosts.size(), 1);
     }
 
+    // A project's tasks show while no tab is open: those above the recent files, before the shipped ones.
+    void listsTheTasksOfRecentProjects()
+    {
+        const QString kernel =
+            put(QStringLiteral("repo/src/row_softmax.py"), "@nki.jit\ndef row_softmax(x):\n    pass\n");
+        put(QStringLiteral("repo/.accelopt/tasks/row_softmax/task.json"), R"({"name": "row_softmax"})");
+        put(QStringLiteral("repo/.accelopt/tasks/row_softmax/baseline.py"),
+            "@nki.jit\ndef row_softmax(x):\n    pass\n");
+        put(QStringLiteral("shipped/silu/task.json"), R"({"name": "silu"})");
+        put(QStringLiteral("shipped/silu/baseline.py"), "def kernel(x):\n    return x\n");
+        WelcomePage page;
+        page.setTasksDir(m_dir.filePath(QStringLiteral("shipped")));
+        QVERIFY(!taskNamed(page.tasks(), QStringLiteral("row_softmax")));
+        RecentFiles::add(kernel);
+        page.refresh();
+        QTreeWidgetItem *mine = taskNamed(page.tasks(), QStringLiteral("row_softmax"));
+        QVERIFY(mine);
+        QCOMPARE(page.tasks()->indexOfTopLevelItem(mine), 0);
+        QVERIFY(taskNamed(page.tasks(), QStringLiteral("silu")));
+    }
+
     void saysWhatIsSetUp()
     {
         WelcomePage page;

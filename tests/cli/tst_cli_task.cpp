@@ -281,6 +281,21 @@ private Q_SLOTS:
         ExperienceStore memory(m_w.memory());
         QVERIFY(memory.open());
         QVERIFY2(!memory.list(QStringLiteral("my_silu")).isEmpty(), "lessons are filed under the user task");
+
+        // Resumed with more iterations, and compared with its baseline file, as an NKIBench task's session
+        // is.
+        const Run resumed = m_rig.cli(m_w, {QStringLiteral("resume"), session.left(8), QStringLiteral("-T"),
+                                            QStringLiteral("3"), QStringLiteral("--json")});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));
+        QCOMPARE(resumed.all(QStringLiteral("iteration")).size(), 1); // iteration 3 only
+        const Run compared = m_rig.cli(m_w, {QStringLiteral("compare"),
+                                             QDir(m_project).filePath(QStringLiteral("src/my_silu.py")),
+                                             best->id.left(12), QStringLiteral("--task"), folder,
+                                             QStringLiteral("--size"), QStringLiteral("small")});
+        QVERIFY2(compared.exitCode == 0, qPrintable(compared.err + compared.out));
+        const QString latency =
+            compared.out.section(QStringLiteral("Latency (mean)"), 1).section(u'\n', 0, 0);
+        QVERIFY2(latency.endsWith(QStringLiteral("better")), qPrintable(compared.out.right(1200)));
     }
 };
 
