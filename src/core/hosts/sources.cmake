@@ -7,6 +7,7 @@ target_sources(accelopt_core PRIVATE
   hosts/hostregistry.cpp hosts/hostregistry.h
   hosts/localhost.cpp hosts/localhost.h
   hosts/runnerclient.cpp hosts/runnerclient.h
+  hosts/runnersession.cpp hosts/runnersession.h
   hosts/runnerenvironment.cpp hosts/runnerenvironment.h
   hosts/slurmhost.cpp hosts/slurmhost.h)
 target_sources(accelopt_core PRIVATE

@@ -5,6 +5,7 @@
 #include "common/datapaths.h"
 #include "hosts/host.h"
 #include "hosts/runnerclient.h"
+#include "hosts/runnersession.h"
 #include "llm/agentclients.h"
 #include "llm/apikeystore.h"
 #include "llm/chatclient.h"
@@ -13,7 +14,6 @@
 #include "model/kernelnormalizer.h"
 #include "model/tasksources.h"
 
-#include <QIODevice>
 #include <QJsonArray>
 
 namespace {
@@ -28,9 +28,11 @@ QString migrationPlan(const QString &why)
                "1. Imports: `import nki`, `import nki.language as nl`, `import nki.isa as nisa`; no "
                "neuronxcc import remains. Decorate the kernel with @nki.jit.\n"
                "2. Every nisa instruction writes into an explicit destination: allocate it first with "
-               "nl.ndarray(shape, dtype=..., buffer=nl.sbuf or nl.psum) and pass it as dst=; the call returns "
+               "nl.ndarray(shape, dtype=..., buffer=nl.sbuf or nl.psum) and pass it as dst=; the call "
+               "returns "
                "nothing.\n"
-               "3. There is no nl.arange, nl.mgrid or mask=: index tiles with slices (a:b, nl.ds(start, size)); "
+               "3. There is no nl.arange, nl.mgrid or mask=: index tiles with slices (a:b, nl.ds(start, "
+               "size)); "
                "a partial last tile is a slice bounded with min(...).\n"
                "4. Block dimensions are gone: a tile's first dimension is its partition dimension.\n"
                "5. Outputs are nl.ndarray(..., buffer=nl.shared_hbm) and are returned.\n"
@@ -46,7 +48,8 @@ QString unportedLines(const QJsonArray &unported, QStringList &out)
         const QJsonObject u = v.toObject();
         out << QStringLiteral("line %1: %2: %3")
                    .arg(u.value(QStringLiteral("line")).toInt())
-                   .arg(u.value(QStringLiteral("construct")).toString(), u.value(QStringLiteral("why")).toString());
+                   .arg(u.value(QStringLiteral("construct")).toString(),
+                        u.value(QStringLiteral("why")).toString());
     }
     return out.join(u'\n');
 }
@@ -54,9 +57,9 @@ QString unportedLines(const QJsonArray &unported, QStringList &out)
 
 struct KernelPort::Parts
 {
-    Host *host = nullptr;
+    explicit Parts(Host *host) : session(host) {}
+    RunnerSession session;
     Request request;
-    std::unique_ptr<RunnerClient> runner;
     std::unique_ptr<AgentClients> clients;
     ChatClient *client = nullptr;
     PromptLibrary prompts;
@@ -67,18 +70,11 @@ struct KernelPort::Parts
     bool running = false;
 };
 
-KernelPort::KernelPort(Host *host, QObject *parent) : QObject(parent), m_parts(std::make_unique<Parts>())
+KernelPort::KernelPort(Host *host, QObject *parent) : QObject(parent), m_parts(std::make_unique<Parts>(host))
 {
-    m_parts->host = host;
 }
 
-KernelPort::~KernelPort()
-{
-    if (m_parts->runner)
-        m_parts->runner->sendShutdown();
-    if (m_parts->host)
-        m_parts->host->closeSlot(0);
-}
+KernelPort::~KernelPort() = default;
 
 void KernelPort::start(const Request &request)
 {
@@ -90,26 +86,19 @@ void KernelPort::start(const Request &request)
             m_parts->request.reference = sources->reference;
     }
     m_parts->running = true;
-    Host *host = m_parts->host;
-    connect(host, &Host::slotFailed, this, [this](int, const QString &error, bool) {
+    connect(&m_parts->session, &RunnerSession::failed, this, [this](const QString &error) {
         Result r;
-        r.error = QStringLiteral("the host could not start its runner: %1").arg(error);
+        r.error = error;
         done(r);
     });
-    connect(host, &Host::slotClosed, this, [this](int, const QString &reason) {
-        Result r;
-        r.error = QStringLiteral("the runner stopped: %1").arg(reason);
-        done(r);
-    });
-    connect(host, &Host::slotOpened, this, [this](int, QIODevice *stream) {
-        m_parts->runner = std::make_unique<RunnerClient>(stream);
-        connect(m_parts->runner.get(), &RunnerClient::portResultReceived, this, &KernelPort::onPortResult);
+    connect(&m_parts->session, &RunnerSession::opened, this, [this](RunnerClient *runner) {
+        connect(runner, &RunnerClient::portResultReceived, this, &KernelPort::onPortResult);
         Q_EMIT progress(m_parts->request.candidate.isEmpty()
                             ? QStringLiteral("porting by rules, then checking both kernels on nkisim")
                             : QStringLiteral("checking the given port against the original on nkisim"));
         sendPort(m_parts->request.candidate);
     });
-    host->openSlot(0);
+    m_parts->session.start();
 }
 
 void KernelPort::sendPort(const QString &candidate)
@@ -128,7 +117,7 @@ void KernelPort::sendPort(const QString &candidate)
     }
     if (!candidate.isEmpty())
         message.insert(QStringLiteral("candidate"), candidate);
-    m_parts->runner->sendPort(message);
+    m_parts->session.runner()->sendPort(message);
 }
 
 void KernelPort::onPortResult(const QJsonObject &o)
@@ -143,7 +132,8 @@ void KernelPort::onPortResult(const QJsonObject &o)
         r.rules << v.toString();
     const bool fromModel = m_parts->modelAttempts > 0;
     r.by = fromModel ? QStringLiteral("model")
-                     : (m_parts->request.candidate.isEmpty() ? QStringLiteral("rules") : QStringLiteral("candidate"));
+                     : (m_parts->request.candidate.isEmpty() ? QStringLiteral("rules")
+                                                             : QStringLiteral("candidate"));
     if (status == QStringLiteral("ok")) {
         r.ok = true;
         done(r);
@@ -184,16 +174,19 @@ void KernelPort::askModel(const QString &why)
 {
     if (!m_parts->client) {
         QString error;
-        const QString path = m_parts->request.llmConfig.isEmpty() ? LlmConfig::defaultPath() : m_parts->request.llmConfig;
+        const QString path =
+            m_parts->request.llmConfig.isEmpty() ? LlmConfig::defaultPath() : m_parts->request.llmConfig;
         const std::optional<LlmConfig> config = LlmConfig::load(path, &error);
         if (config) {
             m_parts->clients = std::make_unique<AgentClients>(*config);
-            m_parts->client = m_parts->clients->pick(AgentRole::Executor, KernelNormalizer::hash(m_parts->request.kernel));
+            m_parts->client =
+                m_parts->clients->pick(AgentRole::Executor, KernelNormalizer::hash(m_parts->request.kernel));
             if (!m_parts->client)
                 error = QStringLiteral("no model is assigned to the executor (%1)").arg(path);
         }
         if (m_parts->client && !m_parts->prompts.load(DataPaths::promptsDir()))
-            error = QStringLiteral("the agents' prompts are broken: %1").arg(m_parts->prompts.errors().join(u'\n'));
+            error = QStringLiteral("the agents' prompts are broken: %1")
+                        .arg(m_parts->prompts.errors().join(u'\n'));
         if (!error.isEmpty()) {
             Result r = m_parts->pending;
             r.error += QStringLiteral("\nThe executor model could not be asked to port it: %1").arg(error);
@@ -212,7 +205,8 @@ void KernelPort::askModel(const QString &why)
             }
             const ParseResult<KernelProposal> parsed = Executor::parse(reply.content);
             if (!parsed.ok()) {
-                r.error += QStringLiteral("\nThe executor's answer is unusable: %1").arg(parsed.error().message);
+                r.error +=
+                    QStringLiteral("\nThe executor's answer is unusable: %1").arg(parsed.error().message);
                 done(r);
                 return;
             }
