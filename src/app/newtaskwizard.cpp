@@ -46,6 +46,7 @@ TaskDraft NewTaskWizard::draft() const
     d.inputs = m_inputsPage->inputs();
     d.relTol = m_referencePage->tolerance();
     d.kernelSource = m_kernel.source;
+    d.kernelFile = m_kernel.path; // so F5 on the file finds this task later, however the kernel changes
     d.referenceSource = m_referencePage->referenceSource();
     return d;
 }

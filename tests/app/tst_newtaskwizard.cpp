@@ -26,6 +26,7 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QJsonDocument>
 #include <QTest>
 #include <QTimer>
 #include <QTreeWidget>
@@ -303,6 +304,13 @@ private Q_SLOTS:
             QVERIFY2(QFileInfo::exists(folder + u'/' + QLatin1String(file)), file);
         QCOMPARE(editor->property("taskRef").toJsonObject().value(QStringLiteral("dir")).toString(),
                  QFileInfo(folder).absoluteFilePath());
+        // It records the kernel file, so the file finds it again after the kernel is edited.
+        QFile json(folder + QStringLiteral("/task.json"));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        const QString recorded =
+            QJsonDocument::fromJson(json.readAll()).object().value(QStringLiteral("kernel_file")).toString();
+        QCOMPARE(QFileInfo(QDir(folder).filePath(recorded)).canonicalFilePath(),
+                 QFileInfo(editor->filePath()).canonicalFilePath());
 
         // The Tasks dock lists it, labelled as the project's.
         QTreeWidget *tasks = window.tasksDock()->tree();
