@@ -3,6 +3,7 @@
 #include "common/buildinfo.h"
 #include "common/logcategories.h"
 #include "export/exportformat.h"
+#include "search/selection.h"
 
 #include <QHash>
 #include <QJsonArray>
@@ -32,7 +33,6 @@ QString known(const std::optional<double> &v)
 {
     return v ? exact(*v) : QString();
 }
-
 
 QJsonValue textOrNull(const QString &s)
 {
@@ -121,26 +121,26 @@ QString roleCost(const SessionStore::CostTotals &cost, const QString &role)
 
 QJsonObject evaluationJson(const Evaluation &e)
 {
-    return QJsonObject{
-        {QStringLiteral("status"), e.statusName()},
-        {QStringLiteral("error"), textOrNull(e.error)},
-        {QStringLiteral("correct"), Evaluation::json(e.correct)},
-        {QStringLiteral("l2_rel_err"), Evaluation::json(e.l2RelErr)},
-        {QStringLiteral("max_abs_err"), Evaluation::json(e.maxAbsErr)},
-        {QStringLiteral("latency_ms"), QJsonObject{{QStringLiteral("mean"), Evaluation::json(e.latencyMeanMs)},
-                                                   {QStringLiteral("min"), Evaluation::json(e.latencyMinMs)},
-                                                   {QStringLiteral("max"), Evaluation::json(e.latencyMaxMs)},
-                                                   {QStringLiteral("p50"), Evaluation::json(e.latencyP50Ms)}}},
-        {QStringLiteral("rel_spread"), Evaluation::json(e.relSpread)},
-        {QStringLiteral("roofline"),
-         QJsonObject{{QStringLiteral("peak_ms"), Evaluation::json(e.peakMs)},
-                     {QStringLiteral("bound"), textOrNull(e.bound)},
-                     {QStringLiteral("percent_of_peak"), Evaluation::json(e.percentOfPeak)}}},
-        {QStringLiteral("metrics"), e.metrics},
-        {QStringLiteral("host"), e.host},
-        {QStringLiteral("attempts"), e.attempts},
-        {QStringLiteral("wall_s"), Evaluation::json(e.wallSeconds)},
-        {QStringLiteral("reused_from"), textOrNull(e.reusedFrom)}};
+    return QJsonObject{{QStringLiteral("status"), e.statusName()},
+                       {QStringLiteral("error"), textOrNull(e.error)},
+                       {QStringLiteral("correct"), Evaluation::json(e.correct)},
+                       {QStringLiteral("l2_rel_err"), Evaluation::json(e.l2RelErr)},
+                       {QStringLiteral("max_abs_err"), Evaluation::json(e.maxAbsErr)},
+                       {QStringLiteral("latency_ms"),
+                        QJsonObject{{QStringLiteral("mean"), Evaluation::json(e.latencyMeanMs)},
+                                    {QStringLiteral("min"), Evaluation::json(e.latencyMinMs)},
+                                    {QStringLiteral("max"), Evaluation::json(e.latencyMaxMs)},
+                                    {QStringLiteral("p50"), Evaluation::json(e.latencyP50Ms)}}},
+                       {QStringLiteral("rel_spread"), Evaluation::json(e.relSpread)},
+                       {QStringLiteral("roofline"),
+                        QJsonObject{{QStringLiteral("peak_ms"), Evaluation::json(e.peakMs)},
+                                    {QStringLiteral("bound"), textOrNull(e.bound)},
+                                    {QStringLiteral("percent_of_peak"), Evaluation::json(e.percentOfPeak)}}},
+                       {QStringLiteral("metrics"), e.metrics},
+                       {QStringLiteral("host"), e.host},
+                       {QStringLiteral("attempts"), e.attempts},
+                       {QStringLiteral("wall_s"), Evaluation::json(e.wallSeconds)},
+                       {QStringLiteral("reused_from"), textOrNull(e.reusedFrom)}};
 }
 } // namespace
 
@@ -212,10 +212,25 @@ bool ReportWriter::load(const QString &sessionId, const QDateTime &generatedAt)
         m_bestId = best->id;
         m_bestLineage = m_store.lineage(best->id);
     }
+    m_demoted.clear();
+    const QHash<QString, Evaluation> remeasured = m_store.remeasurements(m_session.id);
+    for (auto it = remeasured.cbegin(); it != remeasured.cend(); ++it)
+        if (Selection::failsRemeasure(it.value()))
+            m_demoted.insert(it.key(), it.value());
     m_cost = m_store.costTotals(m_session.id);
     m_iterations = m_store.iterationSummaries(m_session.id);
     m_countsByStatus = m_store.candidateCountsByStatus(m_session.id);
     return true;
+}
+
+QJsonArray ReportWriter::demotedJson() const
+{
+    QJsonArray out;
+    for (auto it = m_demoted.cbegin(); it != m_demoted.cend(); ++it)
+        out.append(QJsonObject{{QStringLiteral("candidate"), it.key()},
+                               {QStringLiteral("status"), it.value().statusName()},
+                               {QStringLiteral("error"), it.value().error}});
+    return out;
 }
 
 const ReportWriter::Row *ReportWriter::row(const QString &candidateId) const
@@ -367,6 +382,7 @@ QByteArray ReportWriter::json() const
                     {QStringLiteral("speedup_vs_baseline"), Evaluation::json(best->speedup)},
                     {QStringLiteral("lineage"), lineage}})
               : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("demoted"), demotedJson()},
         {QStringLiteral("cost"),
          QJsonObject{{QStringLiteral("calls"), m_cost.calls},
                      {QStringLiteral("failed_calls"), m_cost.failedCalls},
@@ -433,10 +449,26 @@ QByteArray ReportWriter::markdown() const
             QStringLiteral("- Best: candidate `%1` (iteration %2): %3, %4 of peak, %5 over the baseline\n\n")
                 .arg(best->candidate.id)
                 .arg(best->candidate.iteration)
-                .arg(ms(best->evaluation->latencyMeanMs), pct(percentOf(best)),
-                     factor(best->speedup));
+                .arg(ms(best->evaluation->latencyMeanMs), pct(percentOf(best)), factor(best->speedup));
     else
         md += QStringLiteral("- Best: none yet: no candidate has passed correctness\n\n");
+    // A faster kernel the search rejected is said here, not only in a tooltip: why the best is what it is.
+    for (auto it = m_demoted.cbegin(); it != m_demoted.cend(); ++it) {
+        const Row *demoted = row(it.key());
+        md += QStringLiteral(
+                  "- Demoted: candidate `%1`%2 failed its re-measurement on fresh seeds at the small size "
+                  "(%3%4), so it is not the best and the memory keeps no lesson from it\n")
+                  .arg(it.key(),
+                       demoted && demoted->speedup
+                           ? QStringLiteral(" (measured %1 over the baseline)").arg(factor(demoted->speedup))
+                           : QString(),
+                       it.value().ok() ? QStringLiteral("incorrect") : it.value().statusName(),
+                       it.value().error.isEmpty()
+                           ? QString()
+                           : QStringLiteral(": ") + ExportFormat::firstLine(it.value().error));
+    }
+    if (!m_demoted.isEmpty())
+        md += u'\n';
 
     md += QStringLiteral("## Search settings\n\n");
     if (s.config.isEmpty()) {

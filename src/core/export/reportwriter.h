@@ -7,7 +7,9 @@
 
 #include <QByteArray>
 #include <QDateTime>
+#include <QJsonArray>
 #include <QList>
+#include <QMap>
 #include <QStringList>
 
 #include <optional>
@@ -55,6 +57,7 @@ private:
     };
 
     const Row *row(const QString &candidateId) const;
+    QJsonArray demotedJson() const;
 
     const SessionStore &m_store;
     QString m_error;
@@ -64,6 +67,7 @@ private:
     std::optional<double> m_baselineLatencyMs;
     QString m_bestId;
     QList<Candidate> m_bestLineage;
+    QMap<QString, Evaluation> m_demoted; // candidates that failed their re-measurement: never the best
     SessionStore::CostTotals m_cost;
     QList<SessionStore::IterationSummary> m_iterations;
     QMap<QString, int> m_countsByStatus;

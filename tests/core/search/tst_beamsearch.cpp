@@ -7,6 +7,7 @@
 #include "memory/experiencestore.h"
 #include "scriptedagents.h"
 #include "scriptedllmserver.h"
+#include "export/reportwriter.h"
 #include "search/beamsearch.h"
 #include "store/sessionstore.h"
 
@@ -15,6 +16,7 @@
 #include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QJsonDocument>
 #include <QTest>
 
 // BeamSearch end to end on the local host with the real runner (nkisim, --size small) and ScriptedLlmServer,
@@ -290,6 +292,15 @@ private Q_SLOTS:
         // nothing a rejected kernel taught.
         QCOMPARE(count<SearchEvents::ExperienceStored>(events), 1);
         QVERIFY2(rig.memory.list(QStringLiteral("silu")).isEmpty(), "the demoted kernel's lesson stayed");
+        // The report says why the best is the baseline, in the text and in the JSON.
+        ReportWriter report(rig.store);
+        QVERIFY(report.load(session));
+        const QString md = QString::fromUtf8(report.markdown());
+        QVERIFY2(md.contains(QStringLiteral("- Demoted: candidate `%1`").arg(cheater)), qPrintable(md));
+        const QJsonArray demoted =
+            QJsonDocument::fromJson(report.json()).object().value(QStringLiteral("demoted")).toArray();
+        QCOMPARE(demoted.size(), 1);
+        QCOMPARE(demoted.first().toObject().value(QStringLiteral("candidate")).toString(), cheater);
     }
 
     // Usage evidence from a scripted search: every plan records which experiences it was shown, and once its
