@@ -3,6 +3,7 @@ through the runner as the original's baselines must: kernels that import neuronx
 1-D partition-vector load, and % of peak and bound by the same roofline as our own tasks, with the original's peak
 constants on request (roofline_compat)."""
 import json
+import os
 import shutil
 
 import pytest
@@ -102,3 +103,55 @@ def test_a_listed_problem_whose_reference_is_gone_says_so(tmp_path):
     r = json.loads(run_cli(["eval", "--job", str(job)]).stdout)
     assert r["status"] == "infra_error"
     assert "has no reference program" in r["error"] and "not found" not in r["error"], r["error"]
+
+
+def _copy_with_summary(tmp_path, make_summary):
+    root = tmp_path / "NKIBench"
+    shutil.copytree(DATASET, root)
+    (root / "summary.json").unlink()
+    make_summary(root / "summary.json")
+    return root
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero link"])
+def test_a_summary_that_is_not_a_regular_file_is_skipped_and_said(serve, tmp_path, kind):
+    """It was skipped without a word: the problems were named from the files and their rooflines lost. A FIFO
+    with no writer must not hang the reader, and a link to /dev/zero must not be read without end."""
+    root = _copy_with_summary(tmp_path, os.mkfifo if kind == "fifo" else lambda p: p.symlink_to("/dev/zero"))
+    r = serve.eval("s", {"dataset": str(root), "name": "silu"}, baseline("silu"), seeds=[1])
+    assert r["status"] == "ok" and r["correct"] is True, r["error"]
+    said = [w for w in r["warnings"] if "summary.json was skipped" in w]
+    assert said, r["warnings"]
+    assert ("a FIFO" if kind == "fifo" else "a character device (a link to /dev/zero)") in said[0]
+    assert "named from reference/ and kernels/" in said[0]
+
+
+def test_a_summary_nested_too_deep_says_so(serve, tmp_path):
+    """It printed "RecursionError: maximum recursion depth exceeded"."""
+    root = _copy_with_summary(tmp_path, lambda p: p.write_text("[" * 200000 + "]" * 200000))
+    r = serve.eval("n", {"dataset": str(root), "name": "silu"}, baseline("silu"), timing_only=True)
+    assert r["status"] == "infra_error"
+    assert "nests too deep" in r["error"] and str(root / "summary.json") in r["error"], r["error"]
+    assert "RecursionError" not in r["error"]
+
+
+def test_a_case_whose_parameters_contradict_its_reference_blames_the_dataset(serve, tmp_path):
+    """summary.json's values say M=4096, N=7168; the reference builds 256x1024. The roofline of the declared size
+    made the correct baseline "suspect" (faster than memory) and rejected it: the dataset is at fault."""
+    root = tmp_path / "NKIBench"
+    shutil.copytree(DATASET, root)
+    summary = json.loads((root / "summary.json").read_text())
+    summary["silu"]["cases"]["0"]["values"] = {"M": 4096, "N": 7168}
+    (root / "summary.json").write_text(json.dumps(summary))
+    task = {"dataset": str(root), "name": "silu"}
+    for r in (serve.eval("c", task, baseline("silu"), seeds=[2]),
+              serve.eval("t", task, baseline("silu"), timing_only=True)):
+        assert r["status"] == "ok", r["error"]
+        said = [w for w in r["warnings"] if w.startswith("dataset:")]
+        assert said and "declares M=4096, N=7168" in said[0], r["warnings"]
+        assert "sets M = 256, N = 1024" in said[0] and "contradict the reference's shapes" in said[0]
+        assert "summary.json" in said[0]
+        assert r["roofline"]["percent_of_peak"] is None and r["roofline"]["bound"] is None
+    # the checked eval keeps the bytes the judge measured, so the physics tripwire still holds
+    c = serve.eval("c2", task, baseline("silu"), seeds=[2])
+    assert c["correct"] is True and c["roofline"]["min_bytes"] == 2 * 256 * 1024 * 4

@@ -24,6 +24,9 @@ import glob
 import json
 import os
 import re
+import stat
+
+SUMMARY_MAX_BYTES = 16 * 1024 * 1024  # as the workbench reads it (DatasetLayout)
 
 ORIGINAL_ROOFLINE = {
     "mamba": ("10*M*C*S", "0", "4*(2*C*M + C*S + 2*S*M + C*M)"),
@@ -124,15 +127,56 @@ def _impls(case):
     return out
 
 
-def list_problems(root: str) -> list:
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_summary(root: str) -> tuple:
+    """(the parsed summary.json or None, why it was skipped or None). Only a regular file is read (a FIFO would
+    block the reader, a link to /dev/zero never ends): anything else is skipped, and the dataset is read by its
+    file names, which renames problems and loses their cases, so the caller says so. Text that is not JSON, or JSON
+    nested too deep to be a summary, raises DatasetError."""
     summ = os.path.join(root, "summary.json")
-    names = []
-    if os.path.isfile(summ):
+    if not os.path.lexists(summ):
+        return None, None
+    try:  # non-blocking, and fstat on what was opened: a FIFO swapped in after a stat() cannot hang the reader
+        fd = os.open(summ, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        return None, _skipped(summ, f"it cannot be opened ({e.strerror or e})")
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            link = f" (a link to {os.path.realpath(summ)})" if os.path.islink(summ) else ""
+            return None, _skipped(summ, f"it is {_kind(st.st_mode)}{link}, not a regular file")
+        if st.st_size > SUMMARY_MAX_BYTES:
+            return None, _skipped(summ, f"it is {st.st_size} bytes, more than a summary's "
+                                        f"{SUMMARY_MAX_BYTES // (1024 * 1024)} MiB")
         try:
-            with open(summ, encoding="utf-8") as f:
-                names = [n for n, _ in _entries(json.load(f))]
-        except (OSError, ValueError):
-            names = []
+            return json.loads(f.read().decode("utf-8")), None
+        except RecursionError:
+            raise DatasetError(f"cannot read {summ}: it nests too deep (JSON arrays or objects inside each other "
+                               f"beyond Python's recursion limit); a summary is a table of problems, cases and "
+                               f"files a few levels deep: fix or remove it") from None
+        except (OSError, ValueError) as e:
+            raise DatasetError(f"cannot read {summ}: {e}") from None
+
+
+def _skipped(summ: str, why: str) -> str:
+    return (f"dataset: {summ} was skipped: {why}; the problems are named from reference/ and kernels/ and their "
+            f"parameters from the file names")
+
+
+def list_problems(root: str) -> list:
+    names = []
+    try:
+        summary, _ = read_summary(root)
+        names = [n for n, _ in _entries(summary)] if summary is not None else []
+    except DatasetError:
+        names = []
     if not names:
         for p in sorted(glob.glob(os.path.join(root, "reference", "*.py"))):
             names.append(re.split(r"_numpy|_[A-Z]", os.path.basename(p)[:-3])[0])
@@ -172,14 +216,9 @@ def resolve(root: str, problem: str, case=None, impl: int = 0, tasks_dir=None) -
     key = problem  # the problem's name in summary.json
     params: dict = {}
     case_id = None
-    summ = os.path.join(root, "summary.json")
     problems = []
-    if os.path.isfile(summ):
-        try:
-            with open(summ, encoding="utf-8") as f:
-                summary = json.load(f)
-        except (OSError, ValueError) as e:
-            raise DatasetError(f"cannot read {summ}: {e}") from None
+    summary, skipped = read_summary(root)
+    if summary is not None:
         entries = _entries(summary)
         problems = [n for n, _ in entries]
         entry = next((e for n, e in entries if n == problem), None)
@@ -240,5 +279,5 @@ def resolve(root: str, problem: str, case=None, impl: int = 0, tasks_dir=None) -
         "kind": "dataset", "name": problem, "dir": root, "case": case_id,
         "reference_path": ref, "baseline_path": kern,
         "params": params, "dtype": "float32", "rel_tol": 3e-5 if key == "mamba" else 2e-5,
-        "roofline": rf, "roofline_source": rf_source,
+        "roofline": rf, "roofline_source": rf_source, "warnings": [skipped] if skipped else [],
     }

@@ -170,6 +170,9 @@ def roofline_or_warning(spec: dict, job: dict, latency_ms, measures: dict | None
     r["roofline_source"] = origin
     if spec.get("roofline_source"):
         r["formulas"] = spec["roofline_source"]
+    contradiction = _dataset_contradiction(spec, measures, r)
+    if contradiction:
+        return r, contradiction
     if not flops_known:  # bytes alone are no roofline: % of peak and bound are not reported, never guessed
         r.update(peak_ms=None, bound=None, percent_of_peak=None, flops=None, vector_flops=None, matmul_flops=None)
         return r, (f"roofline: task {name!r} gives no FLOP count at this size, so % of peak and bound are not "
@@ -182,6 +185,39 @@ def roofline_or_warning(spec: dict, job: dict, latency_ms, measures: dict | None
                        f"its parameters), so % of peak cannot be computed; check its roofline formulas")
         return r, "roofline: the kernel's latency is 0 or unknown, so % of peak cannot be computed"
     return r, ""
+
+
+def _dataset_contradiction(spec: dict, measures: dict | None, r: dict) -> str:
+    """A dataset case whose parameters do not describe what its reference builds (summary.json says M=4096 while
+    the reference hard-codes 256 rows): its formulas then count another problem's traffic, and every correct kernel
+    would look impossibly fast. The dataset is to blame, not the kernel: the roofline keeps only the bytes the
+    judge measured (which still arm the physics tripwire; a timing-only eval measures none), and the warning says
+    so. Seen either way: the reference sets a parameter to another value (judge._param_mismatch), or the arrays it
+    builds are not the traffic the formulas count (formulas may leave out small terms, so only a factor of 2)."""
+    if spec.get("kind") != "dataset":
+        return ""
+    m = measures or {}
+    measured = m.get("min_bytes") if isinstance(m.get("min_bytes"), int) and m["min_bytes"] > 0 else None
+    declared = r.get("min_bytes")
+    mismatch = m.get("param_mismatch") or {}
+    if not mismatch and (measured is None or not declared or 0.5 <= declared / measured <= 2.0):
+        return ""
+    params = ", ".join(f"{k}={v}" for k, v in sorted((spec.get("params") or {}).items()))
+    ref = os.path.basename(spec.get("reference_path") or "") or "its reference"
+    if mismatch:
+        sets = ", ".join(f"{k} = {own}" for k, (_, own) in sorted(mismatch.items()))
+        but = f"but {ref} sets {sets}"
+    else:
+        but = f"whose roofline moves {declared:.4g} bytes, but {ref} builds inputs and outputs of {measured} bytes"
+    r.update(min_bytes=float(measured) if measured else None, peak_ms=None, bound=None, percent_of_peak=None,
+             flops=None, vector_flops=None, matmul_flops=None)
+    r.pop("formulas", None)
+    r["roofline_source"] = {"flops": None, "min_bytes": "input and output sizes" if measured else None}
+    case = f"case {spec['case']} of " if spec.get("case") is not None else ""
+    return (f"dataset: {case}problem {spec.get('name')!r} in {spec.get('dir')} declares {params or 'no parameters'}, "
+            f"{but}: the case's parameters contradict the reference's shapes, so % of peak and bound are not "
+            f"reported" + (" and the physics check uses the measured bytes" if measured else "") +
+            "; fix the case's values in summary.json (or the reference)")
 
 
 def reference_failure(e: BaseException, spec: dict, workdir: str, doing: str) -> InfraError:

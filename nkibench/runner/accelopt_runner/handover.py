@@ -102,6 +102,9 @@ def physics(job: dict, res: dict) -> dict:
     """The roofline and the physics tripwires once more, here in the runner: the eval child ran the kernel, so what
     it says of its own % of peak could be anything. From the task and the reported latency: faster than the task's
     least memory traffic at peak bandwidth, or above 100 % of peak, is "rejected" with the numbers."""
+    for note in (job.get("task_spec") or {}).get("warnings") or []:  # the task's own (a skipped summary.json)
+        if isinstance(res, dict) and note not in res.setdefault("warnings", []):
+            res["warnings"].append(note)
     if not isinstance(res, dict) or res.get("status") != "ok":
         if isinstance(res, dict):
             res.pop("task_measures", None)

@@ -70,6 +70,7 @@ def prepare(job: dict, workdir: str, kernel_dir: str) -> dict:
     task = _load_task(job, workdir)
     seeds = list(job["seeds"])
     cases = {"count": 0}
+    measures = {"param_mismatch": _param_mismatch(spec, task)} if spec.get("kind") == "dataset" else {}
     if job.get("timing_only"):
         PHASE["now"] = "building inputs"
         CLOCK.start("inputs")
@@ -125,11 +126,24 @@ def prepare(job: dict, workdir: str, kernel_dir: str) -> dict:
         cases["count"] = len(seeds)
         # what a roofline without formulas is made of (roofline_sources.py): this eval's least traffic, each kernel
         # input read and each output written once, and the FLOPs torch counted; the judge's figures, not the kernel's
-        res["task_measures"] = {"min_bytes": io_bytes, "flops": task.counted_flops, "reference_kind": task.kind}
+        measures.update(min_bytes=io_bytes, flops=task.counted_flops, reference_kind=task.kind)
+    if measures:
+        res["task_measures"] = measures
     with open(os.path.join(kernel_dir, CASES), "w", encoding="utf-8") as f:
         json.dump(cases, f)
     res.update(status="prepared", error=None)
     return res
+
+
+def _param_mismatch(spec: dict, task: LoadedTask) -> dict:
+    """A dataset case's parameters that its reference sets otherwise ({"M": [4096, 256]}): the original references
+    hard-code their shapes as module constants, so a case whose values differ describes another problem size."""
+    out = {}
+    for k, v in (spec.get("params") or {}).items():
+        own = getattr(task.mod, k, None) if isinstance(k, str) and k.isidentifier() else None
+        if isinstance(own, int) and not isinstance(own, bool) and isinstance(v, int) and own != v:
+            out[k] = [v, own]
+    return out
 
 
 def _describe(xs) -> list:
