@@ -2,6 +2,7 @@
 
 #include "common/datapaths.h"
 #include "evalbatch.h"
+#include "model/datasetlayout.h"
 #include "model/kernelfile.h"
 #include "model/taskcatalog.h"
 #include "resulttable.h"
@@ -12,20 +13,26 @@
 #include <QTextStream>
 
 namespace {
-// The kernels of a dataset in the original NKIBench layout: kernels/<problem>_<n>.py, the lowest n first.
-QMap<QString, QString> datasetKernels(const QString &dataset)
+// The problems of a dataset in the original NKIBench layout and their starting kernels, named as `bench --task
+// NAME --dataset D` and the runner name them (DatasetLayout): silu, not the file name silu_M4096_N7168_0.
+QMap<QString, QString> datasetKernels(const QString &dataset, QTextStream &err)
 {
     QMap<QString, QString> byTask;
-    const QFileInfoList files = QDir(QDir(dataset).filePath(QStringLiteral("kernels")))
-                                    .entryInfoList({QStringLiteral("*.py")}, QDir::Files, QDir::Name);
-    for (const QFileInfo &file : files) {
-        const QString base = file.completeBaseName();
-        const qsizetype underscore = base.lastIndexOf(u'_');
-        const QString task = underscore > 0 ? base.left(underscore) : base;
-        if (!byTask.contains(task))
-            byTask.insert(task, file.absoluteFilePath());
-    }
+    QString skipped;
+    for (const QString &problem : DatasetLayout::problems(dataset, &skipped))
+        if (const QString kernel = DatasetLayout::find(dataset, problem).kernel; !kernel.isEmpty())
+            byTask.insert(problem, kernel);
+    if (!skipped.isEmpty())
+        err << "accelopt suite: warning: " << skipped << "\n";
     return byTask;
+}
+
+// A name the runner also takes for a dataset: a case named as its files are (silu_M4096_N7168), whose
+// reference and kernel DatasetLayout finds by that prefix.
+QString caseKernel(const QString &dataset, const QString &name)
+{
+    const DatasetLayout::Files files = DatasetLayout::find(dataset, name);
+    return files.reference.isEmpty() ? QString() : files.kernel;
 }
 } // namespace
 
@@ -77,7 +84,7 @@ int SuiteCommand::run(const QStringList &arguments)
                    "--api current, or port them (accelopt port)\n";
             return 2;
         }
-        available = datasetKernels(dataset);
+        available = datasetKernels(dataset, err);
     } else {
         for (const TaskCatalog::Entry &entry : TaskCatalog::scan(DataPaths::tasksDir())) {
             const QString kernel = current ? entry.currentKernelPath : entry.kernelPath;
@@ -104,6 +111,8 @@ int SuiteCommand::run(const QStringList &arguments)
                     << QDir(DataPaths::tasksDir()).filePath(name + QStringLiteral("/baseline_current.py"))
                     << " is missing)\n";
                 return 2;
+            } else if (!available.contains(name) && !dataset.isEmpty() && !caseKernel(dataset, name).isEmpty()) {
+                available.insert(name, caseKernel(dataset, name));
             } else if (!available.contains(name)) {
                 err << "accelopt suite: no task '" << name
                     << "'; available: " << available.keys().join(QStringLiteral(", ")) << "\n";

@@ -1,5 +1,7 @@
 #include "model/datasetlayout.h"
 
+#include "common/regularfile.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -12,14 +14,46 @@ namespace {
 
 constexpr qint64 maxSummaryBytes = 16 * 1024 * 1024;
 
+// summary.json's text, or why it was not read (a FIFO would block the reader and /dev/zero never ends). The
+// runner skips such a file the same way and says so in the eval's warnings (dataset.py, read_summary).
+QByteArray summaryText(const QString &root, QString *why)
+{
+    const QString path = QDir(root).filePath(QStringLiteral("summary.json"));
+    const QFileInfo info(path);
+    if (!info.exists() && !info.isSymLink())
+        return {};
+    QString problem;
+    if (RegularFile::isSpecial(path) || !info.isFile())
+        problem = info.exists() ? RegularFile::refusal(path) : QStringLiteral("%1 is a broken link").arg(path);
+    else if (info.size() > maxSummaryBytes)
+        problem = QStringLiteral("%1 is %2 bytes, more than a summary's 16 MiB").arg(path).arg(info.size());
+    QFile f(path);
+    if (problem.isEmpty() && !f.open(QIODevice::ReadOnly))
+        problem = QStringLiteral("%1 cannot be read: %2").arg(path, f.errorString());
+    if (!problem.isEmpty()) {
+        if (why)
+            *why = problem;
+        return {};
+    }
+    return f.readAll();
+}
+
 // problem -> entry, from the dict form summary.json has (the runner also takes a list of entries).
-QList<std::pair<QString, QJsonObject>> entries(const QString &root)
+QList<std::pair<QString, QJsonObject>> entries(const QString &root, QString *why = nullptr)
 {
     QList<std::pair<QString, QJsonObject>> out;
-    QFile f(QDir(root).filePath(QStringLiteral("summary.json")));
-    if (f.size() > maxSummaryBytes || !f.open(QIODevice::ReadOnly))
+    const QByteArray text = summaryText(root, why);
+    if (text.isEmpty())
         return out;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll());
+    QJsonParseError parse{};
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &parse);
+    if (parse.error != QJsonParseError::NoError) {
+        if (why)
+            *why = QStringLiteral("%1 is not valid JSON (%2 at byte %3)")
+                       .arg(QDir(root).filePath(QStringLiteral("summary.json")), parse.errorString())
+                       .arg(parse.offset);
+        return out;
+    }
     if (doc.isObject()) {
         const QJsonObject top = doc.object();
         for (auto it = top.begin(); it != top.end(); ++it)
@@ -63,6 +97,15 @@ QString firstMatch(const QString &dir, const QString &pattern)
 {
     const QStringList found = QDir(dir).entryList({pattern}, QDir::Files, QDir::Name);
     return found.isEmpty() ? QString() : QDir(dir).filePath(found.first());
+}
+
+// A file stem up to its first parameter, as the runner names problems ("silu_M4096_N7168_0" -> "silu"); empty
+// when the stem has none.
+QString upToFirstParameter(const QString &stem)
+{
+    static const QRegularExpression firstParameter(QStringLiteral("_numpy|_[A-Z]"));
+    const qsizetype cut = stem.indexOf(firstParameter);
+    return cut > 0 ? stem.left(cut) : QString();
 }
 
 } // namespace
@@ -114,7 +157,6 @@ QString DatasetLayout::problemOfKernel(const QString &root, const QString &kerne
                     if (QFileInfo(im.toObject().value(QStringLiteral("kernel")).toString()).fileName() == base)
                         return name;
     }
-    static const QRegularExpression firstParameter(QStringLiteral("_numpy|_[A-Z]"));
     const QString stem = QFileInfo(kernelFile).completeBaseName();
     const auto hasReference = [&root](const QString &name) {
         const QDir refs(QDir(root).filePath(QStringLiteral("reference")));
@@ -122,12 +164,34 @@ QString DatasetLayout::problemOfKernel(const QString &root, const QString &kerne
                     .isEmpty();
     };
     // The name up to its first parameter, as the runner lists problems ("silu_M4096_N7168_0" -> "silu") ...
-    if (const qsizetype cut = stem.indexOf(firstParameter); cut > 0 && hasReference(stem.left(cut)))
-        return stem.left(cut);
+    if (const QString name = upToFirstParameter(stem); !name.isEmpty() && hasReference(name))
+        return name;
     // ... else the longest prefix with a reference, for other namings ("matmul_add_rmsnorm_nki_0").
     const QStringList parts = stem.split(u'_');
     for (qsizetype n = parts.size() - 1; n >= 1; --n)
         if (const QString name = parts.mid(0, n).join(u'_'); hasReference(name))
             return name;
     return {};
+}
+
+QStringList DatasetLayout::problems(const QString &root, QString *skipped)
+{
+    QString why;
+    QStringList names;
+    for (const auto &[name, entry] : entries(root, &why))
+        names.append(name);
+    if (!why.isEmpty() && skipped)
+        *skipped = QStringLiteral("%1; problems are named from reference/ and kernels/ instead").arg(why);
+    if (names.isEmpty()) {
+        // As the runner lists them: a reference's name up to its first parameter ("silu_M4096_numpy_0" -> "silu").
+        const QDir refs(QDir(root).filePath(QStringLiteral("reference")));
+        for (const QString &file : refs.entryList({QStringLiteral("*.py")}, QDir::Files, QDir::Name)) {
+            const QString stem = QFileInfo(file).completeBaseName();
+            const QString name = upToFirstParameter(stem);
+            names.append(name.isEmpty() ? stem : name);
+        }
+    }
+    names.removeDuplicates();
+    names.sort();
+    return names;
 }
