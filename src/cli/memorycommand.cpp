@@ -5,6 +5,7 @@
 #include "memory/experiencestore.h"
 
 #include "subcommandparser.h"
+#include "terminaltext.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -67,10 +68,10 @@ void printLine(QTextStream &out, const ExperienceRecord &r)
                .arg(r.pinned ? QStringLiteral("*") : QStringLiteral(" "))
                .arg(r.isNegative() ? QStringLiteral("-") : QStringLiteral("+"))
                .arg(r.experience.speedup, 6, 'f', 3)
-               .arg(r.task, -20)
+               .arg(TerminalText::line(r.task), -20)
                .arg(QStringLiteral("shown %1").arg(r.shown), -9)
                .arg(QStringLiteral("hit %1").arg(hitRate(r)), -14)
-               .arg(r.experience.title.simplified());
+               .arg(TerminalText::line(r.experience.title.simplified()));
 }
 
 bool parseId(const QCommandLineParser &parser, const QString &sub, qint64 &id)
@@ -215,23 +216,26 @@ int MemoryCommand::show(const QStringList &arguments)
         out << QJsonDocument(withId(*r)).toJson(QJsonDocument::Indented);
         return 0;
     }
-    out << "#" << r->id << " " << r->experience.title << "\n"
+    // Every text of an experience came from a model or an imported file: printed as text, never as commands.
+    out << "#" << r->id << " " << TerminalText::line(r->experience.title) << "\n"
         << "  kind      " << r->kindName() << (r->pinned ? ", pinned" : "") << "\n"
         << "  speedup   " << r->experience.speedup << "x\n"
-        << "  task      " << r->task
-        << (r->target.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(r->target)) << "\n";
+        << "  task      " << TerminalText::line(r->task)
+        << (r->target.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(TerminalText::line(r->target)))
+        << "\n";
     if (!r->sessionId.isEmpty())
-        out << "  session   " << r->sessionId << "\n";
+        out << "  session   " << TerminalText::line(r->sessionId) << "\n";
     out << "  shown     to " << r->shown << " plan(s); hit rate " << hitRate(*r)
         << " (plans that led to a faster kernel, of those measured)\n";
     for (const RetrievalRecord &x : store.retrievalsOf(r->id))
-        out << "            " << x.sessionId << " iteration " << x.iteration << " rank " << x.rank + 1 << ": "
+        out << "            " << TerminalText::line(x.sessionId) << " iteration " << x.iteration << " rank " << x.rank + 1 << ": "
             << RetrievalRecord::outcomeText(x.outcome) << "\n";
-    out << "  updated   " << r->updated.toString(Qt::ISODate) << "\n\n" << r->experience.lesson << "\n";
+    out << "  updated   " << r->updated.toString(Qt::ISODate) << "\n\n"
+        << TerminalText::block(r->experience.lesson) << "\n";
     if (!r->experience.snippetBefore.isEmpty())
-        out << "\nBefore:\n" << r->experience.snippetBefore << "\n";
+        out << "\nBefore:\n" << TerminalText::block(r->experience.snippetBefore) << "\n";
     if (!r->experience.snippetAfter.isEmpty())
-        out << "\nAfter:\n" << r->experience.snippetAfter << "\n";
+        out << "\nAfter:\n" << TerminalText::block(r->experience.snippetAfter) << "\n";
     return 0;
 }
 

@@ -85,6 +85,12 @@ CASES = [
     imported("third-entry-bad", export(entry(title="a"), entry(title="b"), entry(title="c", speedup=-1)),
              "entry 3 (\"c\"): " + SPEEDUP, NOTHING),
 
+    imported("nul-in-lesson", export(entry(lesson="Fuse\u0000 the scale")),
+             "entry 1 (\"Fuse the scale\"): 'lesson' contains a NUL character; an experience's texts are plain text",
+             NOTHING),
+    imported("nul-in-title", export(entry(), entry(title="cut\u0000here")), "entry 2", "'title' contains a NUL",
+             NOTHING),
+
     # ------------------------------------------------------------------------------- entries over a size limit
     imported("title-over-limit", export(entry(title="T" * 301), entry(title="fine")),
              "entry 1 (\"" + "T" * 60 + "\"): 'title' has 301 characters, over the limit of 300; not imported",

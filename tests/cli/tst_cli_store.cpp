@@ -131,6 +131,53 @@ private Q_SLOTS:
                  qPrintable(r.err));
     }
 
+    void memoryTextPrintsAsTextNotCommands()
+    {
+        // A lesson is a model's text (or an imported file's): an escape sequence in it must not clear the screen
+        // or set the terminal's title when a user lists the memory, and a bidi override must not hide code.
+        const QString hostile = m_dir.filePath(QStringLiteral("hostile.sqlite"));
+        QFile doc(m_dir.filePath(QStringLiteral("hostile.json")));
+        QVERIFY(doc.open(QIODevice::WriteOnly));
+        // (built as JSON here: a raw string holding these escapes makes moc skip the file)
+        const QJsonObject hostileEntry{
+            {QStringLiteral("task"), QStringLiteral("silu\x1b]0;pwned\x07")},
+            {QStringLiteral("title"), QStringLiteral("Clear\x1b[2J the screen") + QChar(0x9b) + QStringLiteral("31m")},
+            {QStringLiteral("lesson"), QStringLiteral("line one\nline two\x1b[8m hidden ") + QChar(0x202e)},
+            {QStringLiteral("snippet_after"), QStringLiteral("x = 1\x07\n")},
+            {QStringLiteral("speedup"), 1.4}};
+        doc.write(QJsonDocument(QJsonObject{{QStringLiteral("format"), QStringLiteral("accelopt-memory")},
+                                            {QStringLiteral("version"), 1},
+                                            {QStringLiteral("experiences"), QJsonArray{hostileEntry}}})
+                      .toJson());
+        doc.close();
+        Run r = run({QStringLiteral("memory"), QStringLiteral("import"), doc.fileName(), QStringLiteral("--memory"),
+                     hostile});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto raw = [](const QString &text) {
+            for (const QChar c : text)
+                if ((c.unicode() < 0x20 && c != u'\n' && c != u'\t') || (c.unicode() >= 0x7f && c.unicode() < 0xa0) ||
+                    c.unicode() == 0x202e)
+                    return true;
+            return false;
+        };
+        r = run({QStringLiteral("memory"), QStringLiteral("list"), QStringLiteral("--memory"), hostile});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(!raw(r.out), qPrintable(r.out.toUtf8().toHex()));
+        QVERIFY2(r.out.contains(QStringLiteral("Clear\\x1b[2J the screen\\x9b31m")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("silu\\x1b]0;pwned\\x07")), qPrintable(r.out));
+        const QString id = r.out.trimmed().section(u' ', 0, 0, QString::SectionSkipEmpty);
+        r = run({QStringLiteral("memory"), QStringLiteral("show"), id, QStringLiteral("--memory"), hostile});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(!raw(r.out), qPrintable(r.out.toUtf8().toHex()));
+        QVERIFY2(r.out.contains(QStringLiteral("line one\nline two\\x1b[8m hidden \\u202e")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("x = 1\\x07")), qPrintable(r.out));
+        // --json carries the text as it is, escaped by JSON itself
+        r = run({QStringLiteral("memory"), QStringLiteral("show"), id, QStringLiteral("--json"),
+                 QStringLiteral("--memory"), hostile});
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("title")).toString(),
+                 QStringLiteral("Clear\x1b[2J the screen") + QChar(0x9b) + QStringLiteral("31m"));
+    }
+
     void memoryBadInputFailsClearly()
     {
         QFile bad(m_dir.filePath(QStringLiteral("bad.json")));

@@ -77,6 +77,14 @@ bool ExperienceJson::fromJson(const QJsonObject &o, ExperienceRecord &r, QString
         problem = QStringLiteral("'pinned' must be true or false");
         return false;
     }
+    // A NUL cuts the text short wherever it is passed on as C text (SQLite's FTS tokenizer, a terminal, a
+    // prompt), so what is stored would not be what was shown: refuse it rather than store a lesson that changes.
+    for (auto it = o.begin(); it != o.end(); ++it)
+        if (it.value().isString() && it.value().toString().contains(QChar(u'\0'))) {
+            problem = QStringLiteral("'%1' contains a NUL character; an experience's texts are plain text")
+                          .arg(it.key());
+            return false;
+        }
     r = ExperienceRecord{};
     r.task = o.value(QStringLiteral("task")).toString();
     r.target = o.value(QStringLiteral("target")).toString();
