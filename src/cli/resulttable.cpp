@@ -1,6 +1,7 @@
 #include "resulttable.h"
 
 #include "console.h"
+#include "terminaltext.h"
 
 #include <QJsonDocument>
 #include <QTextStream>
@@ -41,6 +42,8 @@ void ResultTable::add(const QString &label, const Evaluation &e)
     const QString firstLine = e.error.section(u'\n', 0, 0);
     if (!m_json && !portError && firstLine.size() > 100)
         m_errors.append({label, firstLine});
+    if (const QString printed = e.raw.value(QStringLiteral("output")).toString(); !m_json && !printed.isEmpty())
+        m_outputs.append({label, printed});
     if (m_json) {
         out << QJsonDocument(e.summaryJson(label)).toJson(QJsonDocument::Compact) << "\n";
     } else {
@@ -68,7 +71,14 @@ void ResultTable::finish()
         out << "warning: " << label << ": " << warning << "\n";
     for (const auto &[label, error] : std::as_const(m_errors))
         out << "error: " << label << ": " << error << "\n";
+    // The kernel's prints are its own text: shown as text, never as terminal commands.
+    for (const auto &[label, printed] : std::as_const(m_outputs)) {
+        out << "output: " << label << ":\n" << TerminalText::block(printed);
+        if (!printed.endsWith(u'\n'))
+            out << "\n";
+    }
     out.flush();
     m_warnings.clear();
     m_errors.clear();
+    m_outputs.clear();
 }

@@ -159,6 +159,71 @@ private Q_SLOTS:
         }
     }
 
+    void benchPassesOnWhatTheKernelPrinted()
+    {
+        // A user debugging a kernel needs its prints: --json carries them as they are, and the table shows them
+        // after the rows as text (an escape sequence in them is printed, not obeyed).
+        QTemporaryDir dir;
+        QFile base(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline.py"));
+        QVERIFY(base.open(QIODevice::ReadOnly));
+        QByteArray source = base.readAll();
+        source.replace("@nki.jit", "print('tile plan: 4 x 1024\\x1b[2J')\n@nki.jit");
+        QFile kernel(dir.filePath(QStringLiteral("printing.py")));
+        QVERIFY(kernel.open(QIODevice::WriteOnly));
+        kernel.write(source);
+        kernel.close();
+        const QStringList args{QStringLiteral("bench"), kernel.fileName(), QStringLiteral("--task"),
+                               QStringLiteral("silu"), QStringLiteral("--size"), QStringLiteral("small")};
+        const Run json = run(args + QStringList{QStringLiteral("--json")});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+        const QString printed =
+            QJsonDocument::fromJson(json.out.toUtf8()).object().value(QStringLiteral("output")).toString();
+        QVERIFY2(printed.contains(QStringLiteral("tile plan: 4 x 1024\x1b[2J")), qPrintable(json.out));
+        const Run text = run(args);
+        QVERIFY2(text.exitCode == 0, qPrintable(text.err));
+        QVERIFY2(text.out.contains(QStringLiteral("output: silu:\ntile plan: 4 x 1024\\x1b[2J")),
+                 qPrintable(text.out));
+        QVERIFY(!text.out.contains(QChar(0x1b)));
+    }
+
+    void suiteNamesDatasetProblemsAsBenchDoes()
+    {
+        // `bench --task silu --dataset D` took the problem's name while `suite --dataset D --tasks silu` said
+        // "no task 'silu'" (it named problems after their kernel files): one rule for both, the runner's.
+        const QString dataset = QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/fixtures/nkibench_original");
+        Run r = run({QStringLiteral("suite"), QStringLiteral("--dataset"), dataset, QStringLiteral("--tasks"),
+                     QStringLiteral("silu"), QStringLiteral("--size"), QStringLiteral("small"),
+                     QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o.value(QStringLiteral("task")).toString(), QStringLiteral("silu"));
+        QVERIFY(o.value(QStringLiteral("correct")).toBool());
+        // the file-named case the runner also takes stays accepted
+        r = run({QStringLiteral("suite"), QStringLiteral("--dataset"), dataset, QStringLiteral("--tasks"),
+                 QStringLiteral("silu_M256_N1024"), QStringLiteral("--timing-only"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o.value(QStringLiteral("task")).toString(), QStringLiteral("silu_M256_N1024"));
+        QCOMPARE(o.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+        r = run({QStringLiteral("suite"), QStringLiteral("--dataset"), dataset, QStringLiteral("--tasks"),
+                 QStringLiteral("gelu")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("no task 'gelu'; available: mamba, matmul, silu")), qPrintable(r.err));
+        // A summary.json that is a FIFO is skipped, said, and never opened (it would block).
+        QTemporaryDir dir;
+        QVERIFY(QProcess::execute(QStringLiteral("cp"), {QStringLiteral("-r"), dataset + QStringLiteral("/."),
+                                                         dir.path()}) == 0);
+        QVERIFY(QFile::remove(dir.filePath(QStringLiteral("summary.json"))));
+        QVERIFY(QProcess::execute(QStringLiteral("mkfifo"), {dir.filePath(QStringLiteral("summary.json"))}) == 0);
+        r = run({QStringLiteral("suite"), QStringLiteral("--dataset"), dir.path(), QStringLiteral("--tasks"),
+                 QStringLiteral("silu"), QStringLiteral("--timing-only")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        QVERIFY2(r.err.contains(QStringLiteral("warning: ")) && r.err.contains(QStringLiteral("summary.json is not a "
+                                                                                             "regular file")),
+                 qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("summary.json was skipped: it is a FIFO")), qPrintable(r.out));
+    }
+
     void benchExplainsTheEstimate()
     {
         // silu is one exp per tile on VectorE, and nothing waits: the explanation names VectorE as the bound,

@@ -147,7 +147,8 @@ QJsonObject Evaluation::summaryJson(const QString &task) const
     if (profile && profile->explanation)
         summary.insert(QStringLiteral("explain"),
                        raw.value(QStringLiteral("profile")).toObject().value(QStringLiteral("explain")));
-    for (const char *key : {"phase_s", "peak_rss_mb", "timing_inputs"}) {
+    // What the kernel (and the task's reference) printed: a user debugging a kernel needs it in --json too.
+    for (const char *key : {"phase_s", "peak_rss_mb", "timing_inputs", "output"}) {
         const QJsonValue v = raw.value(QLatin1String(key));
         if (!v.isUndefined())
             summary.insert(QLatin1String(key), v);
