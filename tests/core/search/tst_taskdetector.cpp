@@ -1,4 +1,5 @@
 #include "export/kernelexporter.h"
+#include "model/datasetlayout.h"
 #include "model/tasksources.h"
 #include "search/taskdetector.h"
 
@@ -7,6 +8,8 @@
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 // Which task a kernel belongs to, from where it lies and what its header says; cases on real folders.
 class TestTaskDetector : public QObject
@@ -150,6 +153,37 @@ private Q_SLOTS:
         QVERIFY2(sources, qPrintable(error));
         QCOMPARE(QFileInfo(sources->kernelPath).fileName(), QFileInfo(file).fileName());
         QCOMPARE(QFileInfo(sources->referencePath).fileName(), reference);
+    }
+
+    void datasetProblemsAreNamedAsTheRunnerNamesThem()
+    {
+        // summary.json's problems when it lists them, else the references' names up to their first parameter
+        QCOMPARE(DatasetLayout::problems(m_dir.filePath(QStringLiteral("summarized"))), QStringList{"swiglu"});
+        QCOMPARE(DatasetLayout::problems(m_dir.filePath(QStringLiteral("nkibench"))),
+                 (QStringList{"matmul", "matmul_add_rmsnorm", "silu"}));
+    }
+
+    void aSummaryThatIsNotARegularFileIsNeverOpened()
+    {
+        // A FIFO with no writer blocked the reader (the window's thread among them); it is skipped and said.
+        QTemporaryDir dir;
+        QDir().mkpath(dir.filePath(QStringLiteral("reference")));
+        QFile(dir.filePath(QStringLiteral("reference/silu_M128_numpy_0.py"))).open(QIODevice::WriteOnly);
+        QVERIFY(mkfifo(QFile::encodeName(dir.filePath(QStringLiteral("summary.json"))).constData(), 0600) == 0);
+        QString skipped;
+        QCOMPARE(DatasetLayout::problems(dir.path(), &skipped), QStringList{"silu"});
+        QVERIFY2(skipped.contains(QStringLiteral("summary.json is not a regular file")), qPrintable(skipped));
+        QCOMPARE(QFileInfo(DatasetLayout::find(dir.path(), QStringLiteral("silu")).reference).fileName(),
+                 QStringLiteral("silu_M128_numpy_0.py"));
+        // JSON nested deeper than any summary: said as such, not a silent empty listing
+        QFile deep(dir.filePath(QStringLiteral("summary.json")));
+        QVERIFY(deep.remove());
+        QVERIFY(deep.open(QIODevice::WriteOnly));
+        deep.write(QByteArray(5000, '[') + QByteArray(5000, ']'));
+        deep.close();
+        skipped.clear();
+        QCOMPARE(DatasetLayout::problems(dir.path(), &skipped), QStringList{"silu"});
+        QVERIFY2(skipped.contains(QStringLiteral("is not valid JSON")), qPrintable(skipped));
     }
 
     // A task accelopt task new made records its kernel file; the file is then found wherever it lies.
