@@ -33,7 +33,21 @@
 #include <QVBoxLayout>
 
 namespace {
-const char *figureNames[] = {"latency", "peak", "bound", "mfu", "hfu", "mbu", "ai", "dma"};
+const char *figureNames[] = {"latency", "peak", "bound", "engine", "mfu", "hfu", "mbu", "ai", "dma"};
+
+// The engine (or the DMA queues together) active for the largest share of the run, as the profile's metrics say.
+std::optional<std::pair<QString, double>> busiestEngine(const Evaluation &e)
+{
+    static const std::pair<const char *, const char *> engines[] = {
+        {"tensor_engine_active_time_percent", "TensorE"}, {"vector_engine_active_time_percent", "VectorE"},
+        {"scalar_engine_active_time_percent", "ScalarE"}, {"gpsimd_engine_active_time_percent", "GpSimdE"},
+        {"dma_active_time_percent", "DMA"}};
+    std::optional<std::pair<QString, double>> best;
+    for (const auto &[key, name] : engines)
+        if (const std::optional<double> v = e.metric(QLatin1StringView(key)); v && (!best || *v > best->second))
+            best = std::pair{QString::fromLatin1(name), *v};
+    return best;
+}
 
 QString engineTime(double ns)
 {
@@ -86,10 +100,25 @@ ProfileDock::ProfileDock(AppContext *context, UserPrompts *prompts, QWidget *par
     m_summary = new QWidget(m_tabs);
     auto *summaryLayout = new QVBoxLayout(m_summary);
     auto *grid = new QGridLayout;
-    const QStringList labels{tr("Latency"), tr("% of peak"), tr("Bound"), tr("MFU"), tr("HFU"), tr("MBU"),
-                             tr("Arithmetic intensity"), tr("Average DMA size")};
+    // What bounds the task's roofline and what keeps this kernel busy are two different facts: two lines.
+    const QStringList labels{tr("Latency"),    tr("% of peak"), tr("Roofline bound"),
+                             tr("Busiest engine"), tr("MFU"), tr("HFU (TensorE)"),
+                             tr("MBU"),        tr("Arithmetic intensity"), tr("Average DMA size")};
+    const QStringList tips{
+        {},
+        {},
+        tr("What limits the task at the hardware's peaks: its arithmetic intensity against the ridge point"),
+        tr("The engine (or the DMA queues together) active for the largest share of this kernel's run"),
+        tr("The task's FLOPs over the latency, against the roofline's compute peak: TensorE's when most of the "
+           "task's arithmetic is matrix multiplies, else VectorE's"),
+        tr("TensorE's hardware FLOPs over the latency, against TensorE's peak: 0 when the kernel issues no "
+           "matrix multiply"),
+        tr("HBM bytes moved over the latency, against the HBM bandwidth"),
+        tr("The task's FLOPs per byte of HBM traffic, the x of the Roofline tab"),
+        {}};
     for (int i = 0; i < labels.size(); ++i) {
         auto *name = new QLabel(labels.at(i) + u':', m_summary);
+        name->setToolTip(tips.at(i));
         auto *value = new QLabel(QStringLiteral("—"), m_summary);
         value->setObjectName(QLatin1StringView(figureNames[i]));
         value->setTextFormat(Qt::RichText);
@@ -106,8 +135,13 @@ ProfileDock::ProfileDock(AppContext *context, UserPrompts *prompts, QWidget *par
     m_findings->setToolTip(tr("What the profile suggests, and the metric that says so"));
     m_hottest = new QTreeWidget(split);
     m_hottest->setRootIsDecorated(false);
-    m_hottest->setHeaderLabels({tr("Line"), tr("Share"), tr("Time"), tr("Tensor"), tr("Vector"), tr("Scalar"),
-                                tr("GpSimd"), tr("DMA"), tr("Instr."), tr("Bytes")});
+    m_hottest->setHeaderLabels({tr("Line"), tr("Share"), tr("Engine time"), tr("Tensor"), tr("Vector"),
+                                tr("Scalar"), tr("GpSimd"), tr("DMA"), tr("Instr."), tr("Bytes")});
+    // Engines and the 16 DMA queues run side by side: a line's engine time can exceed the kernel's latency.
+    m_hottest->headerItem()->setToolTip(
+        2, tr("The time this line keeps engines busy, summed over the engines and the DMA queues; engines and "
+              "queues run in parallel, so it can exceed the kernel's latency"));
+    m_hottest->headerItem()->setToolTip(7, tr("Summed over the DMA queues"));
     m_hottest->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_hottest->header()->setStretchLastSection(false);
     m_hottest->setToolTip(tr("The lines that take the most time; click one to go there"));
@@ -303,6 +337,9 @@ void ProfileDock::refreshSummary()
     // Why a figure is missing (a task without roofline formulas, say): the runner's words, where one looks.
     figure(QStringLiteral("peak"))->setToolTip(e.warnings.join(u'\n'));
     figure(QStringLiteral("bound"))->setText(e.bound.isEmpty() ? QStringLiteral("—") : e.bound);
+    if (const auto busiest = busiestEngine(e))
+        figure(QStringLiteral("engine"))
+            ->setText(tr("%1, active %2 of the run").arg(busiest->first, pct(busiest->second)));
     // MFU: the task's own arithmetic over the latency against the compute roof; HFU/MBU as the profile says.
     const double flops = e.rooflineFigure("flops");
     const double peak = e.rooflineFigure("peak_flops_per_s");
@@ -314,8 +351,11 @@ void ProfileDock::refreshSummary()
     figure(QStringLiteral("mbu"))->setText(withDelta(pct(metric(m_current, "mbu_estimated_percent")),
                                                      metric(m_current, "mbu_estimated_percent"),
                                                      metric(b, "mbu_estimated_percent"), false));
+    // The roofline's own figure, so the summary and the Roofline tab say one number; TensorE's alone beside it.
+    if (const std::optional<ProfileCharts::RooflinePoint> point = ProfileCharts::pointOf(e))
+        figure(QStringLiteral("ai"))->setText(QStringLiteral("%1 FLOP/B").arg(point->intensity, 0, 'g', 3));
     if (const std::optional<double> ai = metric(m_current, "mm_arithmetic_intensity"))
-        figure(QStringLiteral("ai"))->setText(QStringLiteral("%1 FLOP/B").arg(*ai, 0, 'g', 3));
+        figure(QStringLiteral("ai"))->setToolTip(tr("TensorE's matrix-multiply FLOPs per HBM byte: %1").arg(*ai, 0, 'g', 3));
     if (const std::optional<double> dma = e.dmaAverageBytes()) {
         MetricDelta d;
         d.unit = QStringLiteral("B");
@@ -366,9 +406,15 @@ void ProfileDock::refreshRoofline()
     const SearchState *state = m_context->search();
     std::optional<ProfileCharts::Roof> roof = m_current ? ProfileCharts::roofOf(*m_current) : std::nullopt;
     QList<ProfileCharts::RooflinePoint> points;
+    // The open session's candidates belong on this chart only when they solve this kernel's task: another
+    // task's points beside "This kernel" compare nothing.
+    const auto taskOf = [](const Evaluation &e) {
+        return std::pair{e.raw.value(QStringLiteral("task")).toString(), e.raw.value(QStringLiteral("target")).toString()};
+    };
+    const auto sameTask = [&](const Evaluation &e) { return !m_current || taskOf(e) == taskOf(*m_current); };
     for (int i = 0; i < state->rowCount(); ++i) {
         const SearchState::Row &row = state->row(i);
-        if (!row.evaluation)
+        if (!row.evaluation || !sameTask(*row.evaluation))
             continue;
         if (!roof)
             roof = ProfileCharts::roofOf(*row.evaluation);

@@ -46,7 +46,7 @@ public:
     QTreeWidget *hottestLines() const { return m_hottest; }
     EstimateView *estimate() const { return m_estimate; }
     QListWidget *findings() const { return m_findings; }
-    QLabel *figure(const QString &name) const; // "latency", "peak", "bound", "mfu", "hfu", "mbu", "ai", "dma"
+    QLabel *figure(const QString &name) const; // "latency", "peak", "bound", "engine", "mfu", "hfu", "mbu", "ai", "dma"
     QLabel *selectionLabel() const { return m_selection; }
     QPushButton *pinButton() const { return m_pin; }
 

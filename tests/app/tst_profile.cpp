@@ -5,6 +5,7 @@
 #include "isolatedsettings.h"
 #include "kerneleditor.h"
 #include "mainwindow.h"
+#include "models/searchstate.h"
 #include "profiledock.h"
 #include "scriptedprompts.h"
 #include "timelineview.h"
@@ -126,12 +127,62 @@ private Q_SLOTS:
         QVERIFY(editor->heatToolTip(hottest).contains(QStringLiteral("line %1").arg(hottest)));
         QCOMPARE(editor->heatLevel(1), 0); // an import: no instructions
 
+        // One truth per figure: the roofline's bound and the busiest engine are two lines; the arithmetic
+        // intensity is the Roofline tab's x (the task's FLOPs per HBM byte), not TensorE's 0; HFU says it counts
+        // TensorE, whose 0 % sits below an MFU measured against VectorE's roof.
+        QCOMPARE(dock()->figure(QStringLiteral("bound"))->text(), QStringLiteral("memory"));
+        QVERIFY2(dock()->figure(QStringLiteral("engine"))->text().startsWith(QStringLiteral("VectorE, active ")),
+                 qPrintable(dock()->figure(QStringLiteral("engine"))->text()));
+        const double flops = e.rooflineFigure("flops");
+        const double bytes = e.memoryTraffic().hbmRead.value_or(0) + e.memoryTraffic().hbmWrite.value_or(0);
+        QCOMPARE(dock()->figure(QStringLiteral("ai"))->text(),
+                 QStringLiteral("%1 FLOP/B").arg(flops / bytes, 0, 'g', 3));
+        QVERIFY(dock()->figure(QStringLiteral("ai"))->text() != QStringLiteral("0 FLOP/B"));
+        QVERIFY(dock()->hottestLines()->headerItem()->text(2) == QStringLiteral("Engine time"));
+        QVERIFY(dock()->hottestLines()->headerItem()->toolTip(2).contains(QStringLiteral("DMA queues")));
+
         QTabWidget *tabs = dock()->tabs();
         for (int i = 0; i < tabs->count(); ++i) {
             tabs->setCurrentIndex(i);
             QTest::qWait(50);
             QVERIFY(m_window->grab().save(artifact(QStringLiteral("profile-%1.png").arg(tabs->tabText(i).toLower()))));
         }
+    }
+
+    void theRooflinePlotsOnlyThisTasksSessionPoints()
+    {
+        // The open session's candidates of another task were drawn beside "This kernel".
+        QVERIFY2(benchmark(silu(QStringLiteral("baseline.py"))), "no profile after F5");
+        const Evaluation here = *dock()->current();
+        SearchState *state = m_window->context()->search();
+        const auto tell = [state](SearchEventData data) {
+            SearchEvent e;
+            e.sessionId = QStringLiteral("other-session");
+            e.data = std::move(data);
+            state->apply(e);
+        };
+        tell(SearchEvents::SessionStarted{});
+        const auto row = [&](const QString &id, const QString &task) {
+            Candidate c;
+            c.id = id;
+            c.sessionId = QStringLiteral("other-session");
+            c.iteration = 1;
+            tell(SearchEvents::CandidateCreated{c});
+            Evaluation e = here;
+            e.raw.insert(QStringLiteral("task"), task);
+            tell(SearchEvents::EvaluationFinished{id, 1, e, false});
+        };
+        row(QStringLiteral("c-matmul"), QStringLiteral("matmul"));
+        row(QStringLiteral("c-silu"), here.raw.value(QStringLiteral("task")).toString());
+        const auto points = [this] {
+            int n = 0;
+            for (QAbstractSeries *s : dock()->chartView(QStringLiteral("roofline"))->chart()->series())
+                if (auto *scatter = qobject_cast<QScatterSeries *>(s))
+                    n += int(scatter->count());
+            return n;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(points(), 2, 30000); // this kernel and the session's silu candidate
+        state->clear();
     }
 
     void timelineClickMovesTheEditorAndARangeSumsBusyTime()
