@@ -297,8 +297,12 @@ void SearchDock::refresh()
         QString text = summary                            ? SessionListModel::statusText(*summary)
                        : s.stopReason == StopReason::None ? tr("not running")
                                                           : StopRules::describe(s.stopReason);
-        if (s.stopReason != StopReason::None && summary && !text.contains(StopRules::describe(s.stopReason)))
-            text += QStringLiteral(": ") + StopRules::describe(s.stopReason);
+        // "stopped" and "stopped on request" say one thing: the longer alone, not "stopped: stopped on request".
+        const QString why = StopRules::describe(s.stopReason);
+        if (s.stopReason != StopReason::None && summary && why.startsWith(text))
+            text = why;
+        else if (s.stopReason != StopReason::None && summary && !text.contains(why))
+            text += QStringLiteral(": ") + why;
         state_ = QStringLiteral("<b>%1</b>").arg(text.toHtmlEscaped());
     }
     QString line = QStringLiteral("%1 · %2 on %3 (%4, host %5, %6 size) · session %7")
@@ -331,14 +335,36 @@ void SearchDock::refresh()
                               .arg(s.unchecked ? tr(" · %1 not checked").arg(s.unchecked) : QString())
                               .arg(s.reused ? tr(" · %1 reused").arg(s.reused) : QString())
                               .arg(s.evaluating ? tr(" · %1 running").arg(s.evaluating) : QString()));
+    // A call without a price (a model missing from the price table, a reply without usage) is of unknown
+    // cost, not free: "$0.0000" for it would read as a budget that can never run out.
+    const auto money = [](double usd, int calls, int unpriced) {
+        if (calls > 0 && unpriced >= calls)
+            return tr("unknown");
+        const QString known = QStringLiteral("$%1").arg(usd, 0, 'f', 4);
+        return unpriced > 0 ? tr("%1 + %n call(s) of unknown cost", nullptr, unpriced).arg(known) : known;
+    };
     QStringList roles;
-    for (auto it = s.costUsdByRole.cbegin(); it != s.costUsdByRole.cend(); ++it)
-        roles << QStringLiteral("%1 $%2").arg(it.key()).arg(it.value(), 0, 'f', 4);
-    m_cost->setText(tr("<b>$%1</b>").arg(s.costUsd, 0, 'f', 4) +
-                    (roles.isEmpty()
-                         ? QString()
-                         : QStringLiteral(" <small>(%1)</small>").arg(roles.join(QStringLiteral(" · ")))));
-    m_cost->setToolTip(roles.isEmpty() ? tr("No priced model calls yet") : roles.join(u'\n'));
+    int calls = 0;
+    int unpriced = 0;
+    QStringList roleNames = s.callsByRole.keys() + s.costUsdByRole.keys();
+    roleNames.removeDuplicates();
+    roleNames.sort();
+    for (const QString &role : std::as_const(roleNames)) {
+        const int n = s.callsByRole.value(role);
+        const int u = s.unpricedCallsByRole.value(role);
+        calls += n;
+        unpriced += u;
+        roles << QStringLiteral("%1 %2").arg(role, money(s.costUsdByRole.value(role), n, u));
+    }
+    m_cost->setText(QStringLiteral("<b>%1</b>").arg(money(s.costUsd, calls, unpriced).toHtmlEscaped()) +
+                    (roles.isEmpty() ? QString()
+                                     : QStringLiteral(" <small>(%1)</small>")
+                                           .arg(roles.join(QStringLiteral(" · ")).toHtmlEscaped())));
+    m_cost->setToolTip(roles.isEmpty() ? tr("No model calls yet")
+                                       : roles.join(u'\n') +
+                                             (unpriced ? tr("\nUnknown: the model has no price in the price "
+                                                            "table, or the reply said no token usage")
+                                                       : QString()));
     m_tokens->setText(QLocale().toString(s.tokens) +
                       (s.llmCallsInFlight ? tr(" · %1 calls out").arg(s.llmCallsInFlight) : QString()));
     refreshButtons();

@@ -389,7 +389,9 @@ QByteArray ReportWriter::json() const
                      {QStringLiteral("prompt_tokens"), m_cost.promptTokens},
                      {QStringLiteral("completion_tokens"), m_cost.completionTokens},
                      {QStringLiteral("calls_without_tokens"), m_cost.callsWithoutTokens},
-                     {QStringLiteral("cost_usd"), m_cost.costUsd},
+                     {QStringLiteral("cost_usd"), m_cost.calls > 0 && m_cost.callsWithoutCost >= m_cost.calls
+                                                      ? QJsonValue(QJsonValue::Null)
+                                                      : QJsonValue(m_cost.costUsd)},
                      {QStringLiteral("calls_without_cost"), m_cost.callsWithoutCost},
                      {QStringLiteral("cost_usd_by_role"), byRole},
                      {QStringLiteral("calls_without_cost_by_role"), unpricedByRole}}},
@@ -529,7 +531,11 @@ QByteArray ReportWriter::markdown() const
         md += QStringLiteral("| Role | Cost (USD) |\n|---|---:|\n");
         for (auto it = m_cost.costByRole.cbegin(); it != m_cost.costByRole.cend(); ++it)
             md += QStringLiteral("| %1 | %2 |\n").arg(cell(orDash(it.key())), roleCost(m_cost, it.key()));
-        md += QStringLiteral("| **Total** | **%1** |\n\n").arg(QString::number(m_cost.costUsd, 'f', 4));
+        // Unknown when no call had a price: a total of 0.0000 would read as free. (A partly priced total is
+        // the sum of the priced calls; the line below says what it leaves out.)
+        const QString total = m_cost.callsWithoutCost >= m_cost.calls ? QStringLiteral("unknown")
+                                                                      : QString::number(m_cost.costUsd, 'f', 4);
+        md += QStringLiteral("| **Total** | **%1** |\n\n").arg(total);
         md += QStringLiteral("%1 LLM calls (%2 failed), %3 prompt + %4 completion tokens.")
                   .arg(m_cost.calls)
                   .arg(m_cost.failedCalls)

@@ -116,6 +116,8 @@ void SearchState::load(const SessionSnapshot &snapshot, bool running)
         s.costAtIteration.insert(it.key(), spent += it.value());
     s.tokens = snapshot.cost.promptTokens + snapshot.cost.completionTokens;
     s.costUsdByRole = snapshot.cost.costByRole;
+    s.callsByRole = snapshot.cost.callsByRole;
+    s.unpricedCallsByRole = snapshot.cost.callsWithoutCostByRole;
     // A session this window is running goes on live from here; its pace (the time left) is known again after
     // the next iteration.
     s.running = running;
@@ -378,9 +380,13 @@ void SearchState::apply(const SearchEvent &event)
     } else if (const auto *reply = event.as<LlmCallFinished>()) {
         s.llmCallsInFlight = std::max(0, s.llmCallsInFlight - 1);
         if (!reply->replayed) {
+            const QString role = AgentRoles::name(reply->role);
+            ++s.callsByRole[role];
             if (reply->costUsd) {
                 s.costUsd += *reply->costUsd;
-                s.costUsdByRole[AgentRoles::name(reply->role)] += *reply->costUsd;
+                s.costUsdByRole[role] += *reply->costUsd;
+            } else {
+                ++s.unpricedCallsByRole[role]; // unknown, not free: shown as such, never as $0
             }
             s.tokens += reply->promptTokens.value_or(0) + reply->completionTokens.value_or(0);
         }

@@ -58,7 +58,9 @@ public:
         QString bestCandidateId;
         double costUsd = 0;
         qint64 tokens = 0;
-        QMap<QString, double> costUsdByRole;
+        QMap<QString, double> costUsdByRole;  // of the calls whose cost is known
+        QMap<QString, int> callsByRole;         // model calls booked, per role
+        QMap<QString, int> unpricedCallsByRole; // of those, calls whose cost is unknown (no price, no usage)
         QMap<int, double> costAtIteration; // cumulative cost at the end of each iteration
         double elapsedSeconds = 0;         // of this run, at the last event
         double iterationsStartSeconds = 0; // when this run's first iteration began

@@ -1,6 +1,7 @@
 #include "exportsession.h"
 
 #include "export/reportwriter.h"
+#include "llm/llmcallrecord.h"
 #include "store/sessionstore.h"
 
 #include <QFile>
@@ -321,6 +322,26 @@ private Q_SLOTS:
         QVERIFY(md.contains(QStringLiteral("No LLM calls recorded.")));
         QVERIFY(QJsonDocument::fromJson(report.json()).object().value(QStringLiteral("best")).isNull());
         QCOMPARE(parsedByPython(report.csv()).size(), 2);
+    }
+
+    void aSessionOfUnpricedCallsHasAnUnknownCostNotZero()
+    {
+        // The model stand-in and self-hosted models have no price: their cost is unknown, not $0.0000.
+        const QString id = ExportSession::createHopeless(*m_store);
+        LlmCallRecord r;
+        r.role = QStringLiteral("planner");
+        r.model = QStringLiteral("self-hosted");
+        r.reply = QStringLiteral("a plan");
+        r.usage = TokenUsage{100, 20};
+        QVERIFY(m_store->recordLlmCall(id, r));
+        ReportWriter report(*m_store);
+        QVERIFY(report.load(id));
+        const QString md = QString::fromUtf8(report.markdown());
+        QVERIFY2(md.contains(QStringLiteral("| **Total** | **unknown** |\n")), qPrintable(md));
+        QVERIFY(md.contains(QStringLiteral("| planner | — |\n")));
+        const QJsonObject cost = QJsonDocument::fromJson(report.json()).object().value(QStringLiteral("cost")).toObject();
+        QVERIFY(cost.value(QStringLiteral("cost_usd")).isNull());
+        QCOMPARE(cost.value(QStringLiteral("calls_without_cost")).toInt(), 1);
     }
 };
 

@@ -293,6 +293,28 @@ private Q_SLOTS:
         QVERIFY(!m.state.etaSeconds());
     }
 
+    void callsWithoutAPriceAreCountedNotFree()
+    {
+        // A model without a price is of unknown cost: the views say "unknown", never $0.0000.
+        Models m;
+        m.state.apply(event(SearchEvents::SessionStarted{}, 0.0));
+        m.state.apply(event(SearchEvents::LlmCallFinished{1, AgentRole::Planner, 1, true, {}, 100, 20, 0.01, QStringLiteral("m"),
+                                            false},
+                            1.0));
+        m.state.apply(event(SearchEvents::LlmCallFinished{2, AgentRole::Executor, 1, true, {}, 100, 20, std::nullopt,
+                                            QStringLiteral("self-hosted"), false},
+                            2.0));
+        m.state.apply(event(SearchEvents::LlmCallFinished{3, AgentRole::Executor, 1, true, {}, 100, 20, std::nullopt,
+                                            QStringLiteral("self-hosted"), true},
+                            3.0)); // replayed on a resume: not booked again
+        const SearchState::Summary &s = m.state.summary();
+        QCOMPARE(s.callsByRole.value(QStringLiteral("planner")), 1);
+        QCOMPARE(s.unpricedCallsByRole.value(QStringLiteral("planner")), 0);
+        QCOMPARE(s.callsByRole.value(QStringLiteral("executor")), 1);
+        QCOMPARE(s.unpricedCallsByRole.value(QStringLiteral("executor")), 1);
+        QCOMPARE(s.costUsd, 0.01);
+    }
+
     void replayedAndForeignEventsChangeNothingTwice()
     {
         Models m;
