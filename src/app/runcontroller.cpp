@@ -270,8 +270,7 @@ void RunController::resume(const QString &sessionId)
                                        base->iterations + 2, base->iterations + 1, 10000);
         if (!total)
             return;
-        base->iterations = *total;
-        base->patience = 0; // the user asked for the iterations: do not stop at once for lack of progress
+        base->iterations = *total; // patience stays the session's: it counts from the resume (BeamSearch)
         config = base;
     }
     const bool memory = QSettings().value(QStringLiteral("optimize/memory"), true).toBool();

@@ -373,7 +373,9 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
     }
     m_beam = point->beam;
     m_best = m_beam.first();
-    m_withoutImprovement = point->iterationsWithoutImprovement;
+    // New settings (more iterations for a finished session) start a new run: patience counts from here, so the
+    // user's patience is kept rather than switched off to stop the resumed run from ending at once.
+    m_withoutImprovement = config ? 0 : point->iterationsWithoutImprovement;
     m_iteration = point->iteration;
     // Through the event loop, as a fresh start would, so the caller can connect before anything happens.
     m_state = State::Generating;

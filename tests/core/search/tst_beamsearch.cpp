@@ -570,6 +570,35 @@ private Q_SLOTS:
         QCOMPARE(rig.store.session(rig.search->sessionId())->status, SessionRecord::Status::Stopped);
     }
 
+    // A session that ended for lack of progress, given more iterations: its patience (2) is kept and counts
+    // from the resume, so the resumed run gets two iterations to improve. (The window once switched patience
+    // off on such a resume, and report.md said "patience 0"; counted on from before, it would stop after one.)
+    void patienceCountsFromAResumeWithNewSettings()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        rig.server.setHandler(onePlanOneKernel(m_baseline)); // never faster than the baseline
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QList<SearchEvent> events;
+        connect(rig.search, &BeamSearch::event, this, [&events](const SearchEvent &e) { events << e; });
+        SearchConfig config = tiny(1, 1, 1, 6);
+        config.patience = 2;
+        QVERIFY2(rig.search->start(task(), config), qPrintable(rig.search->lastError()));
+        QVERIFY(done.wait(240000));
+        QCOMPARE(done.takeFirst().first().value<StopReason>(), StopReason::NoImprovement);
+        QCOMPARE(count<SearchEvents::IterationFinished>(events), 2);
+        const QString session = rig.search->sessionId();
+
+        events.clear();
+        config.iterations = 8;
+        QVERIFY2(rig.search->resume(session, config), qPrintable(rig.search->lastError()));
+        QVERIFY(done.wait(240000));
+        QCOMPARE(done.first().first().value<StopReason>(), StopReason::NoImprovement);
+        QCOMPARE(count<SearchEvents::IterationFinished>(events), 2); // iterations 3 and 4
+        QCOMPARE(SearchConfig::fromJson(rig.store.session(session)->config)->patience, 2);
+    }
+
     void resumeRefusesWhatItCannotTrust()
     {
         QTemporaryDir dir;
