@@ -1,5 +1,7 @@
 #include "store/sessionlock.h"
 
+#include "common/privatefiles.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QLockFile>
@@ -21,7 +23,8 @@ bool SessionLock::tryLock(QString &error)
 {
     if (m_file->isLocked())
         return true;
-    QDir().mkpath(QFileInfo(m_file->fileName()).absolutePath());
+    QString folderError; // a folder that cannot be made shows up as the lock failing, named below
+    PrivateFiles::makeFolder(QFileInfo(m_file->fileName()).absolutePath(), folderError);
     if (m_file->tryLock(0))
         return true;
     qint64 pid = 0;
