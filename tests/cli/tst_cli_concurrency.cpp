@@ -1,3 +1,4 @@
+#include "memory/experiencestore.h"
 #include "optimizerig.h"
 #include "store/sessionstore.h"
 
@@ -98,8 +99,11 @@ private Q_SLOTS:
         Workspace w;
         m_rig.writeLlmConfig(w);
         {
-            SessionStore store(w.db()); // a workspace that exists, closed cleanly (no -wal beside it)
+            // A workspace and a memory that exist, closed cleanly (no -wal beside them), as after any run.
+            SessionStore store(w.db());
             QVERIFY2(store.open(), qPrintable(store.lastError()));
+            ExperienceStore memory(w.memory());
+            QVERIFY2(memory.open(), qPrintable(memory.lastError()));
         }
         for (int round = 0; round < 10; ++round) {
             runTogether(w, round);
