@@ -20,6 +20,7 @@
 #include <atomic>
 
 #ifdef Q_OS_UNIX
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 
@@ -106,6 +107,8 @@ void Database::close()
     if (!m_openKey.isEmpty())
         openFiles().remove(m_openKey);
     m_openKey.clear();
+    m_fileId.clear();
+    m_walId.clear();
 }
 
 QString Database::refusal(const QString &problem) const
@@ -190,6 +193,40 @@ bool Database::open(const QString &path, QString &error)
     }
     qCInfo(lcStore) << "opened" << m_schema.kind << "database" << path << "schema version" << m_version
                     << (m_readOnly.isEmpty() ? "" : "read-only");
+    m_fileId = fileId(path);
+    m_walId = fileId(path + QStringLiteral("-wal")); // there from the first read in WAL mode till the close
+    return true;
+}
+
+QByteArray Database::fileId(const QString &path)
+{
+#ifdef Q_OS_UNIX
+    // stat(2), not open(): opening and closing the database file would drop this process's SQLite locks.
+    struct stat st;
+    if (::stat(QFile::encodeName(path).constData(), &st) == 0)
+        return QByteArray::number(quint64(st.st_dev)) + ':' + QByteArray::number(quint64(st.st_ino));
+#else
+    Q_UNUSED(path);
+#endif
+    return {};
+}
+
+bool Database::stillInPlace(QString &why) const
+{
+    if (!isOpen() || m_fileId.isEmpty())
+        return true;
+    if (fileId(m_path) != m_fileId) {
+        why = QStringLiteral("%1 was removed or replaced while it was open, so what was written to it since is "
+                             "lost")
+                  .arg(QDir::toNativeSeparators(m_path));
+        return false;
+    }
+    if (!m_walId.isEmpty() && fileId(m_path + QStringLiteral("-wal")) != m_walId) {
+        why = QStringLiteral("the write-ahead log %1-wal was removed or replaced while the database was open "
+                             "(by another program), so what was written to it is lost")
+                  .arg(QDir::toNativeSeparators(m_path));
+        return false;
+    }
     return true;
 }
 

@@ -49,6 +49,10 @@ public:
     // A store's error, restated when it is SQLite's "attempt to write a readonly database" on a read-only
     // file: which file, why, what to do.
     QString explain(const QString &error) const;
+    // Whether the file (and its write-ahead log) this connection writes to is still the one at path(): a file
+    // removed or replaced while open takes every later write with it, silently, as SQLite writes on into the
+    // unlinked file. False with what happened in `why`.
+    bool stillInPlace(QString &why) const;
 
     static constexpr int busyTimeoutMs = 5000;
     // How long open() waits for another process to finish opening a database in the same folder.
@@ -62,6 +66,7 @@ private:
     bool ownObjectsOnly(const QSqlDatabase &db, int version, QString &error) const;
     static QString unwritableReason(const QString &path);
     static QString immutableUri(const QString &path);
+    static QByteArray fileId(const QString &path);
     QString refusal(const QString &problem) const;
 
     DatabaseSchema m_schema;
@@ -71,5 +76,7 @@ private:
     int m_version = 0;
     int m_depth = 0;
     QString m_readOnly; // why the file cannot be written; empty when it can
-    QString m_openKey; // counted among the process's open files under this key
+    QString m_openKey;
+    QByteArray m_fileId; // device and inode of the file and of its -wal when opened; see stillInPlace()
+    QByteArray m_walId; // counted among the process's open files under this key
 };
