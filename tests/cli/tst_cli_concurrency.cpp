@@ -58,25 +58,25 @@ class TestCliConcurrency : public QObject
         for (int i = 0; i < 2; ++i) {
             runs[i] = std::make_unique<QProcess>();
             runs[i]->setProcessEnvironment(m_rig.environment(w));
-            runs[i]->start(QStringLiteral("/bin/sh"),
-                           QStringList{QStringLiteral("-c"), QStringLiteral("read go && exec \"$0\" \"$@\""),
-                                       cli()} +
-                               args(round * 2 + i));
+            runs[i]->start(
+                QStringLiteral("/bin/sh"),
+                QStringList{QStringLiteral("-c"), QStringLiteral("read go && exec \"$0\" \"$@\""), cli()} +
+                    args(round * 2 + i));
             QVERIFY(runs[i]->waitForStarted(60000));
         }
         m_rig.server.holdUntilInFlight(2);
         for (auto &run : runs)
             run->write("go\n");
-        QTRY_VERIFY_WITH_TIMEOUT(runs[0]->state() == QProcess::NotRunning &&
-                                     runs[1]->state() == QProcess::NotRunning,
-                                 600000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            runs[0]->state() == QProcess::NotRunning && runs[1]->state() == QProcess::NotRunning, 600000);
         SessionStore store(w.db());
         QVERIFY2(store.open(), qPrintable(store.lastError()));
         for (auto &run : runs) {
             const QByteArray out = run->readAllStandardOutput();
             const QString err = QString::fromUtf8(run->readAllStandardError());
-            QVERIFY2(run->exitStatus() == QProcess::NormalExit && run->exitCode() == 0,
-                     qPrintable(QStringLiteral("round %1: exit %2: %3").arg(round).arg(run->exitCode()).arg(err)));
+            QVERIFY2(
+                run->exitStatus() == QProcess::NormalExit && run->exitCode() == 0,
+                qPrintable(QStringLiteral("round %1: exit %2: %3").arg(round).arg(run->exitCode()).arg(err)));
             const QString session = sessionOf(out);
             QVERIFY2(!session.isEmpty(), qPrintable(err));
             QVERIFY2(store.session(session),

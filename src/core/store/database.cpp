@@ -1,8 +1,8 @@
 #include "store/database.h"
 
 #include "common/logcategories.h"
-#include "common/regularfile.h"
 #include "common/privatefiles.h"
+#include "common/regularfile.h"
 #include "store/databasefilecheck.h"
 #include "store/databasesetuplock.h"
 #include "store/schemainventory.h"
@@ -216,9 +216,10 @@ bool Database::stillInPlace(QString &why) const
     if (!isOpen() || m_fileId.isEmpty())
         return true;
     if (fileId(m_path) != m_fileId) {
-        why = QStringLiteral("%1 was removed or replaced while it was open, so what was written to it since is "
-                             "lost")
-                  .arg(QDir::toNativeSeparators(m_path));
+        why =
+            QStringLiteral("%1 was removed or replaced while it was open, so what was written to it since is "
+                           "lost")
+                .arg(QDir::toNativeSeparators(m_path));
         return false;
     }
     if (!m_walId.isEmpty() && fileId(m_path + QStringLiteral("-wal")) != m_walId) {

@@ -10,9 +10,10 @@
 // One SQLite file opened through Qt SQL, checked, configured and migrated (DESIGN.md §8).
 //
 // open() never writes to a file it does not recognise: a file that is not SQLite, is damaged, belongs to
-// another application or to a newer AccelOpt, or that holds objects AccelOpt did not create (SchemaInventory),
-// is refused with a message saying so, and its bytes stay as they were. Opening is serialized across processes
-// (DatabaseSetupLock); files are created 0600 and tightened to it (PrivateFiles). A recognised file gets WAL journaling (readers never block the writer, a crash loses at most the open
+// another application or to a newer AccelOpt, or that holds objects AccelOpt did not create
+// (SchemaInventory), is refused with a message saying so, and its bytes stay as they were. Opening is
+// serialized across processes (DatabaseSetupLock); files are created 0600 and tightened to it (PrivateFiles).
+// A recognised file gets WAL journaling (readers never block the writer, a crash loses at most the open
 // transaction), foreign keys and a busy timeout (another process, e.g. the CLI, may be writing).
 //
 // A Qt SQL connection belongs to the thread that opened it: use one Database per thread. Each instance gets
@@ -76,7 +77,7 @@ private:
     int m_version = 0;
     int m_depth = 0;
     QString m_readOnly; // why the file cannot be written; empty when it can
-    QString m_openKey;
+    QString m_openKey; // counted among the process's open files under this key
     QByteArray m_fileId; // device and inode of the file and of its -wal when opened; see stillInPlace()
-    QByteArray m_walId; // counted among the process's open files under this key
+    QByteArray m_walId;
 };

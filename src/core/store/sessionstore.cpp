@@ -164,7 +164,8 @@ bool SessionStore::open()
 bool SessionStore::fail(const QString &error) const
 {
     m_error = m_db.explain(error);
-    if (m_error != error) // the user's condition (a read-only file), told by the caller: not a fault to warn of
+    // A read-only file is the user's condition, told by the caller: not a fault to warn of.
+    if (m_error != error)
         qCInfo(lcStore).noquote() << m_error;
     else
         qCWarning(lcStore).noquote() << m_error;

@@ -366,9 +366,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("sql");
         QTest::addColumn<QString>("named");
-        QTest::newRow("trigger") << QStringLiteral(
-            "CREATE TRIGGER wipe AFTER INSERT ON candidates BEGIN DELETE FROM sessions; END")
-                                 << QStringLiteral("trigger 'wipe' on table candidates");
+        QTest::newRow("trigger")
+            << QStringLiteral(
+                   "CREATE TRIGGER wipe AFTER INSERT ON candidates BEGIN DELETE FROM sessions; END")
+            << QStringLiteral("trigger 'wipe' on table candidates");
         QTest::newRow("view") << QStringLiteral("CREATE VIEW everything AS SELECT * FROM sessions")
                               << QStringLiteral("view 'everything'");
         QTest::newRow("table") << QStringLiteral("CREATE TABLE notes (x)") << QStringLiteral("table 'notes'");
@@ -447,7 +448,8 @@ private Q_SLOTS:
         QTemporaryDir home;
         const QByteArray previousHome = qgetenv("XDG_DATA_HOME");
         qputenv("XDG_DATA_HOME", QFile::encodeName(home.path()));
-        const QString own = QFileInfo(DataPaths::userDataFile(QStringLiteral("memory.sqlite"))).absolutePath();
+        const QString own =
+            QFileInfo(DataPaths::userDataFile(QStringLiteral("memory.sqlite"))).absolutePath();
         QVERIFY(QDir().mkpath(own));
         const QString inOwn = QDir(own).filePath(QStringLiteral("memory.sqlite"));
         QTemporaryDir chosen;
@@ -463,9 +465,10 @@ private Q_SLOTS:
                                                                          "other local users cannot read it")
                                                               .arg(path)));
             if (path == inOwn)
-                QTest::ignoreMessage(QtWarningMsg, qPrintable(QStringLiteral("tightened %1 from 0755 to 0700, so "
-                                                                             "other local users cannot read it")
-                                                                  .arg(own)));
+                QTest::ignoreMessage(QtWarningMsg,
+                                     qPrintable(QStringLiteral("tightened %1 from 0755 to 0700, so "
+                                                               "other local users cannot read it")
+                                                    .arg(own)));
             ExperienceStore store(path);
             QVERIFY2(store.open(), qPrintable(store.lastError()));
             QCOMPARE(mode(path), 0600);
