@@ -23,8 +23,12 @@ bool SessionLock::tryLock(QString &error)
 {
     if (m_file->isLocked())
         return true;
-    QString folderError; // a folder that cannot be made shows up as the lock failing, named below
-    PrivateFiles::makeFolder(QFileInfo(m_file->fileName()).absolutePath(), folderError);
+    // A folder that cannot be made shows up as the lock failing, named below. Ours alone (it names the
+    // sessions being run), so one an older build left open is tightened too.
+    const QString folder = QFileInfo(m_file->fileName()).absolutePath();
+    QString folderError;
+    if (PrivateFiles::makeFolder(folder, folderError))
+        PrivateFiles::tightenAndLog(folder);
     if (m_file->tryLock(0))
         return true;
     qint64 pid = 0;
