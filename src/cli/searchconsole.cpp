@@ -226,7 +226,7 @@ void SearchConsole::print(const SearchEvent &event)
                             : QString());
         if (stopped->reason == StopReason::Stopped)
             Console::out() << "  resume with: accelopt resume " << shortId << "\n";
-        if (t.best)
+        if (t.best && stopped->stored) // a lost session's id names nothing to export
             Console::out() << "  export with: accelopt export " << shortId << " --to DIR\n";
     } else {
         return;

@@ -68,31 +68,32 @@ CASES = [
     memory("memory-fifo", ["list"], Fifo(), "{state}/memory.sqlite", "not a regular file", timeout=30),
     memory("memory-device", ["list"], Symlink("/dev/zero"), "{state}/memory.sqlite", "not a regular file"),
     memory("memory-hollow-schema", ["list"], MEMORY_HOLLOW, NOT_MEMORY, REFUSED),
-    memory("memory-read-only-pin", ["pin", "1"], ReadOnly(SeededMemory()), "{state}/memory.sqlite", "read-only",
-           xfail="`accelopt memory pin 1` on a read-only memory.sqlite says 'attempt to write a readonly database "
-                 "Unable to fetch row (in: UPDATE experiences SET pinned ...)': no file named, no advice; and it "
-                 "leaves memory.sqlite-wal and memory.sqlite-shm behind. It should say the file is read-only and "
-                 "leave no side files"),
+    memory("memory-read-only-pin", ["pin", "1"], ReadOnly(SeededMemory()), "{state}/memory.sqlite is read-only "
+           "(the file is not writable), so it cannot be changed; it was left untouched. Make it writable",
+           regex=r"\A(?![\s\S]*^accelopt\.memory: )"),
     c("memory-read-only-list", ["memory", "list"], 0, "Overlap loads with affine_range", stream="out",
-      quiet_stdout=False, files={MEM: ReadOnly(SeededMemory())},
-      xfail="`accelopt memory list` on a read-only memory.sqlite lists it but leaves memory.sqlite-wal and "
-            "memory.sqlite-shm behind (SQLite cannot checkpoint into the read-only file); a read that changes "
-            "nothing should leave no side files"),
+      quiet_stdout=False, files={MEM: ReadOnly(SeededMemory())}),
     c("memory-in-read-only-folder", ["memory", "list"], 0, "Overlap loads with affine_range", stream="out",
-      quiet_stdout=False, files={"state": ReadOnly(Dir({"memory.sqlite": SeededMemory()}))},
-      xfail="`accelopt memory list` with a healthy memory.sqlite in a read-only folder fails with '... is not an "
-            "AccelOpt memory database or is damaged: unable to open database file' (exit 1): the file is fine, "
-            "the folder is read-only (WAL needs its side files); it should list it (open it read-only) or at "
-            "least say the folder is not writable"),
+      quiet_stdout=False, files={"state": ReadOnly(Dir({"memory.sqlite": SeededMemory()}))}),
+    c("memory-in-read-only-folder-pin", ["memory", "pin", "1"], 1, "accelopt memory pin: ",
+      "{state}/memory.sqlite is read-only (its folder {state} is not writable)",
+      files={"state": ReadOnly(Dir({"memory.sqlite": SeededMemory()}))}),
+    # objects AccelOpt did not create run inside its own writes: refused, named, the file untouched (issue 33);
+    # its own FTS5 shadow tables and triggers are not among them (every healthy memory case shows that)
+    memory("memory-planted-trigger", ["list"], SeededMemory(plant=(
+        "CREATE TRIGGER wipe AFTER INSERT ON experiences BEGIN DELETE FROM experiences; END",)),
+           "{state}/memory.sqlite holds what AccelOpt did not put there: trigger 'wipe' on table experiences",
+           REFUSED),
+    memory("memory-planted-view-table-index", ["pin", "1"], SeededMemory(plant=(
+        "CREATE VIEW everything AS SELECT * FROM experiences", "CREATE TABLE notes(x)",
+        "CREATE INDEX by_lesson ON experiences(lesson)")),
+           "view 'everything'", "table 'notes'", "index 'by_lesson' on table experiences", REFUSED),
     c("memory-list-missing-path", ["memory", "list", "--memory", "{work}/typo/memory.sqlite"], 0, "the memory is empty",
       stream="out", quiet_stdout=False, absent=("work/typo",)),
     c("memory-export-missing-path", ["memory", "export", "--memory", "{work}/none.sqlite"], 0, stream="out",
       quiet_stdout=False, absent=("work/none.sqlite",)),
     memory("memory-error-said-once", ["list"], FOREIGN, NOT_MEMORY,
-           regex=r"\A(?![\s\S]*^accelopt\.memory: )",
-           xfail="every refused database prints its message twice on stderr: once as the log line 'accelopt.memory: "
-                 "...' (or 'accelopt.store: ...') and once as 'accelopt memory list: ...'; the CLI should say it "
-                 "once (the core's qCWarning in ExperienceStore::fail / Database reaches stderr)"),
+           regex=r"\A(?![\s\S]*^accelopt\.memory: )"),
 
     # --------------------------------------------------------------------------------------------- workspace
     workspace("workspace-text-sessions-list", ["sessions", "list"], TEXT, NOT_WORKSPACE, "it is not an SQLite "
@@ -117,6 +118,8 @@ CASES = [
     c("workspace-db-option-is-a-memory", ["export", "abcd", "--to", "{work}/out", "--db", "{state}/m.sqlite"], 1,
       "{state}/m.sqlite is not an AccelOpt workspace database", "it is an AccelOpt memory database",
       files={"state/m.sqlite": SeededMemory()}),
+    workspace("workspace-error-said-once", ["sessions", "list"], FOREIGN, NOT_WORKSPACE,
+              regex=r"\A(?![\s\S]*^accelopt\.store: )"),
     workspace("workspace-hollow-schema", ["sessions", "list"], WORKSPACE_HOLLOW, NOT_WORKSPACE, REFUSED),
     workspace("workspace-compare-damaged", ["compare", "abcd", "{silu}"], Damaged("pages", WORKSPACE_APP_ID),
               NOT_WORKSPACE),

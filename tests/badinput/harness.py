@@ -101,7 +101,11 @@ class ReadOnly:
 
 
 class SeededMemory:
-    """A healthy memory database holding SEED_EXPERIENCES (written by `accelopt memory import`, once per run)."""
+    """A healthy memory database holding SEED_EXPERIENCES (written by `accelopt memory import`, once per run), then
+    `plant`: SQL statements run on the copy (objects AccelOpt did not create)."""
+
+    def __init__(self, plant=()):
+        self.plant = tuple(plant)
 
 
 class SeededTask:
@@ -213,6 +217,12 @@ class Sandbox:
             _damaged(p, content)
         elif isinstance(content, SeededMemory):
             shutil.copyfile(self.seeded_memory, p)
+            if content.plant:
+                c = sqlite3.connect(p)
+                for s in content.plant:
+                    c.execute(s)
+                c.commit()
+                c.close()
         elif isinstance(content, SeededTask):
             _seeded_task(p, content)
         elif isinstance(content, ReadOnly):

@@ -2,6 +2,7 @@
 
 #include "common/datapaths.h"
 #include "common/jsontext.h"
+#include "common/privatefiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -55,6 +56,9 @@ bool HostRegistry::load(QString &error)
         error = QStringLiteral("cannot read the hosts file %1: %2").arg(m_path, file.errorString());
         return false;
     }
+    PrivateFiles::tightenAndLog(m_path);
+    if (PrivateFiles::isOwnDataFolder(QFileInfo(m_path).absolutePath()))
+        PrivateFiles::tightenAndLog(QFileInfo(m_path).absolutePath());
     QJsonParseError parse;
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parse);
     if (parse.error != QJsonParseError::NoError)
@@ -117,9 +121,13 @@ bool HostRegistry::save(QString &error) const
     QJsonObject root = m_root;
     root.insert(QStringLiteral("version"), fileVersion);
     root.insert(QStringLiteral("hosts"), hosts);
-    QDir().mkpath(QFileInfo(m_path).absolutePath());
+    if (!PrivateFiles::makeFolder(QFileInfo(m_path).absolutePath(), error))
+        return false;
     QSaveFile file(m_path);
-    if (!file.open(QIODevice::WriteOnly)) {
+    // The hosts a user reaches are theirs alone: the new file is 0600 before a byte is written (QSaveFile
+    // gives a new file 0666 less the umask, and an existing one its old mode).
+    if (!file.open(QIODevice::WriteOnly) ||
+        !file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner)) {
         error = QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString());
         return false;
     }

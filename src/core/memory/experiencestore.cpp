@@ -127,13 +127,26 @@ bool ExperienceStore::open()
     // cost an import of 100,000 experiences a third of its time. Set before any temporary table exists, as
     // changing it later drops them.
     return (m_db.open(m_path, error) && m_db.execute(QStringLiteral("PRAGMA temp_store = MEMORY"), error)) ||
-           fail(error);
+           failToOpen(error);
 }
 
 bool ExperienceStore::fail(const QString &error) const
 {
+    m_error = m_db.explain(error);
+    // A read-only file is the user's condition, told by the caller: not a fault to warn of.
+    if (m_error != error)
+        qCInfo(lcMemory).noquote() << m_error;
+    else
+        qCWarning(lcMemory).noquote() << m_error;
+    return false;
+}
+
+bool ExperienceStore::failToOpen(const QString &error) const
+{
+    // Only the log's: the caller says it (the CLI on stderr, the window in its own words); a warning here
+    // printed every refused database twice.
     m_error = error;
-    qCWarning(lcMemory).noquote() << error;
+    qCInfo(lcMemory).noquote() << error;
     return false;
 }
 

@@ -96,6 +96,7 @@ public:
 
 private:
     bool fail(const QString &error) const;
+    bool failToOpen(const QString &error) const;
     bool insert(Statement &statement, ExperienceRecord &record, QString &error);
     bool isDuplicate(const ExperienceRecord &record, bool &duplicate, QString &error) const;
     bool recount(const QString &which, const QVariant &value, QString &error);

@@ -1149,6 +1149,15 @@ void BeamSearch::finish(StopReason reason)
         key->first->cancel(key->second);
     for (quint64 job : jobs)
         m_pool->cancel(job);
+    // A run whose writes went into a file no longer at the workspace's path must not end as if its session
+    // were kept (two runs once both said "export with" for a session only one of them had stored).
+    QString lost;
+    const bool stored = m_store->database().stillInPlace(lost);
+    if (!stored) {
+        reason = m_stopReason = StopReason::Failed;
+        m_error = QStringLiteral("session %1 was not kept: %2").arg(m_sessionId.left(8), lost);
+        qCWarning(lcSearch).noquote() << m_error;
+    }
     const SessionRecord::Status status = reason == StopReason::Stopped  ? SessionRecord::Status::Stopped
                                          : StopRules::isFailure(reason) ? SessionRecord::Status::Failed
                                                                         : SessionRecord::Status::Finished;
@@ -1169,6 +1178,7 @@ void BeamSearch::finish(StopReason reason)
     stopped.llmCalls = booked.calls;
     stopped.callsWithoutCost = booked.callsWithoutCost;
     stopped.orchestrationSeconds = orchestrationSeconds();
+    stopped.stored = stored;
     tell(std::move(stopped));
     Q_EMIT finished(reason);
 }

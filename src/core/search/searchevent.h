@@ -148,6 +148,8 @@ struct Stopped
     int llmCalls = 0;
     int callsWithoutCost = 0; // no price known for the model
     double orchestrationSeconds = 0;
+    // False when the session's file was removed or replaced under the run: its id names nothing any more.
+    bool stored = true;
 };
 
 } // namespace SearchEvents

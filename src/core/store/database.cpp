@@ -1,8 +1,11 @@
 #include "store/database.h"
 
 #include "common/logcategories.h"
+#include "common/privatefiles.h"
 #include "common/regularfile.h"
 #include "store/databasefilecheck.h"
+#include "store/databasesetuplock.h"
+#include "store/schemainventory.h"
 #include "store/statement.h"
 
 #include <QDir>
@@ -12,8 +15,14 @@
 #include <QMutex>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QUrl>
 
 #include <atomic>
+
+#ifdef Q_OS_UNIX
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 namespace {
 QString uniqueConnectionName(const QString &kind)
@@ -98,6 +107,8 @@ void Database::close()
     if (!m_openKey.isEmpty())
         openFiles().remove(m_openKey);
     m_openKey.clear();
+    m_fileId.clear();
+    m_walId.clear();
 }
 
 QString Database::refusal(const QString &problem) const
@@ -112,6 +123,7 @@ bool Database::open(const QString &path, QString &error)
     m_path = path;
     m_version = 0;
     m_depth = 0;
+    m_readOnly.clear();
     const QFileInfo info(path);
     if (info.isDir()) {
         error = QStringLiteral("%1 is a folder, not a database file").arg(QDir::toNativeSeparators(path));
@@ -123,23 +135,51 @@ bool Database::open(const QString &path, QString &error)
                     .arg(RegularFile::refusal(path));
         return false;
     }
-    if (info.exists() && !openFiles().contains(path)) { // open here already: it is healthy, and see OpenFiles
-        QString problem;
-        if (!DatabaseFileCheck::looksHealthy(path, problem)) {
-            error = refusal(problem);
-            return false;
+    const QString folder = info.absolutePath();
+    const bool exists = info.exists();
+    if (!exists && !PrivateFiles::makeFolder(folder, error)) {
+        error = QStringLiteral("%1, for the %2 database").arg(error, m_schema.kind);
+        return false;
+    }
+    DatabaseSetupLock setup; // until the file is checked, in WAL mode and at the latest version
+    if (!setup.lock(folder, setupWaitMs, error))
+        return false;
+    if (exists) {
+        m_readOnly = unwritableReason(path);
+        if (!openFiles().contains(path)) { // open here already: it is healthy, and see OpenFiles
+            QString problem;
+            if (!DatabaseFileCheck::looksHealthy(path, problem)) {
+                error = refusal(problem);
+                return false;
+            }
+            if (info.size() > 0 && !inspectExisting(error))
+                return false;
         }
-        if (info.size() > 0 && !inspectExisting(error))
-            return false;
-    } else if (!QDir().mkpath(info.absolutePath())) {
-        error = QStringLiteral("cannot create the folder %1 for the %2 database")
-                    .arg(QDir::toNativeSeparators(info.absolutePath()), m_schema.kind);
+        if (m_readOnly.isEmpty()) {
+            for (const QString &file : {path, path + QStringLiteral("-wal"), path + QStringLiteral("-shm")})
+                PrivateFiles::tightenAndLog(file);
+            if (PrivateFiles::isOwnDataFolder(folder))
+                PrivateFiles::tightenAndLog(folder);
+        }
+    } else if (!PrivateFiles::createFile(path, error)) {
         return false;
     }
 
     m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
-    m_db.setDatabaseName(path);
-    m_db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(busyTimeoutMs));
+    QString options = QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(busyTimeoutMs);
+    if (!m_readOnly.isEmpty()) {
+        options += QStringLiteral(";QSQLITE_OPEN_READONLY");
+        // A read-only WAL database would still get -wal and -shm files, which SQLite cannot remove again
+        // (or, in a read-only folder, cannot create, and the open fails). Nobody can write the file, so it
+        // is read as immutable: no locks, no side files. A WAL with pages not yet in the file needs them.
+        if (QFileInfo(path + QStringLiteral("-wal")).size() == 0) {
+            options += QStringLiteral(";QSQLITE_OPEN_URI");
+            m_db.setDatabaseName(immutableUri(path));
+        }
+    }
+    if (m_db.databaseName().isEmpty())
+        m_db.setDatabaseName(path);
+    m_db.setConnectOptions(options);
     if (!m_db.open()) {
         error = QStringLiteral("cannot open the %1 database %2: %3")
                     .arg(m_schema.kind, QDir::toNativeSeparators(path), m_db.lastError().text());
@@ -151,8 +191,75 @@ bool Database::open(const QString &path, QString &error)
         close();
         return false;
     }
-    qCInfo(lcStore) << "opened" << m_schema.kind << "database" << path << "schema version" << m_version;
+    qCInfo(lcStore) << "opened" << m_schema.kind << "database" << path << "schema version" << m_version
+                    << (m_readOnly.isEmpty() ? "" : "read-only");
+    m_fileId = fileId(path);
+    m_walId = fileId(path + QStringLiteral("-wal")); // there from the first read in WAL mode till the close
     return true;
+}
+
+QByteArray Database::fileId(const QString &path)
+{
+#ifdef Q_OS_UNIX
+    // stat(2), not open(): opening and closing the database file would drop this process's SQLite locks.
+    struct stat st;
+    if (::stat(QFile::encodeName(path).constData(), &st) == 0)
+        return QByteArray::number(quint64(st.st_dev)) + ':' + QByteArray::number(quint64(st.st_ino));
+#else
+    Q_UNUSED(path);
+#endif
+    return {};
+}
+
+bool Database::stillInPlace(QString &why) const
+{
+    if (!isOpen() || m_fileId.isEmpty())
+        return true;
+    if (fileId(m_path) != m_fileId) {
+        why =
+            QStringLiteral("%1 was removed or replaced while it was open, so what was written to it since is "
+                           "lost")
+                .arg(QDir::toNativeSeparators(m_path));
+        return false;
+    }
+    if (!m_walId.isEmpty() && fileId(m_path + QStringLiteral("-wal")) != m_walId) {
+        why = QStringLiteral("the write-ahead log %1-wal was removed or replaced while the database was open "
+                             "(by another program), so what was written to it is lost")
+                  .arg(QDir::toNativeSeparators(m_path));
+        return false;
+    }
+    return true;
+}
+
+QString Database::unwritableReason(const QString &path)
+{
+#ifdef Q_OS_UNIX
+    // access(2), not the mode bits: root ignores modes but not the immutable attribute, and it asks the file
+    // system, so a read-only mount counts too.
+    if (::access(QFile::encodeName(path).constData(), W_OK) != 0)
+        return QStringLiteral("the file is not writable");
+    const QString folder = QFileInfo(path).absolutePath();
+    if (::access(QFile::encodeName(folder).constData(), W_OK) != 0)
+        return QStringLiteral("its folder %1 is not writable").arg(QDir::toNativeSeparators(folder));
+#else
+    Q_UNUSED(path);
+#endif
+    return {};
+}
+
+QString Database::immutableUri(const QString &path)
+{
+    return QUrl::fromLocalFile(QFileInfo(path).absoluteFilePath()).toString(QUrl::FullyEncoded) +
+           QStringLiteral("?immutable=1");
+}
+
+QString Database::explain(const QString &error) const
+{
+    if (m_readOnly.isEmpty() || !error.contains(QStringLiteral("readonly"), Qt::CaseInsensitive))
+        return error;
+    return QStringLiteral("%1 is read-only (%2), so it cannot be changed; it was left untouched. Make it "
+                          "writable to change it")
+        .arg(QDir::toNativeSeparators(m_path), m_readOnly);
 }
 
 // Reads the file through a separate read-only connection: SQLite opened read-only neither writes a journal
@@ -160,19 +267,22 @@ bool Database::open(const QString &path, QString &error)
 bool Database::inspectExisting(QString &error)
 {
     const QString checkName = m_connectionName + QStringLiteral(".check");
-    // A read-only connection to a WAL-mode file creates the -wal and -shm side files and, being read-only,
-    // cannot remove them again; we remove the ones we created (the WAL then empty) so a refused file leaves
-    // no litter.
     const QString walPath = m_path + QStringLiteral("-wal");
     const QString shmPath = m_path + QStringLiteral("-shm");
     const bool hadWal = QFileInfo::exists(walPath);
     const bool hadShm = QFileInfo::exists(shmPath);
+    // A read-only connection to a WAL-mode file creates the -wal and -shm side files and cannot remove them
+    // again. Removing them afterwards lost a session: another run had opened the database in between and
+    // was writing to the WAL we unlinked. So a WAL file without a -wal is read as immutable, which creates
+    // nothing: under the setup lock no AccelOpt process has it open (an open WAL database has its -wal).
+    const bool immutable = !hadWal && DatabaseFileCheck::isWalFile(m_path);
     bool ok = false;
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), checkName);
-        db.setDatabaseName(m_path);
-        db.setConnectOptions(
-            QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=%1").arg(busyTimeoutMs));
+        db.setDatabaseName(immutable ? immutableUri(m_path) : m_path);
+        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=%1%2")
+                                 .arg(busyTimeoutMs)
+                                 .arg(immutable ? QStringLiteral(";QSQLITE_OPEN_URI") : QString()));
         if (!db.open()) {
             error = refusal(db.lastError().text());
         } else {
@@ -222,18 +332,37 @@ bool Database::inspectExisting(QString &error)
                                 .arg(version.toInt())
                                 .arg(missing));
             } else {
-                ok = true;
+                q.finish();
+                ok = ownObjectsOnly(db, version.toInt(), error);
             }
         }
         db.close();
     }
     QSqlDatabase::removeDatabase(checkName);
-    if (!hadWal && QFileInfo(walPath).exists() && QFileInfo(walPath).size() == 0) {
+    // A refused file nobody of ours can have open: the side files this check made are litter.
+    if (!ok && !hadWal && QFileInfo(walPath).exists() && QFileInfo(walPath).size() == 0) {
         QFile::remove(walPath);
         if (!hadShm)
             QFile::remove(shmPath);
     }
     return ok;
+}
+
+bool Database::ownObjectsOnly(const QSqlDatabase &db, int version, QString &error) const
+{
+    QStringList foreign;
+    QString problem;
+    if (!SchemaInventory::foreignObjects(db, m_schema, version, foreign, problem)) {
+        error = refusal(problem);
+        return false;
+    }
+    if (foreign.isEmpty())
+        return true;
+    error = QStringLiteral("%1 holds what AccelOpt did not put there: %2. Such objects run inside AccelOpt's "
+                           "own writes (a trigger can delete what it stores), so the file is refused; it was "
+                           "left untouched. Remove them (sqlite3 %1 'DROP ...') or choose another file")
+                .arg(QDir::toNativeSeparators(m_path), foreign.join(QStringLiteral(", ")));
+    return false;
 }
 
 bool Database::configure(QString &error)
@@ -251,13 +380,15 @@ bool Database::configure(QString &error)
         !execute(QStringLiteral("PRAGMA foreign_keys = ON"), error))
         return false;
     QSqlQuery q(m_db);
-    if (!q.exec(QStringLiteral("PRAGMA journal_mode = WAL")) || !q.next()) {
+    if (!m_readOnly.isEmpty()) {
+        // Nothing is written to a file that cannot be written: no journal mode, no migration.
+    } else if (!q.exec(QStringLiteral("PRAGMA journal_mode = WAL")) || !q.next()) {
         error = QStringLiteral("cannot switch %1 to WAL mode: %2").arg(m_path, q.lastError().text());
         return false;
-    }
-    if (q.value(0).toString().compare(QStringLiteral("wal"), Qt::CaseInsensitive) != 0)
+    } else if (q.value(0).toString().compare(QStringLiteral("wal"), Qt::CaseInsensitive) != 0) {
         qCWarning(lcStore) << m_path << "stays in journal mode" << q.value(0).toString()
                            << "(WAL needs a local file system); it still works, with more lock waits";
+    }
     if (!q.exec(QStringLiteral("PRAGMA user_version")) || !q.next()) {
         error = QStringLiteral("cannot read the schema version of %1: %2").arg(m_path, q.lastError().text());
         return false;
@@ -268,6 +399,15 @@ bool Database::configure(QString &error)
 
 bool Database::migrate(QString &error)
 {
+    if (!m_readOnly.isEmpty() && m_version < m_schema.latestVersion()) {
+        error = QStringLiteral("%1 is at %2 schema version %3 and needs upgrading to %4, but it is read-only "
+                               "(%5); it was left untouched. Make it writable and try again")
+                    .arg(QDir::toNativeSeparators(m_path), m_schema.kind)
+                    .arg(m_version)
+                    .arg(m_schema.latestVersion())
+                    .arg(m_readOnly);
+        return false;
+    }
     for (const MigrationStep &step : m_schema.steps) {
         if (step.version <= m_version)
             continue;
@@ -277,6 +417,17 @@ bool Database::migrate(QString &error)
             return false;
         const bool ok = transact(
             [&](QString &stepError) {
+                // Under the write lock: a process that does not take the setup lock (an older AccelOpt) may
+                // have run this step since the version was read.
+                QSqlQuery current(m_db);
+                if (!current.exec(QStringLiteral("PRAGMA user_version")) || !current.next()) {
+                    stepError = current.lastError().text();
+                    return false;
+                }
+                const int version = current.value(0).toInt();
+                current.finish(); // an open statement would keep the tables the step changes locked
+                if (version >= step.version)
+                    return true;
                 if (first &&
                     !execute(QStringLiteral("PRAGMA application_id = %1").arg(m_schema.applicationId),
                              stepError))

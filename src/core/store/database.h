@@ -10,8 +10,10 @@
 // One SQLite file opened through Qt SQL, checked, configured and migrated (DESIGN.md §8).
 //
 // open() never writes to a file it does not recognise: a file that is not SQLite, is damaged, belongs to
-// another application or to a newer AccelOpt is refused with a message saying so, and its bytes stay as they
-// were. A recognised file gets WAL journaling (readers never block the writer, a crash loses at most the open
+// another application or to a newer AccelOpt, or that holds objects AccelOpt did not create
+// (SchemaInventory), is refused with a message saying so, and its bytes stay as they were. Opening is
+// serialized across processes (DatabaseSetupLock); files are created 0600 and tightened to it (PrivateFiles).
+// A recognised file gets WAL journaling (readers never block the writer, a crash loses at most the open
 // transaction), foreign keys and a busy timeout (another process, e.g. the CLI, may be writing).
 //
 // A Qt SQL connection belongs to the thread that opened it: use one Database per thread. Each instance gets
@@ -42,13 +44,30 @@ public:
     // A single statement without parameters (PRAGMAs, DDL).
     bool execute(const QString &sql, QString &error);
 
+    // Why the file cannot be written ("the file is not writable", "its folder ... is not writable"); empty
+    // when it can. A read-only file is opened read-only, as immutable, and never migrated.
+    QString readOnlyReason() const { return m_readOnly; }
+    // A store's error, restated when it is SQLite's "attempt to write a readonly database" on a read-only
+    // file: which file, why, what to do.
+    QString explain(const QString &error) const;
+    // Whether the file (and its write-ahead log) this connection writes to is still the one at path(): a file
+    // removed or replaced while open takes every later write with it, silently, as SQLite writes on into the
+    // unlinked file. False with what happened in `why`.
+    bool stillInPlace(QString &why) const;
+
     static constexpr int busyTimeoutMs = 5000;
+    // How long open() waits for another process to finish opening a database in the same folder.
+    static constexpr int setupWaitMs = 60000;
 
 private:
     bool inspectExisting(QString &error);
     bool configure(QString &error);
     bool migrate(QString &error);
     bool foreignKeysIntact(QString &error);
+    bool ownObjectsOnly(const QSqlDatabase &db, int version, QString &error) const;
+    static QString unwritableReason(const QString &path);
+    static QString immutableUri(const QString &path);
+    static QByteArray fileId(const QString &path);
     QString refusal(const QString &problem) const;
 
     DatabaseSchema m_schema;
@@ -57,5 +76,8 @@ private:
     QSqlDatabase m_db;
     int m_version = 0;
     int m_depth = 0;
+    QString m_readOnly; // why the file cannot be written; empty when it can
     QString m_openKey; // counted among the process's open files under this key
+    QByteArray m_fileId; // device and inode of the file and of its -wal when opened; see stillInPlace()
+    QByteArray m_walId;
 };

@@ -57,3 +57,12 @@ bool DatabaseFileCheck::looksHealthy(const QString &path, QString &problem)
     }
     return true;
 }
+
+bool DatabaseFileCheck::isWalFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray header = file.read(20);
+    return header.size() == 20 && header.at(18) == 2 && header.at(19) == 2;
+}

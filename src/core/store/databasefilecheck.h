@@ -12,4 +12,6 @@ public:
     // False with a reason ("it is not an SQLite database (...)", "it is truncated (...)") when the file
     // cannot be a healthy SQLite database. An empty file passes: SQLite treats it as a new, empty database.
     static bool looksHealthy(const QString &path, QString &problem);
+    // Whether the header marks the file as in WAL mode (read and write versions 2, fileformat.html §1.3.3).
+    static bool isWalFile(const QString &path);
 };

@@ -1,5 +1,7 @@
 #include "store/sessionlock.h"
 
+#include "common/privatefiles.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QLockFile>
@@ -21,7 +23,12 @@ bool SessionLock::tryLock(QString &error)
 {
     if (m_file->isLocked())
         return true;
-    QDir().mkpath(QFileInfo(m_file->fileName()).absolutePath());
+    // A folder that cannot be made shows up as the lock failing, named below. Ours alone (it names the
+    // sessions being run), so one an older build left open is tightened too.
+    const QString folder = QFileInfo(m_file->fileName()).absolutePath();
+    QString folderError;
+    if (PrivateFiles::makeFolder(folder, folderError))
+        PrivateFiles::tightenAndLog(folder);
     if (m_file->tryLock(0))
         return true;
     qint64 pid = 0;

@@ -158,13 +158,26 @@ bool SessionStore::open()
     QString error;
     if (m_db.open(m_path, error))
         return true;
-    return fail(error);
+    return failToOpen(error);
 }
 
 bool SessionStore::fail(const QString &error) const
 {
+    m_error = m_db.explain(error);
+    // A read-only file is the user's condition, told by the caller: not a fault to warn of.
+    if (m_error != error)
+        qCInfo(lcStore).noquote() << m_error;
+    else
+        qCWarning(lcStore).noquote() << m_error;
+    return false;
+}
+
+bool SessionStore::failToOpen(const QString &error) const
+{
+    // Only the log's: the caller says it (the CLI on stderr, the window in its own words); a warning here
+    // printed every refused database twice.
     m_error = error;
-    qCWarning(lcStore).noquote() << error;
+    qCInfo(lcStore).noquote() << error;
     return false;
 }
 

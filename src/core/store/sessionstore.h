@@ -152,6 +152,7 @@ public:
 
 private:
     bool fail(const QString &error) const;
+    bool failToOpen(const QString &error) const;
     bool writeEvaluation(const QString &verb, const QString &candidateId, const Evaluation &evaluation,
                          int runIndex);
     bool insertPlan(PlanRecord &plan, QString &error);

@@ -1,9 +1,11 @@
 target_sources(accelopt_core PRIVATE
   store/database.cpp store/database.h
   store/databasefilecheck.cpp store/databasefilecheck.h
+  store/databasesetuplock.cpp store/databasesetuplock.h
   store/databaseschema.h
   store/migrationstep.h
   store/planrecord.h
+  store/schemainventory.cpp store/schemainventory.h
   store/sessionlock.cpp store/sessionlock.h
   store/sessionrecord.h
   store/sessionsummary.h

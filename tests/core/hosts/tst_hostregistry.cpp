@@ -10,6 +10,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 // hosts.json as a person edits it: malformed files are refused and left as they are, and what this build
 // does not know survives a save.
 class TestHostRegistry : public QObject
@@ -170,6 +172,43 @@ private Q_SLOTS:
         HostRegistry again(path);
         QVERIFY2(again.load(error), qPrintable(error));
         QCOMPARE(again.hosts().size(), 3); // local, trn, other
+    }
+
+    // The hosts a user reaches are theirs alone (issue 33): a new hosts.json is 0600 in a 0700 folder,
+    // whatever the umask; one an older build left 0644 is tightened when read, with a note.
+    void hostsFileIsPrivate()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("private/hosts.json"));
+        HostRegistry registry(path);
+        QString error;
+        QVERIFY2(registry.load(error), qPrintable(error));
+        HostConfig box;
+        box.name = QStringLiteral("box");
+        QVERIFY(registry.add(box, error));
+        const mode_t previous = ::umask(0);
+        const bool saved = registry.save(error);
+        ::umask(previous);
+        QVERIFY2(saved, qPrintable(error));
+        QCOMPARE(mode(path), 0600);
+        QCOMPARE(mode(QFileInfo(path).absolutePath()), 0700);
+
+        QVERIFY(::chmod(QFile::encodeName(path).constData(), 0644) == 0);
+        QTest::ignoreMessage(QtWarningMsg,
+                             qPrintable(QStringLiteral("tightened %1 from 0644 to 0600, so other local users "
+                                                       "cannot read it")
+                                            .arg(path)));
+        HostRegistry again(path);
+        QVERIFY2(again.load(error), qPrintable(error));
+        QCOMPARE(mode(path), 0600);
+        QVERIFY2(again.save(error), qPrintable(error)); // a save keeps it so
+        QCOMPARE(mode(path), 0600);
+    }
+
+private:
+    static int mode(const QString &path)
+    {
+        struct stat st;
+        return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 0777) : -1;
     }
 };
 

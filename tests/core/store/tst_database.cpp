@@ -1,18 +1,24 @@
+#include "common/datapaths.h"
+#include "memory/experiencestore.h"
 #include "memory/memoryschema.h"
 #include "store/database.h"
 #include "store/sessionstore.h"
 #include "store/workspaceschema.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QSqlDatabase>
+#include <QSqlError>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 class TestDatabase : public QObject
 {
@@ -53,6 +59,28 @@ class TestDatabase : public QObject
         QCOMPARE(fileHash(path), before);
         QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
         QVERIFY(!QFile::exists(path + QStringLiteral("-journal")));
+    }
+
+    // Runs `sql` on the file through a connection of its own, as another program would.
+    static void plant(const QString &path, const QStringList &sql)
+    {
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("planter"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            for (const QString &statement : sql)
+                QVERIFY2(q.exec(statement), qPrintable(q.lastError().text()));
+            q.finish();
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("planter"));
+    }
+
+    static int mode(const QString &path)
+    {
+        struct stat st;
+        return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 0777) : -1;
     }
 
 private Q_SLOTS:
@@ -330,6 +358,124 @@ private Q_SLOTS:
         }
         QSqlDatabase::removeDatabase(QStringLiteral("foreign"));
         expectRefused(foreign, QStringLiteral("another application"));
+    }
+
+    // What the program did not create runs inside its writes (issue 33: a planted trigger deleted 5 of 6
+    // sessions during a run): such a file is refused, naming it, and left untouched.
+    void refusesObjectsItDidNotCreate_data()
+    {
+        QTest::addColumn<QString>("sql");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("trigger")
+            << QStringLiteral(
+                   "CREATE TRIGGER wipe AFTER INSERT ON candidates BEGIN DELETE FROM sessions; END")
+            << QStringLiteral("trigger 'wipe' on table candidates");
+        QTest::newRow("view") << QStringLiteral("CREATE VIEW everything AS SELECT * FROM sessions")
+                              << QStringLiteral("view 'everything'");
+        QTest::newRow("table") << QStringLiteral("CREATE TABLE notes (x)") << QStringLiteral("table 'notes'");
+        QTest::newRow("index on its table") << QStringLiteral("CREATE INDEX by_task ON sessions(task_name)")
+                                            << QStringLiteral("index 'by_task' on table sessions");
+    }
+
+    void refusesObjectsItDidNotCreate()
+    {
+        QFETCH(QString, sql);
+        QFETCH(QString, named);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("workspace.sqlite"));
+        {
+            SessionStore store(path);
+            QVERIFY(store.open());
+        }
+        plant(path, {sql});
+        expectRefused(path, QStringLiteral("holds what AccelOpt did not put there: ") + named);
+    }
+
+    // The memory's own full-text index (FTS5 and its shadow tables, the triggers that feed it) is the
+    // program's, and SQLite's statistics tables are SQLite's: neither is foreign. A trigger added to it is.
+    void ownAndSqlitesObjectsAreNotForeign()
+    {
+        QTemporaryDir dir;
+        const QString memory = dir.filePath(QStringLiteral("memory.sqlite"));
+        const QString workspace = dir.filePath(QStringLiteral("workspace.sqlite"));
+        {
+            ExperienceStore store(memory);
+            QVERIFY2(store.open(), qPrintable(store.lastError()));
+            SessionStore sessions(workspace);
+            QVERIFY2(sessions.open(), qPrintable(sessions.lastError()));
+        }
+        plant(memory, {QStringLiteral("ANALYZE")});
+        plant(workspace, {QStringLiteral("ANALYZE")});
+        {
+            ExperienceStore store(memory);
+            QVERIFY2(store.open(), qPrintable(store.lastError()));
+            SessionStore sessions(workspace);
+            QVERIFY2(sessions.open(), qPrintable(sessions.lastError()));
+        }
+        plant(memory, {QStringLiteral("CREATE TRIGGER spy AFTER INSERT ON experiences BEGIN SELECT 1; END")});
+        const QByteArray before = fileHash(memory);
+        ExperienceStore store(memory);
+        QVERIFY(!store.open());
+        QVERIFY2(store.lastError().contains(QStringLiteral("trigger 'spy' on table experiences")),
+                 qPrintable(store.lastError()));
+        QCOMPARE(fileHash(memory), before);
+        QVERIFY(!QFile::exists(memory + QStringLiteral("-wal")));
+    }
+
+    // Every prompt, kernel and reply is in these files (issue 33): 0600 from the start, their -wal and -shm
+    // too, and the folders made for them 0700, whatever the umask.
+    void newFilesAndFoldersArePrivate()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("new/inner/workspace.sqlite"));
+        const mode_t previous = ::umask(0);
+        SessionStore store(path);
+        const bool opened = store.open();
+        ::umask(previous);
+        QVERIFY2(opened, qPrintable(store.lastError()));
+        QVERIFY(QFile::exists(path + QStringLiteral("-wal")));
+        QCOMPARE(mode(path), 0600);
+        QCOMPARE(mode(path + QStringLiteral("-wal")), 0600);
+        QCOMPARE(mode(path + QStringLiteral("-shm")), 0600);
+        QCOMPARE(mode(dir.filePath(QStringLiteral("new"))), 0700);
+        QCOMPARE(mode(dir.filePath(QStringLiteral("new/inner"))), 0700);
+    }
+
+    // Files an older build left 0644 are tightened when opened, with a note; so is the program's own data
+    // folder, but not a folder the user chose (it may be /tmp).
+    void existingFilesAreTightenedWithANote()
+    {
+        QTemporaryDir home;
+        const QByteArray previousHome = qgetenv("XDG_DATA_HOME");
+        qputenv("XDG_DATA_HOME", QFile::encodeName(home.path()));
+        const QString own =
+            QFileInfo(DataPaths::userDataFile(QStringLiteral("memory.sqlite"))).absolutePath();
+        QVERIFY(QDir().mkpath(own));
+        const QString inOwn = QDir(own).filePath(QStringLiteral("memory.sqlite"));
+        QTemporaryDir chosen;
+        const QString inChosen = chosen.filePath(QStringLiteral("memory.sqlite"));
+        for (const QString &path : {inOwn, inChosen}) {
+            {
+                ExperienceStore store(path);
+                QVERIFY2(store.open(), qPrintable(store.lastError()));
+            }
+            QVERIFY(::chmod(QFile::encodeName(path).constData(), 0644) == 0);
+            QVERIFY(::chmod(QFile::encodeName(QFileInfo(path).absolutePath()).constData(), 0755) == 0);
+            QTest::ignoreMessage(QtWarningMsg, qPrintable(QStringLiteral("tightened %1 from 0644 to 0600, so "
+                                                                         "other local users cannot read it")
+                                                              .arg(path)));
+            if (path == inOwn)
+                QTest::ignoreMessage(QtWarningMsg,
+                                     qPrintable(QStringLiteral("tightened %1 from 0755 to 0700, so "
+                                                               "other local users cannot read it")
+                                                    .arg(own)));
+            ExperienceStore store(path);
+            QVERIFY2(store.open(), qPrintable(store.lastError()));
+            QCOMPARE(mode(path), 0600);
+        }
+        QCOMPARE(mode(own), 0700);
+        QCOMPARE(mode(chosen.path()), 0755);
+        qputenv("XDG_DATA_HOME", previousHome);
     }
 
     void transactionsAreAllOrNothing()

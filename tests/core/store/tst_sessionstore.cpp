@@ -1,7 +1,9 @@
 #include "model/kernelnormalizer.h"
+#include "store/sessionlock.h"
 #include "store/sessionsnapshot.h"
 #include "store/sessionstore.h"
 
+#include <QFileInfo>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
@@ -401,6 +403,29 @@ private Q_SLOTS:
         for (double c : cost)
             all += c;
         QCOMPARE(all, m_store->costTotals(m_session).costUsd);
+    }
+
+    // The lock folder names the sessions being run and by whom: 0700, and tightened if an older build left
+    // it open (issue 33).
+    void sessionLockFolderIsPrivate()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("workspace.sqlite"));
+        const QString folder = QFileInfo(SessionLock::path(db, QStringLiteral("abc"))).absolutePath();
+        QString error;
+        {
+            SessionLock lock(db, QStringLiteral("abc"));
+            QVERIFY2(lock.tryLock(error), qPrintable(error));
+        }
+        QCOMPARE(QFileInfo(folder).permissions() & 0x0077, QFileDevice::Permissions());
+        QVERIFY(QFile::setPermissions(folder, QFileDevice::Permissions(0x7755)));
+        QTest::ignoreMessage(QtWarningMsg,
+                             qPrintable(QStringLiteral("tightened %1 from 0755 to 0700, so other "
+                                                       "local users cannot read it")
+                                            .arg(folder)));
+        SessionLock again(db, QStringLiteral("abc"));
+        QVERIFY2(again.tryLock(error), qPrintable(error));
+        QCOMPARE(QFileInfo(folder).permissions() & 0x0077, QFileDevice::Permissions());
     }
 };
 
