@@ -1,6 +1,6 @@
 target_sources(accelopt PRIVATE benchcommand.cpp benchcommand.h)
 target_sources(accelopt PRIVATE suitecommand.cpp suitecommand.h)
-target_sources(accelopt PRIVATE evalbatch.cpp evalbatch.h resulttable.cpp resulttable.h)
+target_sources(accelopt PRIVATE evalbatch.cpp evalbatch.h evalrun.cpp evalrun.h resulttable.cpp resulttable.h)
 target_sources(accelopt PRIVATE hostscommand.cpp hostscommand.h clisshprompter.cpp clisshprompter.h)
 target_sources(accelopt PRIVATE modelscommand.cpp modelscommand.h)
 target_sources(accelopt PRIVATE memorycommand.cpp memorycommand.h)
