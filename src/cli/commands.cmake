@@ -15,3 +15,7 @@ target_sources(accelopt PRIVATE comparecommand.cpp comparecommand.h)
 target_sources(accelopt PRIVATE portcommand.cpp portcommand.h)
 target_sources(accelopt PRIVATE taskcommand.cpp taskcommand.h taskscommand.cpp taskscommand.h)
 target_sources(accelopt PRIVATE taskcheckreport.cpp taskcheckreport.h)
+target_sources(accelopt PRIVATE mcpcommand.cpp mcpcommand.h mcpserver.cpp mcpserver.h mcpstdio.cpp mcpstdio.h
+               mcpcall.cpp mcpcall.h mcptool.h mcpschema.cpp mcpschema.h mcpargs.cpp mcpargs.h mcpsecrets.cpp
+               mcpsecrets.h mcptools.h mcpevaltools.cpp mcpporttool.cpp mcpcatalogtools.cpp mcpsessions.cpp
+               mcpsessions.h)
