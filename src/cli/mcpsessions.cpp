@@ -236,10 +236,10 @@ void McpSessions::start(McpCall *call)
                                                     : Session::Status::Finished;
         onEnded(s);
     });
+    s->starter = call; // before start(): started() may come from inside it
     const OptimizationRun::Begin begin = s->run->start(task, config);
     if (begin != OptimizationRun::Begin::Pending)
         return call->fail(QStringLiteral("the session did not start: %1").arg(s->run->error()));
-    s->starter = call;
     // A start the client gives up on is not left running unseen.
     connect(call, &McpCall::cancelled, this, [this, s] {
         if (s->live())
