@@ -238,8 +238,8 @@ QJsonObject McpTools::evalProperties()
                                                   {QStringLiteral("full"), QStringLiteral("small")})},
         {QStringLiteral("timing_only"), McpSchema::boolean(QStringLiteral("Skip the numerics: latency and profile only."))},
         {QStringLiteral("timeout"), McpSchema::number(QStringLiteral("Seconds one evaluation may take (default: 600, "
-                                                                     "more for full-size numeric runs)."),
-                                                      1)},
+                                                                     "more for full-size numeric runs; 0.5 s to 7 days)."),
+                                                      0.5)},
         {QStringLiteral("seeds"),
          [] {
              QJsonObject s = McpSchema::array(McpSchema::integer(QString(), 0, 2147483647),
@@ -296,6 +296,10 @@ QJsonObject McpTools::evaluationSchema()
          {"metrics", McpSchema::anyObject(QStringLiteral("neuron-profile summary metrics (the _percent ones are fractions 0-1)."))},
          {"warnings", McpSchema::array(McpSchema::string(QString()))},
          {"line_costs", McpSchema::array(McpSchema::anyObject(), QStringLiteral("Cost per kernel line."))},
+         {"explain", McpSchema::anyObject(QStringLiteral("nkisim only: the modelled effects behind the estimate."))},
+         {"phase_s", McpSchema::anyObject(QStringLiteral("Seconds per phase of the evaluation."))},
+         {"peak_rss_mb", num("Peak memory of the evaluation.")},
+         {"timing_inputs", McpSchema::nullable(McpSchema::string(QStringLiteral("What a timing-only run ran on.")))},
          {"profile", profile},
          {"recommendations",
           McpSchema::array(McpSchema::object({{"rule", McpSchema::string(QString())},

@@ -581,8 +581,8 @@ private Q_SLOTS:
         c.send({{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("method"), QStringLiteral("notifications/cancelled")},
                 {QStringLiteral("params"), QJsonObject{{QStringLiteral("requestId"), held}, {QStringLiteral("reason"), QStringLiteral("test")}}}});
         gate.open();
-        // Another evaluation, on the same gated host, that ends: the cancelled one, had it been answered, would
-        // have been first.
+        // The server goes on: another evaluation on the same gated host ends and is answered; the cancelled one
+        // never is, up to the server's exit.
         const QJsonObject after = c.response(c.call(QStringLiteral("bench"), {{QStringLiteral("kernel"), siluBaseline()},
                                                                               {QStringLiteral("task"), QStringLiteral("silu")},
                                                                               {QStringLiteral("size"), QStringLiteral("small")},
