@@ -112,13 +112,12 @@ void evaluate(McpCall *call, const QCommandLineParser &parser, const QList<EvalB
     // stdin is the protocol: an SSH host's question is refused (accept its key with 'accelopt hosts' first).
     settings.prompter = std::make_shared<SshPrompter>();
     auto *run = new EvalRun(settings, call);
-    auto *clock = new QElapsedTimer;
-    clock->start();
+    QElapsedTimer clock;
+    clock.start();
     auto *beat = new QTimer(call);
     QObject::connect(beat, &QTimer::timeout, call, [call, clock, n = int(items.size())] {
-        call->progress(QStringLiteral("evaluating %1 kernel(s): %2 s so far").arg(n).arg(clock->elapsed() / 1000));
+        call->progress(QStringLiteral("evaluating %1 kernel(s): %2 s so far").arg(n).arg(clock.elapsed() / 1000));
     });
-    QObject::connect(call, &QObject::destroyed, [clock] { delete clock; });
     QObject::connect(call, &McpCall::cancelled, run, &EvalRun::cancel);
     QObject::connect(run, &EvalRun::hostTrouble, call, [call](const QString &message) { call->progress(message); });
     QObject::connect(run, &EvalRun::itemFinished, call, [call, items](int index, const Evaluation &e) {
