@@ -299,6 +299,7 @@ QJsonObject McpTools::evaluationSchema()
          {"phase_s", McpSchema::anyObject(QStringLiteral("Seconds per phase of the evaluation."))},
          {"peak_rss_mb", num("Peak memory of the evaluation.")},
          {"timing_inputs", McpSchema::nullable(McpSchema::string(QStringLiteral("What a timing-only run ran on.")))},
+         {"output", McpSchema::string(QStringLiteral("What the kernel (and the task's reference) printed."))},
          {"profile", profile},
          {"recommendations",
           McpSchema::array(McpSchema::object({{"rule", McpSchema::string(QString())},
