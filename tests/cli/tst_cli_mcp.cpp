@@ -650,6 +650,19 @@ private Q_SLOTS:
         QCOMPARE(structured(r).value(QStringLiteral("resume_with")).toString(), QStringLiteral("accelopt resume ") + session.left(8));
         r = c.response(c.call(QStringLiteral("optimize_follow"), {{QStringLiteral("session"), session}, {QStringLiteral("wait"), QStringLiteral("end")}}));
         QCOMPARE(structured(r).value(QStringLiteral("status")).toString(), QStringLiteral("stopped")); // ended: answered at once
+
+        // What the session left behind, through the other tools: the lessons of its first iteration, and its best
+        // candidate by id (candidates bring their evaluations, so compare has deltas).
+        r = c.response(c.call(QStringLiteral("memory_search"), {{QStringLiteral("task"), QStringLiteral("swiglu")}}));
+        checkResult(QStringLiteral("memory_search"), r);
+        QVERIFY2(structured(r).value(QStringLiteral("count")).toInt() > 0, qPrintable(text(r)));
+        const QString best = figures.value(QStringLiteral("best_candidate")).toString();
+        r = c.response(c.call(QStringLiteral("compare"), {{QStringLiteral("a"), best.left(8)}, {QStringLiteral("b"), best}}));
+        checkResult(QStringLiteral("compare"), r);
+        QVERIFY2(!isError(r), qPrintable(text(r)));
+        QVERIFY(structured(r).value(QStringLiteral("identical")).toBool());
+        QVERIFY(structured(r).value(QStringLiteral("deltas")).isArray());
+        QCOMPARE(structured(r).value(QStringLiteral("left")).toObject().value(QStringLiteral("candidate")).toString(), best);
         QCOMPARE(c.finish(), 0);
         m_holdModels = false;
         QVERIFY2(c.strays.isEmpty(), qPrintable(c.strays.join(u'\n')));
