@@ -12,11 +12,8 @@
 #include <QFileInfo>
 #include <QTextStream>
 
-int BenchCommand::run(const QStringList &arguments)
+void BenchCommand::addOptions(QCommandLineParser &parser)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(summary());
-    parser.addHelpOption();
     parser.addPositionalArgument(
         QStringLiteral("kernel"),
         QStringLiteral("The NKI kernel file (.py); its @nki.jit function is the kernel."));
@@ -40,6 +37,56 @@ int BenchCommand::run(const QStringList &arguments)
                          "(per-instruction overhead, DMA row size, stalls on dependencies, PSUM operands). "
                          "With --json the result's \"explain\" object holds the same.")}});
     EvalBatch::addCommonOptions(parser);
+}
+
+int BenchCommand::prepare(const QCommandLineParser &parser, EvalBatch::Item &item, QString &error,
+                          QString &note)
+{
+    if (parser.positionalArguments().size() != 1) {
+        error = QStringLiteral("give exactly one kernel file, e.g. accelopt bench my_silu.py --task silu");
+        return 2;
+    }
+    const QString kernelPath = parser.positionalArguments().first();
+    const KernelFile::ReadResult kernel = KernelFile::read(kernelPath);
+    if (!kernel.ok) {
+        error = kernel.error;
+        return 2;
+    }
+    QString taskName = parser.value(QStringLiteral("task"));
+    const bool detected = taskName.isEmpty() && !parser.isSet(QStringLiteral("dataset"));
+    if (detected) {
+        // As F5 in the window: the task folder the file is in, the user task made from it, an exported
+        // kernel's header, or a dataset's kernels/ folder.
+        const auto found = TaskDetector::detect(QFileInfo(kernelPath).absoluteFilePath(), kernel.text,
+                                                DataPaths::tasksDir());
+        if (!found) {
+            error = QStringLiteral("%1 belongs to no task this program can see; give --task NAME (accelopt "
+                                   "tasks list), or make one from it: accelopt task new NAME --kernel %1 "
+                                   "--reference REF.py")
+                        .arg(kernelPath);
+            return 2;
+        }
+        note = QStringLiteral("task: ") + found->how;
+        item.request.task = found->ref;
+        taskName = found->name;
+    }
+    if ((!detected &&
+         !EvalBatch::taskReference(parser.value(QStringLiteral("task")),
+                                   parser.value(QStringLiteral("dataset")), item.request.task, error)) ||
+        !EvalBatch::applyOptions(parser, item.request, error) || !EvalBatch::hostKnown(parser, error))
+        return 2;
+    item.label = taskName;
+    item.request.kernelSource = kernel.text;
+    item.request.kernelName = QFileInfo(kernelPath).fileName();
+    return 0;
+}
+
+int BenchCommand::run(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(summary());
+    parser.addHelpOption();
+    addOptions(parser);
     QTextStream err(stderr);
     if (!parser.parse(QStringList{QStringLiteral("accelopt bench")} + arguments)) {
         err << "accelopt bench: " << parser.errorText() << "\n";
@@ -49,43 +96,15 @@ int BenchCommand::run(const QStringList &arguments)
         QTextStream(stdout) << parser.helpText();
         return 0;
     }
-    if (parser.positionalArguments().size() != 1) {
-        err << "accelopt bench: give exactly one kernel file, e.g. accelopt bench my_silu.py --task silu\n";
-        return 2;
-    }
-    const QString kernelPath = parser.positionalArguments().first();
-    const KernelFile::ReadResult kernel = KernelFile::read(kernelPath);
-    if (!kernel.ok) {
-        err << "accelopt bench: " << kernel.error << "\n";
-        return 2;
-    }
     EvalBatch::Item item;
     QString error;
-    QString taskName = parser.value(QStringLiteral("task"));
-    const bool detected = taskName.isEmpty() && !parser.isSet(QStringLiteral("dataset"));
-    if (detected) {
-        // As F5 in the window: the task folder the file is in, the user task made from it, an exported
-        // kernel's header, or a dataset's kernels/ folder.
-        const auto found = TaskDetector::detect(QFileInfo(kernelPath).absoluteFilePath(), kernel.text,
-                                                DataPaths::tasksDir());
-        if (!found) {
-            err << "accelopt bench: " << kernelPath
-                << " belongs to no task this program can see; give --task NAME (accelopt tasks list), or "
-                   "make "
-                   "one from it: accelopt task new NAME --kernel "
-                << kernelPath << " --reference REF.py\n";
-            return 2;
-        }
-        err << "accelopt bench: task: " << found->how << "\n";
-        item.request.task = found->ref;
-        taskName = found->name;
-    }
-    if ((!detected &&
-         !EvalBatch::taskReference(parser.value(QStringLiteral("task")),
-                                   parser.value(QStringLiteral("dataset")), item.request.task, error)) ||
-        !EvalBatch::applyOptions(parser, item.request, error) || !EvalBatch::hostKnown(parser, error)) {
+    QString note;
+    const int status = prepare(parser, item, error, note);
+    if (!note.isEmpty())
+        err << "accelopt bench: " << note << "\n";
+    if (status != 0) {
         err << "accelopt bench: " << error << "\n";
-        return 2;
+        return status;
     }
     const QString tracePath = parser.value(QStringLiteral("trace"));
     if (tracePath.isEmpty() && parser.isSet(QStringLiteral("trace-cap"))) { // it was ignored without a word
@@ -110,9 +129,6 @@ int BenchCommand::run(const QStringList &arguments)
             return 2;
         }
     }
-    item.label = taskName;
-    item.request.kernelSource = kernel.text;
-    item.request.kernelName = QFileInfo(kernelPath).fileName();
     ResultTable table(parser.isSet(QStringLiteral("json")));
     const QList<Evaluation> results =
         EvalBatch::run(parser, {item}, error, [&](int, const Evaluation &e) { table.add(item.label, e); });

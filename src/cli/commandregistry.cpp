@@ -4,6 +4,7 @@
 #include "comparecommand.h"
 #include "exportcommand.h"
 #include "hostscommand.h"
+#include "mcpcommand.h"
 #include "memorycommand.h"
 #include "modelscommand.h"
 #include "optimizecommand.h"
@@ -30,5 +31,6 @@ std::vector<std::unique_ptr<Command>> CommandRegistry::all()
     commands.push_back(std::make_unique<PortCommand>());
     commands.push_back(std::make_unique<TaskCommand>());
     commands.push_back(std::make_unique<TasksCommand>());
+    commands.push_back(std::make_unique<McpCommand>());
     return commands;
 }

@@ -1,6 +1,6 @@
 target_sources(accelopt PRIVATE benchcommand.cpp benchcommand.h)
 target_sources(accelopt PRIVATE suitecommand.cpp suitecommand.h)
-target_sources(accelopt PRIVATE evalbatch.cpp evalbatch.h resulttable.cpp resulttable.h)
+target_sources(accelopt PRIVATE evalbatch.cpp evalbatch.h evalrun.cpp evalrun.h resulttable.cpp resulttable.h)
 target_sources(accelopt PRIVATE hostscommand.cpp hostscommand.h clisshprompter.cpp clisshprompter.h)
 target_sources(accelopt PRIVATE modelscommand.cpp modelscommand.h)
 target_sources(accelopt PRIVATE memorycommand.cpp memorycommand.h)
@@ -15,3 +15,7 @@ target_sources(accelopt PRIVATE comparecommand.cpp comparecommand.h)
 target_sources(accelopt PRIVATE portcommand.cpp portcommand.h)
 target_sources(accelopt PRIVATE taskcommand.cpp taskcommand.h taskscommand.cpp taskscommand.h)
 target_sources(accelopt PRIVATE taskcheckreport.cpp taskcheckreport.h)
+target_sources(accelopt PRIVATE mcpcommand.cpp mcpcommand.h mcpserver.cpp mcpserver.h mcpstdio.cpp mcpstdio.h
+               mcpcall.cpp mcpcall.h mcptool.h mcpschema.cpp mcpschema.h mcpargs.cpp mcpargs.h mcpsecrets.cpp
+               mcpsecrets.h mcptools.h mcpevaltools.cpp mcpporttool.cpp mcpcatalogtools.cpp mcpsessions.cpp
+               mcpsessions.h)

@@ -18,15 +18,7 @@
 
 namespace {
 
-// One side of the comparison: a kernel file, or a candidate of the workspace (with its evaluation).
-struct Side
-{
-    QString name; // what the diff's header calls it
-    QString text;
-    QString candidateId;
-    QString sessionId;
-    std::optional<Evaluation> evaluation;
-};
+using Side = CompareCommand::Side;
 
 // False with `error` and the exit `status`: 2 for an argument that names nothing, 1 for a workspace database
 // that cannot be opened (no usage error: the command line is fine).
@@ -88,14 +80,8 @@ QJsonObject sideJson(const Side &s)
 
 } // namespace
 
-int CompareCommand::run(const QStringList &arguments)
+void CompareCommand::addOptions(QCommandLineParser &parser)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        summary() + QStringLiteral("\nA and B are kernel files or candidate ids of the workspace (the first "
-                                   "characters are enough). Candidates bring their evaluations; files are "
-                                   "benchmarked when --task is given. Then the metric deltas follow the diff."));
-    parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("A"), QStringLiteral("The slower or older kernel."));
     parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("The faster or newer kernel."));
     parser.addOptions({{QStringLiteral("task"), QStringLiteral("Benchmark file kernels on this task."),
@@ -105,6 +91,102 @@ int CompareCommand::run(const QStringList &arguments)
                        {QStringLiteral("context"), QStringLiteral("Unchanged lines around each change (default 3)."),
                         QStringLiteral("N"), QStringLiteral("3")}});
     EvalBatch::addCommonOptions(parser);
+}
+
+int CompareCommand::prepare(const QCommandLineParser &parser, Comparison &c, QString &error)
+{
+    if (parser.positionalArguments().size() != 2) {
+        error = QStringLiteral("give two kernels, e.g. accelopt compare slow.py fast.py --task silu");
+        return 2;
+    }
+    bool ok = false;
+    c.context = parser.value(QStringLiteral("context")).toInt(&ok);
+    if (!ok || c.context < 0 || c.context > 10000) {
+        error = QStringLiteral("--context wants a whole number from 0 to 10000, not '%1'")
+                    .arg(parser.value(QStringLiteral("context")));
+        return 2;
+    }
+    std::optional<SessionStore> store;
+    for (int i = 0; i < 2; ++i)
+        if (int status = 2; !resolve(parser.positionalArguments().at(i), store, c.sides[i], error, status))
+            return status;
+    c.taskGiven = parser.isSet(QStringLiteral("task"));
+    // Files get their evaluations from a host when the task is known; candidates keep the ones they have.
+    if (!c.taskGiven)
+        return 0;
+    for (int i = 0; i < 2; ++i) {
+        if (c.sides[i].evaluation)
+            continue;
+        EvalBatch::Item item;
+        if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")), parser.value(QStringLiteral("dataset")),
+                                      item.request.task, error) ||
+            !EvalBatch::applyOptions(parser, item.request, error))
+            return 2;
+        item.label = QFileInfo(c.sides[i].name).fileName();
+        item.request.kernelSource = c.sides[i].text;
+        item.request.kernelName = item.label;
+        c.items << item;
+        c.benchmarked << i;
+    }
+    return 0;
+}
+
+void CompareCommand::Comparison::takeResults(const QList<Evaluation> &results)
+{
+    for (int k = 0; k < benchmarked.size() && k < results.size(); ++k)
+        sides[benchmarked.at(k)].evaluation = results.at(k);
+}
+
+QStringList CompareCommand::Comparison::missing() const
+{
+    // Deltas need two measured kernels; otherwise say which side is missing what.
+    QStringList why;
+    for (const Side &s : sides) {
+        if (!s.evaluation)
+            why << QStringLiteral("%1 has no evaluation").arg(s.name);
+        else if (!s.evaluation->ok())
+            why << QStringLiteral("%1: %2%3")
+                       .arg(s.name, s.evaluation->statusName(),
+                            s.evaluation->error.isEmpty()
+                                ? QString()
+                                : QStringLiteral(" (%1)").arg(s.evaluation->error.section(u'\n', 0, 0)));
+    }
+    return why;
+}
+
+bool CompareCommand::Comparison::benchmarkFailed() const
+{
+    // A benchmark asked for here that did not measure is a failure of the command, as for `accelopt bench`.
+    return std::any_of(benchmarked.cbegin(), benchmarked.cend(),
+                       [this](int i) { return !sides[i].evaluation || !sides[i].evaluation->ok(); });
+}
+
+QJsonObject CompareCommand::Comparison::toJson() const
+{
+    const KernelDiff::Result diff = KernelDiff::compute(sides[0].text, sides[1].text);
+    const QStringList why = missing();
+    const bool measured = why.isEmpty();
+    QJsonObject o = diff.toJson(context);
+    o.insert(QStringLiteral("left"), sideJson(sides[0]));
+    o.insert(QStringLiteral("right"), sideJson(sides[1]));
+    o.insert(QStringLiteral("deltas"),
+             measured ? QJsonValue(MetricDeltas::toJson(MetricDeltas::compute(*sides[0].evaluation,
+                                                                              *sides[1].evaluation)))
+                      : QJsonValue());
+    if (!measured)
+        o.insert(QStringLiteral("no_deltas_because"), why.join(QStringLiteral("; ")));
+    return o;
+}
+
+int CompareCommand::run(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        summary() + QStringLiteral("\nA and B are kernel files or candidate ids of the workspace (the first "
+                                   "characters are enough). Candidates bring their evaluations; files are "
+                                   "benchmarked when --task is given. Then the metric deltas follow the diff."));
+    parser.addHelpOption();
+    addOptions(parser);
     QTextStream err(stderr);
     if (!parser.parse(QStringList{QStringLiteral("accelopt compare")} + arguments)) {
         err << "accelopt compare: " << parser.errorText() << "\n";
@@ -114,86 +196,31 @@ int CompareCommand::run(const QStringList &arguments)
         QTextStream(stdout) << parser.helpText();
         return 0;
     }
-    if (parser.positionalArguments().size() != 2) {
-        err << "accelopt compare: give two kernels, e.g. accelopt compare slow.py fast.py --task silu\n";
-        return 2;
-    }
-    bool ok = false;
-    const int context = parser.value(QStringLiteral("context")).toInt(&ok);
-    if (!ok || context < 0 || context > 10000) {
-        err << "accelopt compare: --context wants a whole number from 0 to 10000, not '"
-            << parser.value(QStringLiteral("context")) << "'\n";
-        return 2;
-    }
-    std::optional<SessionStore> store;
-    Side sides[2];
+    Comparison c;
     QString error;
-    for (int i = 0; i < 2; ++i)
-        if (int status = 2; !resolve(parser.positionalArguments().at(i), store, sides[i], error, status)) {
+    if (const int status = prepare(parser, c, error); status != 0) {
+        err << "accelopt compare: " << error << "\n";
+        return status;
+    }
+    if (!c.items.isEmpty()) {
+        const QList<Evaluation> results = EvalBatch::run(parser, c.items, error);
+        if (results.isEmpty()) {
             err << "accelopt compare: " << error << "\n";
-            return status;
+            return 1;
         }
-
-    // Files get their evaluations from a host when the task is known; candidates keep the ones they have.
-    QList<int> benchmarked;
-    if (parser.isSet(QStringLiteral("task"))) {
-        QList<EvalBatch::Item> items;
-        QList<int> &which = benchmarked;
-        for (int i = 0; i < 2; ++i) {
-            if (sides[i].evaluation)
-                continue;
-            EvalBatch::Item item;
-            if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")), parser.value(QStringLiteral("dataset")),
-                                          item.request.task, error) ||
-                !EvalBatch::applyOptions(parser, item.request, error)) {
-                err << "accelopt compare: " << error << "\n";
-                return 2;
-            }
-            item.label = QFileInfo(sides[i].name).fileName();
-            item.request.kernelSource = sides[i].text;
-            item.request.kernelName = item.label;
-            items << item;
-            which << i;
-        }
-        if (!items.isEmpty()) {
-            const QList<Evaluation> results = EvalBatch::run(parser, items, error);
-            if (results.isEmpty()) {
-                err << "accelopt compare: " << error << "\n";
-                return 1;
-            }
-            for (int k = 0; k < which.size(); ++k)
-                sides[which.at(k)].evaluation = results.at(k);
-        }
+        c.takeResults(results);
     }
-
+    const Side (&sides)[2] = c.sides;
+    const int context = c.context;
     const KernelDiff::Result diff = KernelDiff::compute(sides[0].text, sides[1].text);
-    // Deltas need two measured kernels; otherwise say which side is missing what.
-    QStringList missing;
-    for (const Side &s : sides) {
-        if (!s.evaluation)
-            missing << QStringLiteral("%1 has no evaluation").arg(s.name);
-        else if (!s.evaluation->ok())
-            missing << QStringLiteral("%1: %2%3")
-                           .arg(s.name, s.evaluation->statusName(),
-                                s.evaluation->error.isEmpty() ? QString()
-                                                              : QStringLiteral(" (%1)").arg(s.evaluation->error.section(u'\n', 0, 0)));
-    }
+    const QStringList missing = c.missing();
     const bool measured = missing.isEmpty();
-    // A benchmark asked for here that did not measure is a failure of this command, as for `accelopt bench`.
-    const bool benchmarkFailed = benchmarked.size() > 0 && !measured &&
-                                 std::any_of(benchmarked.cbegin(), benchmarked.cend(),
-                                             [&sides](int i) { return !sides[i].evaluation->ok(); });
+    const bool benchmarkFailed = !measured && c.benchmarkFailed();
     const QList<MetricDelta> deltas =
         measured ? MetricDeltas::compute(*sides[0].evaluation, *sides[1].evaluation) : QList<MetricDelta>{};
     QTextStream out(stdout);
     if (parser.isSet(QStringLiteral("json"))) {
-        QJsonObject o = diff.toJson(context);
-        o.insert(QStringLiteral("left"), sideJson(sides[0]));
-        o.insert(QStringLiteral("right"), sideJson(sides[1]));
-        o.insert(QStringLiteral("deltas"), measured ? QJsonValue(MetricDeltas::toJson(deltas)) : QJsonValue());
-        if (!measured)
-            o.insert(QStringLiteral("no_deltas_because"), missing.join(QStringLiteral("; ")));
-        out << QJsonDocument(o).toJson(QJsonDocument::Compact) << "\n";
+        out << QJsonDocument(c.toJson()).toJson(QJsonDocument::Compact) << "\n";
         return benchmarkFailed ? 1 : 0;
     }
     if (diff.identical())

@@ -4,9 +4,7 @@
 
 #include "clilogging.h"
 #include "common/datapaths.h"
-#include "hostchoice.h"
-#include "hosts/host.h"
-#include "hosts/hostpool.h"
+#include "evalrun.h"
 #include "hosts/hostregistry.h"
 #include "model/targets.h"
 
@@ -153,54 +151,23 @@ bool EvalBatch::hostKnown(const QCommandLineParser &parser, QString &error)
 QList<Evaluation> EvalBatch::run(const QCommandLineParser &parser, const QList<Item> &items, QString &error,
                                  const std::function<void(int, const Evaluation &)> &finished)
 {
-    const QString hostName = parser.value(QStringLiteral("host"));
-    // applyOptions checked --jobs.
-    const int jobs = parser.isSet(QStringLiteral("jobs"))
-                         ? qBound(1, parser.value(QStringLiteral("jobs")).toInt(), 64)
-                         : 2;
-    // No more local slots than items: an idle runner per slot costs a process each.
-    HostConfig config;
-    Host *host = HostChoice::create(hostName, int(qMin<qsizetype>(jobs, qMax<qsizetype>(1, items.size()))),
-                                    config, error);
-    if (!host)
-        return {};
-    HostPool pool;
-    pool.addHost(host);
-    QObject::connect(&pool, &HostPool::hostStateChanged,
-                     [](Host *h, Host::State state, const QString &detail) {
-                         if (state == Host::State::Lost || state == Host::State::Failed ||
-                             state == Host::State::VersionMismatch)
-                             QTextStream(stderr) << "accelopt: host " << h->name() << " "
-                                                 << Host::stateName(state) << ": " << detail << "\n";
-                     });
-
-    QList<Evaluation> results(items.size());
-    QMap<quint64, int> order;
-    int remaining = int(items.size());
+    EvalRun run(EvalRun::settingsOf(parser));
+    QList<Evaluation> results;
     QEventLoop loop;
-    QObject::connect(&pool, &HostPool::evaluationFinished, [&](quint64 job, const Evaluation &evaluation) {
-        const int index = order.value(job, -1);
-        if (index < 0)
-            return;
-        results[index] = evaluation;
+    QObject::connect(&run, &EvalRun::hostTrouble,
+                     [](const QString &message) { QTextStream(stderr) << "accelopt: " << message << "\n"; });
+    QObject::connect(&run, &EvalRun::itemFinished, [&](int index, const Evaluation &evaluation) {
         if (finished)
             finished(index, evaluation);
-        QTextStream(stderr) << "accelopt: " << items.at(index).label << ": " << evaluation.statusName()
-                            << "\n";
-        if (--remaining == 0)
-            loop.quit();
+        QTextStream(stderr) << "accelopt: " << items.at(index).label << ": " << evaluation.statusName() << "\n";
     });
-    pool.start();
-    for (int i = 0; i < items.size(); ++i) {
-        EvalRequest request = items.at(i).request;
-        if (!parser.isSet(QStringLiteral("backend")))
-            request.backend = config.backend;
-        if (!parser.isSet(QStringLiteral("target")))
-            request.target = config.target;
-        order.insert(pool.submit(request), i);
-    }
-    if (remaining > 0)
+    QObject::connect(&run, &EvalRun::finished, [&](const QList<Evaluation> &all) {
+        results = all;
+        loop.quit();
+    });
+    if (!run.start(items, error))
+        return {};
+    if (!run.isDone())
         loop.exec();
-    pool.stop();
     return results;
 }

@@ -5,7 +5,8 @@
 #include "hosts/hostfactory.h"
 #include "hosts/hostregistry.h"
 
-Host *HostChoice::create(const QString &name, int jobs, HostConfig &config, QString &error)
+Host *HostChoice::create(const QString &name, int jobs, HostConfig &config, QString &error,
+                         std::shared_ptr<SshPrompter> prompter)
 {
     HostRegistry registry;
     if (!registry.load(error))
@@ -21,7 +22,8 @@ Host *HostChoice::create(const QString &name, int jobs, HostConfig &config, QStr
         }
         config.slotCount = jobs;
     }
-    Host *host = HostFactory::create(config, std::make_shared<CliSshPrompter>());
+    Host *host =
+        HostFactory::create(config, prompter ? std::move(prompter) : std::make_shared<CliSshPrompter>());
     if (!host)
         error = QStringLiteral("host '%1' has a kind this build cannot reach").arg(name);
     return host;

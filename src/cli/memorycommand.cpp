@@ -16,6 +16,8 @@
 #include <QSaveFile>
 #include <QTextStream>
 
+#include <algorithm>
+
 namespace {
 const QCommandLineOption
     memoryOption(QStringLiteral("memory"),
@@ -41,18 +43,6 @@ bool openOrFail(ExperienceStore &store, const QString &sub)
         return true;
     SubcommandParser::err() << "accelopt memory " << sub << ": " << store.lastError() << "\n";
     return false;
-}
-
-QJsonObject withId(const ExperienceRecord &r)
-{
-    QJsonObject o = ExperienceJson::toJson(r);
-    o.insert(QStringLiteral("id"), r.id);
-    // Usage evidence is this memory's own (like the id), so it is shown here and not exported.
-    o.insert(QStringLiteral("shown"), r.shown);
-    o.insert(QStringLiteral("decided"), r.decided);
-    o.insert(QStringLiteral("faster"), r.faster);
-    o.insert(QStringLiteral("hit_rate"), r.decided > 0 ? QJsonValue(r.hitRate()) : QJsonValue());
-    return o;
 }
 
 QString hitRate(const ExperienceRecord &r)
@@ -85,6 +75,44 @@ bool parseId(const QCommandLineParser &parser, const QString &sub, qint64 &id)
     return false;
 }
 } // namespace
+
+QJsonObject MemoryCommand::recordJson(const ExperienceRecord &r)
+{
+    QJsonObject o = ExperienceJson::toJson(r);
+    o.insert(QStringLiteral("id"), r.id);
+    // Usage evidence is this memory's own (like the id), so it is shown here and not exported.
+    o.insert(QStringLiteral("shown"), r.shown);
+    o.insert(QStringLiteral("decided"), r.decided);
+    o.insert(QStringLiteral("faster"), r.faster);
+    o.insert(QStringLiteral("hit_rate"), r.decided > 0 ? QJsonValue(r.hitRate()) : QJsonValue());
+    return o;
+}
+
+bool MemoryCommand::find(const QString &path, const QString &words, const QString &task, int limit,
+                         QList<ExperienceRecord> &records, QString &error)
+{
+    records.clear();
+    if (!QFileInfo::exists(path))
+        return true; // no memory yet: nothing found, and nothing created by looking
+    ExperienceStore store(path);
+    if (!store.open()) {
+        error = store.lastError();
+        return false;
+    }
+    records = words.isEmpty() ? store.list(task) : store.search(words, limit > 0 ? limit : 100);
+    if (!store.lastError().isEmpty()) {
+        error = store.lastError();
+        records.clear();
+        return false;
+    }
+    if (!words.isEmpty() && !task.isEmpty())
+        records.erase(std::remove_if(records.begin(), records.end(),
+                                     [&task](const ExperienceRecord &r) { return r.task != task; }),
+                      records.end());
+    if (limit > 0)
+        records = records.mid(0, limit);
+    return true;
+}
 
 int MemoryCommand::run(const QStringList &arguments)
 {
@@ -164,23 +192,17 @@ int MemoryCommand::list(const QString &sub, const QStringList &arguments)
                 << " (no memory database at " << QDir::toNativeSeparators(path) << ")\n";
         return 0;
     }
-    ExperienceStore store(path);
-    if (!openOrFail(store, sub))
-        return 1;
-    QList<ExperienceRecord> records =
-        sub == QStringLiteral("search")
-            ? store.search(parser.positionalArguments().join(u' '), limit > 0 ? limit : 100)
-            : store.list(parser.value(QStringLiteral("task")));
-    if (!store.lastError().isEmpty()) {
-        SubcommandParser::err() << "accelopt memory " << sub << ": " << store.lastError() << "\n";
+    QList<ExperienceRecord> records;
+    QString error;
+    if (!find(path, sub == QStringLiteral("search") ? parser.positionalArguments().join(u' ') : QString(),
+              parser.value(QStringLiteral("task")), limit, records, error)) {
+        SubcommandParser::err() << "accelopt memory " << sub << ": " << error << "\n";
         return 1;
     }
-    if (limit > 0)
-        records = records.mid(0, limit);
     if (parser.isSet(jsonOption)) {
         QJsonArray array;
         for (const ExperienceRecord &r : records)
-            array.append(withId(r));
+            array.append(recordJson(r));
         out << QJsonDocument(array).toJson(QJsonDocument::Indented);
         return 0;
     }
@@ -213,7 +235,7 @@ int MemoryCommand::show(const QStringList &arguments)
     }
     QTextStream out(stdout);
     if (parser.isSet(jsonOption)) {
-        out << QJsonDocument(withId(*r)).toJson(QJsonDocument::Indented);
+        out << QJsonDocument(recordJson(*r)).toJson(QJsonDocument::Indented);
         return 0;
     }
     // Every text of an experience came from a model or an imported file: printed as text, never as commands.

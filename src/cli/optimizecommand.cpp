@@ -13,11 +13,8 @@
 #include <QFileInfo>
 #include <QTextStream>
 
-int OptimizeCommand::run(const QStringList &arguments)
+void OptimizeCommand::addOptions(QCommandLineParser &parser)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(summary());
-    parser.addHelpOption();
     parser.addOptions({
         {QStringLiteral("task"),
          QStringLiteral(
@@ -40,25 +37,19 @@ int OptimizeCommand::run(const QStringList &arguments)
     });
     SearchConsole::addOptions(parser);
     SearchOptions::add(parser);
-    QTextStream err(stderr);
-    if (!parser.parse(QStringList{QStringLiteral("accelopt optimize")} + arguments)) {
-        err << "accelopt optimize: " << parser.errorText() << "\n";
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << parser.helpText();
-        return 0;
-    }
-    auto usage = [&err](const QString &message) {
-        err << "accelopt optimize: " << message << "\n";
+}
+
+int OptimizeCommand::prepare(const QCommandLineParser &parser, SearchTask &task, SearchConfig &config,
+                             SearchConsole::Options &options, QString &error, QString &note)
+{
+    auto usage = [&error](const QString &message) {
+        error = message;
         return 2;
     };
     if (!parser.positionalArguments().isEmpty())
         return usage(QStringLiteral("unexpected argument '%1'; the task goes in --task")
                          .arg(parser.positionalArguments().first()));
 
-    SearchTask task;
-    QString error;
     if (!parser.isSet(QStringLiteral("task")) && !parser.isSet(QStringLiteral("dataset")) &&
         parser.isSet(QStringLiteral("kernel"))) {
         // As Optimize in the window: the task the kernel file belongs to.
@@ -74,7 +65,7 @@ int OptimizeCommand::run(const QStringList &arguments)
                                "tasks list), or make one from it: accelopt task new NAME --kernel %1 "
                                "--reference REF.py")
                     .arg(kernelPath));
-        err << "accelopt optimize: task: " << found->how << "\n";
+        note = QStringLiteral("task: ") + found->how;
         task.ref = found->ref;
     } else if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")),
                                          parser.value(QStringLiteral("dataset")), task.ref, error))
@@ -105,13 +96,41 @@ int OptimizeCommand::run(const QStringList &arguments)
                                    task.evalTimeoutSeconds, error))
         return usage(error);
 
-    SearchConfig config;
     bool changed = false;
     if (!SearchOptions::apply(parser, config, changed, error))
         return usage(error);
-    SearchConsole::Options options;
     if (!SearchConsole::readOptions(parser, options, error))
         return usage(error);
+    return 0;
+}
+
+int OptimizeCommand::run(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(summary());
+    parser.addHelpOption();
+    addOptions(parser);
+    QTextStream err(stderr);
+    if (!parser.parse(QStringList{QStringLiteral("accelopt optimize")} + arguments)) {
+        err << "accelopt optimize: " << parser.errorText() << "\n";
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        return 0;
+    }
+    SearchTask task;
+    SearchConfig config;
+    SearchConsole::Options options;
+    QString error;
+    QString note;
+    const int status = prepare(parser, task, config, options, error, note);
+    if (!note.isEmpty())
+        err << "accelopt optimize: " << note << "\n";
+    if (status != 0) {
+        err << "accelopt optimize: " << error << "\n";
+        return status;
+    }
     SearchConsole run(options);
     return run.start(task, config);
 }

@@ -17,11 +17,8 @@
 
 #include <memory>
 
-int PortCommand::run(const QStringList &arguments)
+void PortCommand::addOptions(QCommandLineParser &parser)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(summary());
-    parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("kernel"), QStringLiteral("The classic NKI kernel file (.py)."));
     parser.addOptions(
         {{QStringLiteral("task"), QStringLiteral("Task name (e.g. silu) or task folder: its inputs and tolerance."),
@@ -42,6 +39,84 @@ int PortCommand::run(const QStringList &arguments)
           QStringLiteral("LIST")},
          {QStringLiteral("llm-config"), QStringLiteral("LLM settings file (default: the user's llm.json)."),
           QStringLiteral("FILE")}});
+}
+
+int PortCommand::prepare(const QCommandLineParser &parser, KernelPort::Request &request, QString &outPath,
+                         QString &error, bool defaultOut)
+{
+    if (parser.positionalArguments().size() != 1) {
+        error = QStringLiteral("give exactly one kernel file, e.g. accelopt port my_silu.py --task silu");
+        return 2;
+    }
+    const QString kernelPath = parser.positionalArguments().first();
+    const KernelFile::ReadResult kernel = KernelFile::read(kernelPath);
+    if (!kernel.ok) {
+        error = kernel.error;
+        return 2;
+    }
+    request.kernel = kernel.text;
+    if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")), parser.value(QStringLiteral("dataset")),
+                                  request.task, error))
+        return 2;
+    request.size = parser.value(QStringLiteral("size"));
+    if (request.size != QStringLiteral("small") && request.size != QStringLiteral("full")) {
+        error = QStringLiteral("--size must be small or full, not '%1'").arg(request.size);
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("seeds")))
+        for (const QString &part : parser.value(QStringLiteral("seeds")).split(u',', Qt::SkipEmptyParts)) {
+            bool ok = false;
+            const int seed = part.trimmed().toInt(&ok);
+            if (!ok || seed < 0) {
+                error = QStringLiteral("--seeds takes non-negative whole numbers separated by commas, not '%1'")
+                            .arg(parser.value(QStringLiteral("seeds")));
+                return 2;
+            }
+            request.seeds << seed;
+        }
+    if (parser.isSet(QStringLiteral("candidate"))) {
+        const KernelFile::ReadResult candidate = KernelFile::read(parser.value(QStringLiteral("candidate")));
+        if (!candidate.ok) {
+            error = QStringLiteral("--candidate: %1").arg(candidate.error);
+            return 2;
+        }
+        request.candidate = candidate.text;
+    }
+    request.useModel = !parser.isSet(QStringLiteral("no-model"));
+    request.llmConfig = parser.value(QStringLiteral("llm-config"));
+    const QFileInfo source(kernelPath);
+    outPath = parser.isSet(QStringLiteral("out")) ? parser.value(QStringLiteral("out"))
+              : defaultOut ? source.dir().filePath(source.completeBaseName() + QStringLiteral("_current.py"))
+                           : QString();
+    if (outPath.isEmpty())
+        return 0;
+    if (QFileInfo::exists(outPath)) {
+        error = QStringLiteral("%1 exists; give --out a new file name").arg(outPath);
+        return 2;
+    }
+    if (!QFileInfo(QFileInfo(outPath).absolutePath()).isDir()) {
+        error = QStringLiteral("--out %1: the folder does not exist").arg(outPath);
+        return 2;
+    }
+    return 0;
+}
+
+bool PortCommand::write(const QString &outPath, const QString &kernel, QString &error)
+{
+    QSaveFile file(outPath);
+    if (!file.open(QIODevice::WriteOnly) || file.write(kernel.toUtf8()) < 0 || !file.commit()) {
+        error = QStringLiteral("cannot write %1: %2").arg(outPath, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+int PortCommand::run(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(summary());
+    parser.addHelpOption();
+    addOptions(parser);
     QTextStream &err = Console::err();
     QTextStream &out = Console::out();
     const auto usage = [&err](const QString &message) {
@@ -55,46 +130,11 @@ int PortCommand::run(const QStringList &arguments)
         out << parser.helpText();
         return 0;
     }
-    if (parser.positionalArguments().size() != 1)
-        return usage(QStringLiteral("give exactly one kernel file, e.g. accelopt port my_silu.py --task silu"));
-    const QString kernelPath = parser.positionalArguments().first();
-    const KernelFile::ReadResult kernel = KernelFile::read(kernelPath);
-    if (!kernel.ok)
-        return usage(kernel.error);
     KernelPort::Request request;
-    request.kernel = kernel.text;
+    QString outPath;
     QString error;
-    if (!EvalBatch::taskReference(parser.value(QStringLiteral("task")), parser.value(QStringLiteral("dataset")),
-                                  request.task, error))
+    if (prepare(parser, request, outPath, error, true) != 0)
         return usage(error);
-    request.size = parser.value(QStringLiteral("size"));
-    if (request.size != QStringLiteral("small") && request.size != QStringLiteral("full"))
-        return usage(QStringLiteral("--size must be small or full, not '%1'").arg(request.size));
-    if (parser.isSet(QStringLiteral("seeds")))
-        for (const QString &part : parser.value(QStringLiteral("seeds")).split(u',', Qt::SkipEmptyParts)) {
-            bool ok = false;
-            const int seed = part.trimmed().toInt(&ok);
-            if (!ok || seed < 0)
-                return usage(QStringLiteral("--seeds takes non-negative whole numbers separated by commas, not '%1'")
-                                 .arg(parser.value(QStringLiteral("seeds"))));
-            request.seeds << seed;
-        }
-    if (parser.isSet(QStringLiteral("candidate"))) {
-        const KernelFile::ReadResult candidate = KernelFile::read(parser.value(QStringLiteral("candidate")));
-        if (!candidate.ok)
-            return usage(QStringLiteral("--candidate: %1").arg(candidate.error));
-        request.candidate = candidate.text;
-    }
-    request.useModel = !parser.isSet(QStringLiteral("no-model"));
-    request.llmConfig = parser.value(QStringLiteral("llm-config"));
-    const QFileInfo source(kernelPath);
-    const QString outPath = parser.isSet(QStringLiteral("out"))
-                                ? parser.value(QStringLiteral("out"))
-                                : source.dir().filePath(source.completeBaseName() + QStringLiteral("_current.py"));
-    if (QFileInfo::exists(outPath))
-        return usage(QStringLiteral("%1 exists; give --out a new file name").arg(outPath));
-    if (!QFileInfo(QFileInfo(outPath).absolutePath()).isDir())
-        return usage(QStringLiteral("--out %1: the folder does not exist").arg(outPath));
 
     // nkisim decides equality: the local host, whatever the kernel will run on later.
     HostConfig config;
@@ -124,9 +164,8 @@ int PortCommand::run(const QStringList &arguments)
         err.flush();
         return 1;
     }
-    QSaveFile file(outPath);
-    if (!file.open(QIODevice::WriteOnly) || file.write(result.kernel.toUtf8()) < 0 || !file.commit()) {
-        err << "accelopt port: cannot write " << outPath << ": " << file.errorString() << "\n";
+    if (!write(outPath, result.kernel, error)) {
+        err << "accelopt port: " << error << "\n";
         return 1;
     }
     const QJsonObject &equal = result.equal;

@@ -14,6 +14,18 @@
 #include <QJsonObject>
 #include <QTextStream>
 
+QJsonArray TasksCommand::entriesJson(const QList<TaskCatalog::Entry> &entries)
+{
+    QJsonArray a;
+    for (const TaskCatalog::Entry &e : entries)
+        a.append(QJsonObject{{QStringLiteral("name"), e.name},
+                             {QStringLiteral("origin"), e.origin},
+                             {QStringLiteral("folder"), e.folder},
+                             {QStringLiteral("description"), e.description},
+                             {QStringLiteral("problem"), e.problem}});
+    return a;
+}
+
 int TasksCommand::run(const QStringList &arguments)
 {
     const QString sub = arguments.value(0);
@@ -45,14 +57,7 @@ int TasksCommand::run(const QStringList &arguments)
     const QList<TaskCatalog::Entry> entries = TaskCatalog::scanAll(DataPaths::tasksDir(), near);
     QTextStream &out = Console::out();
     if (parser.isSet(QStringLiteral("json"))) {
-        QJsonArray a;
-        for (const TaskCatalog::Entry &e : entries)
-            a.append(QJsonObject{{QStringLiteral("name"), e.name},
-                                 {QStringLiteral("origin"), e.origin},
-                                 {QStringLiteral("folder"), e.folder},
-                                 {QStringLiteral("description"), e.description},
-                                 {QStringLiteral("problem"), e.problem}});
-        out << QJsonDocument(a).toJson(QJsonDocument::Indented);
+        out << QJsonDocument(entriesJson(entries)).toJson(QJsonDocument::Indented);
         return 0;
     }
     for (const TaskLocations::Place &place : TaskLocations::search(near, DataPaths::tasksDir())) {
