@@ -10,6 +10,7 @@
 #include <QInputDialog>
 #include <QMenu>
 #include <QPushButton>
+#include <QSet>
 
 namespace {
 const double unsetTemperature = -0.05; // the spin box's minimum, shown as "server default"
@@ -254,13 +255,13 @@ bool ModelsDialog::save()
         setProblem(error);
         return false;
     }
-    QStringList names;
+    QSet<QString> names; // a list scan per endpoint was quadratic in a large llm.json
     for (const Endpoint &e : std::as_const(m_config.endpoints)) {
         if (e.name.isEmpty() || names.contains(e.name)) {
             setProblem(tr("every endpoint needs a name of its own ('%1')").arg(e.name));
             return false;
         }
-        names << e.name;
+        names.insert(e.name);
     }
     if (!m_config.save(m_path, &error)) {
         setProblem(error);
