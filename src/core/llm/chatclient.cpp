@@ -3,6 +3,7 @@
 #include "common/logcategories.h"
 #include "llm/costledger.h"
 #include "llm/llmcallrecorder.h"
+#include "llm/replycaps.h"
 #include "llm/ssedecoder.h"
 
 #include <QElapsedTimer>
@@ -33,8 +34,10 @@ struct ChatClient::Call
     // Streaming state, reset per attempt.
     SseDecoder sse;
     bool streaming = false;
-    QString content;
+    QString content;         // kept only up to the role's cap (ReplyCaps)...
     QString reasoning;
+    qsizetype contentChars = 0; // ...while these count all that arrived
+    qsizetype reasoningChars = 0;
     QString finishReason;
     std::optional<TokenUsage> usage;
     QString streamError;
@@ -219,6 +222,8 @@ void ChatClient::startAttempt(Call &call)
     call.streaming = false;
     call.content.clear();
     call.reasoning.clear();
+    call.contentChars = 0;
+    call.reasoningChars = 0;
     call.finishReason.clear();
     call.usage.reset();
     call.streamError.clear();
@@ -309,13 +314,50 @@ void ChatClient::handleStreamEvent(Call &call, const QByteArray &payload)
     const QJsonObject choice = chunk.value(QStringLiteral("choices")).toArray().at(0).toObject();
     const QJsonObject piece = choice.value(QStringLiteral("delta")).toObject();
     const QString text = piece.value(QStringLiteral("content")).toString();
-    call.reasoning += reasoningOf(piece);
+    const QString reasoning = reasoningOf(piece);
+    call.reasoningChars += reasoning.size();
+    if (call.reasoning.size() < ReplyCaps::reasoningChars)
+        call.reasoning += reasoning;
     if (!choice.value(QStringLiteral("finish_reason")).toString().isEmpty())
         call.finishReason = choice.value(QStringLiteral("finish_reason")).toString();
-    if (!text.isEmpty()) {
-        call.content += text;
+    // Past the role's cap the stream is only counted: neither kept nor shown live (capReply cuts at the cap).
+    const qsizetype room = ReplyCaps::contentChars(call.request.role) - call.content.size();
+    call.contentChars += text.size();
+    if (!text.isEmpty() && room > 0) {
+        const QString kept = text.left(room);
+        call.content += kept;
         call.delivered = true;
-        Q_EMIT delta(call.id, text);
+        Q_EMIT delta(call.id, kept);
+    }
+}
+
+void ChatClient::capReply(const Call &call, ChatReply &reply) const
+{
+    const QString role = AgentRoles::name(call.request.role);
+    const qsizetype contentChars = std::max(call.contentChars, reply.content.size());
+    const qsizetype reasoningChars = std::max(call.reasoningChars, reply.reasoning.size());
+    const qsizetype cap = ReplyCaps::contentChars(call.request.role);
+    if (ReplyCaps::cut(reply.content, cap, contentChars, role + QStringLiteral(" reply"))) {
+        reply.contentCutFrom = contentChars;
+        qCWarning(lcLlm).noquote()
+            << QStringLiteral("call %1 (%2) to %3: the reply has %4 characters, over the %5 cap of %6; the "
+                              "first %6 are kept, with a note saying so, and the rest is dropped")
+                   .arg(call.id)
+                   .arg(role, m_endpoint.name)
+                   .arg(contentChars)
+                   .arg(role)
+                   .arg(cap);
+    }
+    if (ReplyCaps::cut(reply.reasoning, ReplyCaps::reasoningChars, reasoningChars,
+                       role + QStringLiteral(" reasoning"))) {
+        reply.reasoningCutFrom = reasoningChars;
+        qCWarning(lcLlm).noquote()
+            << QStringLiteral("call %1 (%2) to %3: the reasoning has %4 characters, over the cap of %5; the "
+                              "first %5 are kept")
+                   .arg(call.id)
+                   .arg(role, m_endpoint.name)
+                   .arg(reasoningChars)
+                   .arg(ReplyCaps::reasoningChars);
     }
 }
 
@@ -418,6 +460,7 @@ void ChatClient::onReplyFinished(quint64 id)
         result.finishReason = choice.toObject().value(QStringLiteral("finish_reason")).toString();
         result.usage = usageFrom(o.value(QStringLiteral("usage")));
     }
+    capReply(call, result);
     result.httpStatus = status;
     complete(id, result);
 }

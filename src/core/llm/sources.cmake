@@ -18,6 +18,7 @@ target_sources(accelopt_core PRIVATE
   llm/memorycallrecorder.cpp llm/memorycallrecorder.h
   llm/modelroster.cpp llm/modelroster.h
   llm/pricetable.cpp llm/pricetable.h
+  llm/replycaps.cpp llm/replycaps.h
   llm/retrypolicy.cpp llm/retrypolicy.h
   llm/ssedecoder.cpp llm/ssedecoder.h
   llm/tokenusage.h)

@@ -499,6 +499,50 @@ private Q_SLOTS:
         QCOMPARE(rig.store.bestCandidate(session)->id, rig.search->bestCandidateId());
     }
 
+    // A 1 MB "plan" went whole into the executor's prompt and into the store (issue 33): it is cut to the
+    // planner's cap first, with a note that the executor reads and the store keeps.
+    void anOversizedPlanIsCutBeforeTheExecutorSeesIt()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        QString plan = planReply();
+        while (plan.size() < 1024 * 1024)
+            plan += QStringLiteral("3. And then unroll the loop once more, just in case.\n");
+        plan.truncate(1024 * 1024);
+        rig.server.setHandler([this, plan](const ScriptedLlmServer::Request &r) {
+            switch (roleOf(r)) {
+            case AgentRole::Planner:
+                return ScriptedLlmServer::completion(plan);
+            case AgentRole::Summarizer:
+                return ScriptedLlmServer::completion(summaryReply());
+            default:
+                return ScriptedLlmServer::completion(fenced(m_fast));
+            }
+        });
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QVERIFY2(rig.search->start(task(), tiny(1, 1, 1, 1)), qPrintable(rig.search->lastError()));
+        QVERIFY(done.wait(240000));
+        const QString note = QStringLiteral("[AccelOpt cut this planner reply here: it had 1048576 characters, over "
+                                            "the cap of 65536 for a planner reply; the first 65536 are kept]");
+        int executorRequests = 0;
+        for (const ScriptedLlmServer::Request &r : rig.server.requests()) {
+            if (roleOf(r) != AgentRole::Executor)
+                continue;
+            ++executorRequests;
+            QVERIFY2(r.body.size() < 200 * 1024, qPrintable(QString::number(r.body.size())));
+            QString prompt;
+            for (const QJsonValue &m : r.json.value(QStringLiteral("messages")).toArray())
+                prompt += m.toObject().value(QStringLiteral("content")).toString();
+            QVERIFY(prompt.contains(note));
+        }
+        QCOMPARE(executorRequests, 1);
+        const QList<PlanRecord> plans = rig.store.plans(rig.search->sessionId(), 1);
+        QCOMPARE(plans.size(), 1);
+        QVERIFY(plans.first().plan.text.size() < 70 * 1024);
+        QVERIFY(plans.first().plan.text.endsWith(note));
+    }
+
     void everyCallRefusedStopsTheSearch()
     {
         // A wrong key: the server refuses every call. The search says so and stops, instead of finishing "all
