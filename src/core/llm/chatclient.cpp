@@ -14,6 +14,7 @@
 #include <QNetworkReply>
 #include <QPointer>
 #include <QTimer>
+#include <QUrl>
 
 struct ChatClient::Call
 {
@@ -402,6 +403,12 @@ void ChatClient::onReplyFinished(quint64 id)
                     reply->rawHeader("Retry-After"));
         return;
     }
+    if (status / 100 == 3) {
+        ChatReply r = failure(ChatReply::Error::Http, redirectText(*reply, status));
+        r.httpStatus = status;
+        complete(id, r);
+        return;
+    }
     if (status / 100 != 2) {
         ChatReply r =
             failure(ChatReply::Error::Http,
@@ -528,6 +535,30 @@ void ChatClient::cancelAll()
     for (quint64 id : ids)
         cancel(id);
     m_holdQueue = false;
+}
+
+QString ChatClient::redirectText(const QNetworkReply &reply, int status) const
+{
+    // Following a redirect would carry the key to wherever the server points (and http:// there would
+    // undo the plain-http rule), so the client never follows one: it says where it pointed and what to do.
+    const QByteArray location = reply.rawHeader("Location").trimmed();
+    if (location.isEmpty())
+        return QStringLiteral("HTTP %1: the server redirects, but says nowhere (no Location header); redirects "
+                              "are not followed: check the endpoint's base URL")
+            .arg(status);
+    const QUrl target = reply.url().resolved(QUrl::fromEncoded(location));
+    QString base = target.toString(QUrl::RemoveQuery | QUrl::RemoveFragment);
+    const QString suffix = QStringLiteral("/chat/completions");
+    const bool toCompletions = base.endsWith(suffix);
+    if (toCompletions)
+        base.chop(suffix.size());
+    return QStringLiteral("HTTP %1: the server redirects to %2; redirects are not followed (they would carry "
+                          "the API key elsewhere): %3")
+        .arg(status)
+        .arg(redacted(target.toString()),
+             toCompletions ? QStringLiteral("set the endpoint's base URL to %1").arg(redacted(base))
+                           : QStringLiteral("put the final URL, up to and including /v1, in the endpoint's "
+                                            "base URL"));
 }
 
 ChatReply ChatClient::failure(ChatReply::Error kind, const QString &text) const

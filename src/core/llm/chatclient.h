@@ -66,6 +66,7 @@ private:
     void retryOrFail(Call &call, ChatReply::Error kind, const QString &reason, const QByteArray &retryAfter);
     void complete(quint64 id, ChatReply reply);
     ChatReply failure(ChatReply::Error kind, const QString &text) const;
+    QString redirectText(const QNetworkReply &reply, int status) const;
     QByteArray requestBody(const ChatRequest &request) const;
     QString redacted(QString text) const;
 

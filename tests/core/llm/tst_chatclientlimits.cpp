@@ -1,5 +1,5 @@
-// What ChatClient cuts (issue 33): replies over their role's cap. Against ScriptedLlmServer, a stand-in
-// for a real model server on loopback.
+// What ChatClient refuses or cuts (issue 33): redirects (said, never followed) and replies over their
+// role's cap. Against ScriptedLlmServer, a stand-in for a real model server on loopback.
 #include "llm/chatclient.h"
 #include "llm/memorycallrecorder.h"
 #include "llm/replycaps.h"
@@ -63,6 +63,51 @@ private Q_SLOTS:
     {
         delete m_server;
         m_server = nullptr;
+    }
+
+    void aRedirectSaysWhereAndIsNotFollowed_data()
+    {
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QByteArray>("location");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("301 to the new base") << 301 << QByteArray("https://models.example.com/v1/chat/completions")
+                                             << "HTTP 301: the server redirects to https://models.example.com/v1/"
+                                                "chat/completions; redirects are not followed (they would carry the "
+                                                "API key elsewhere): set the endpoint's base URL to "
+                                                "https://models.example.com/v1";
+        QTest::newRow("308 relative") << 308 << QByteArray("/v2/chat/completions")
+                                      << "HTTP 308: the server redirects to http://127.0.0.1:PORT/v2/chat/completions;"
+                                         " redirects are not followed (they would carry the API key elsewhere): set "
+                                         "the endpoint's base URL to http://127.0.0.1:PORT/v2";
+        QTest::newRow("302 to a page") << 302 << QByteArray("https://login.example.com/")
+                                       << "HTTP 302: the server redirects to https://login.example.com/; redirects "
+                                          "are not followed (they would carry the API key elsewhere): put the final "
+                                          "URL, up to and including /v1, in the endpoint's base URL";
+        QTest::newRow("301 nowhere") << 301 << QByteArray()
+                                     << "HTTP 301: the server redirects, but says nowhere (no Location header); "
+                                        "redirects are not followed: check the endpoint's base URL";
+    }
+    void aRedirectSaysWhereAndIsNotFollowed()
+    {
+        QFETCH(int, status);
+        QFETCH(QByteArray, location);
+        QFETCH(QString, says);
+        says.replace(QStringLiteral("PORT"), QString::number(QUrl(m_server->baseUrl()).port()));
+        ScriptedLlmServer::Response redirect;
+        redirect.status = status;
+        redirect.body = QByteArray();
+        if (!location.isEmpty())
+            redirect.headers = {{"Location", location}};
+        m_server->enqueue(redirect);
+        ChatClient client(endpoint(m_server->baseUrl()));
+        Finished done(&client);
+        const quint64 id = client.send(ask(AgentRole::Planner));
+        QVERIFY(done.waitFor(id));
+        const ChatReply r = done.replies.value(id);
+        QCOMPARE(r.error, ChatReply::Error::Http);
+        QCOMPARE(r.httpStatus, status);
+        QCOMPARE(r.errorText, says);
+        QCOMPARE(m_server->requestCount(), 1); // not followed, not retried
     }
 
     void aReplyOverItsRoleCapIsCutAndSaysSo_data()

@@ -121,6 +121,26 @@ private Q_SLOTS:
         QVERIFY(lines.contains(QStringLiteral("  planner     e7, gone")));
     }
 
+    // A server that redirects used to fail with "HTTP 301: " and nothing after it.
+    void aRedirectIsExplained()
+    {
+        ScriptedLlmServer::Response moved;
+        moved.status = 301;
+        moved.headers = {{"Location", "https://models.example.com/v1/chat/completions"}};
+        m_server.enqueue(moved);
+        const int before = m_server.requestCount();
+        const Run r = run({QStringLiteral("models"), QStringLiteral("test"), QStringLiteral("--endpoint"),
+                           QStringLiteral("standin"), QStringLiteral("--config"), configPath()},
+                          {QStringLiteral("ACCELOPT_MODELS_TEST_KEY=sk-cli-secret")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.contains(QStringLiteral(
+                     "HTTP 301: the server redirects to https://models.example.com/v1/chat/completions; redirects "
+                     "are not followed (they would carry the API key elsewhere): set the endpoint's base URL to "
+                     "https://models.example.com/v1\n")),
+                 qPrintable(r.out + r.err));
+        QCOMPARE(m_server.requestCount(), before + 1);
+    }
+
     void testFailsClearly()
     {
         Run r = run({QStringLiteral("models"), QStringLiteral("test"), QStringLiteral("--endpoint"),
