@@ -499,6 +499,61 @@ private Q_SLOTS:
         QCOMPARE(rig.store.bestCandidate(session)->id, rig.search->bestCandidateId());
     }
 
+    // The fixer returned the kernel it was shown, with a comment added. It used to be asked again, with the
+    // same kernel and the same error, for every round left (issue 33); now the chain stops and says why.
+    void aFixerThatRepeatsAKernelStopsItsChain()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        QString broken = m_fast;
+        broken.replace(QStringLiteral("nl.silu"), QStringLiteral("nl.no_such_op"));
+        int fixerCalls = 0;
+        rig.server.setHandler([this, broken, &fixerCalls](const ScriptedLlmServer::Request &r) {
+            switch (roleOf(r)) {
+            case AgentRole::Planner:
+                return ScriptedLlmServer::completion(planReply());
+            case AgentRole::Summarizer:
+                return ScriptedLlmServer::completion(summaryReply());
+            case AgentRole::Fixer:
+                ++fixerCalls;
+                return ScriptedLlmServer::completion(fenced(QStringLiteral("# fixed now\n") + broken));
+            case AgentRole::Executor:
+                break;
+            }
+            return ScriptedLlmServer::completion(fenced(broken));
+        });
+        SearchConfig config = tiny(1, 1, 1, 1);
+        config.fixRounds = 3;
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QList<SearchEvent> events;
+        connect(rig.search, &BeamSearch::event, this, [&events](const SearchEvent &e) { events << e; });
+        QVERIFY2(rig.search->start(task(), config), qPrintable(rig.search->lastError()));
+        QVERIFY(done.wait(240000));
+        QCOMPARE(done.first().first().value<StopReason>(), StopReason::Iterations);
+        checkEventOrder(events);
+        QCOMPARE(fixerCalls, 1); // not 3
+        QCOMPARE(count<SearchEvents::FixChainStopped>(events), 1);
+        const SearchEvents::FixChainStopped *stopped = nullptr;
+        for (const SearchEvent &e : std::as_const(events))
+            if (const auto *s = e.as<SearchEvents::FixChainStopped>())
+                stopped = s;
+        const QString session = rig.search->sessionId();
+        const auto fixed = rig.store.candidate(stopped->candidateId);
+        QVERIFY(fixed);
+        QCOMPARE(fixed->origin, Candidate::Origin::Fixer);
+        QCOMPARE(stopped->fixRound, 1);
+        QCOMPARE(stopped->repeatsCandidateId, fixed->parentId);
+        QVERIFY(stopped->ownChain);
+        QVERIFY2(stopped->reason.startsWith(QStringLiteral("the fix chain of %1 stops at round 1: the fixer "
+                                                           "returned the same kernel (normalized) as %2")
+                                                .arg(fixed->id, fixed->parentId)),
+                 qPrintable(stopped->reason));
+        // The repeat was not measured again: it took over the failure it repeats.
+        QCOMPARE(rig.store.evaluation(fixed->id)->reusedFrom, fixed->parentId);
+        QCOMPARE(rig.store.candidates(session).size(), 3); // the baseline, the executor's, the fixer's one
+    }
+
     // A 1 MB "plan" went whole into the executor's prompt and into the store (issue 33): it is cut to the
     // planner's cap first, with a note that the executor reads and the store keeps.
     void anOversizedPlanIsCutBeforeTheExecutorSeesIt()
