@@ -166,6 +166,17 @@ quint64 ChatClient::send(const ChatRequest &request)
                                                        : m_endpoint.keyEnvVar)));
         return id;
     }
+    // Endpoint::problems() refuses this for an endpoint whose key source says it has a key; a key set
+    // directly on the client is held to the same rule, so nothing but loopback ever gets a key in clear text.
+    if (!m_apiKey.isEmpty() && m_endpoint.plainHttpOffMachine() && !m_endpoint.allowPlainHttpKey) {
+        complete(id, failure(ChatReply::Error::Config,
+                             QStringLiteral("endpoint '%1' is not usable: its API key would travel unencrypted "
+                                            "over plain http:// to %2, which is not this machine: use an "
+                                            "https:// base URL, or, only if the network to it is trusted, set "
+                                            "\"allow_plain_http_key\": true on the endpoint in llm.json")
+                                 .arg(m_endpoint.name, QUrl(m_endpoint.baseUrl.trimmed()).host())));
+        return id;
+    }
     m_queue.push_back(id);
     pump();
     return id;

@@ -103,6 +103,13 @@ bool checkEndpoint(const QJsonValue &value, qsizetype index, QString &problem)
             return false;
         }
     }
+    for (const char *key : {"send_seed", "allow_plain_http_key"}) {
+        const QJsonValue v = o.value(QLatin1StringView(key));
+        if (!v.isUndefined() && !v.isBool()) { // "false" or 0 was read as the default
+            problem = QStringLiteral("%1: '%2' must be true or false, not %3").arg(who, QLatin1StringView(key), JsonText::compact(v));
+            return false;
+        }
+    }
     for (const char *key : {"name", "preset", "base_url", "model", "key_source", "key_env", "auth", "auth_header",
                             "reasoning_effort"}) {
         const QJsonValue v = o.value(QLatin1StringView(key));

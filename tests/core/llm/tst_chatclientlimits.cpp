@@ -1,11 +1,15 @@
-// What ChatClient refuses or cuts (issue 33): redirects (said, never followed) and replies over their
-// role's cap. Against ScriptedLlmServer, a stand-in for a real model server on loopback.
+// What ChatClient refuses or cuts (issue 33): an API key over plain http:// to another machine, redirects
+// (said, never followed), and replies over their role's cap. Against ScriptedLlmServer, a stand-in for a
+// real model server on loopback. No request ever leaves the machine: a host that is "not this machine" is
+// reached, when it is reached at all, through the stand-in acting as the HTTP proxy, so the test sees every
+// request that would have gone out.
 #include "llm/chatclient.h"
 #include "llm/memorycallrecorder.h"
 #include "llm/replycaps.h"
 #include "scriptedllmserver.h"
 
 #include <QLoggingCategory>
+#include <QNetworkProxy>
 #include <QTest>
 
 namespace {
@@ -52,6 +56,13 @@ class TestChatClientLimits : public QObject
         e.timeoutMs = 30000;
         return e;
     }
+    // Every request to a host other than loopback goes to the stand-in, as to a proxy.
+    void proxyEverythingToTheStandIn()
+    {
+        const QUrl url(m_server->baseUrl());
+        QNetworkProxy::setApplicationProxy(
+            QNetworkProxy(QNetworkProxy::HttpProxy, url.host(), quint16(url.port())));
+    }
 
 private Q_SLOTS:
     void init()
@@ -61,8 +72,117 @@ private Q_SLOTS:
     }
     void cleanup()
     {
+        QNetworkProxy::setApplicationProxy(QNetworkProxy(QNetworkProxy::NoProxy));
         delete m_server;
         m_server = nullptr;
+    }
+
+    void loopbackHosts_data()
+    {
+        QTest::addColumn<QString>("host");
+        QTest::addColumn<bool>("loopback");
+        QTest::newRow("localhost") << "localhost" << true;
+        QTest::newRow("LOCALHOST.") << "LOCALHOST." << true;
+        QTest::newRow("127.0.0.1") << "127.0.0.1" << true;
+        QTest::newRow("127.8.9.10") << "127.8.9.10" << true;
+        QTest::newRow("::1") << "::1" << true;
+        QTest::newRow("[::1]") << "[::1]" << true;
+        QTest::newRow("10.0.0.1") << "10.0.0.1" << false;
+        QTest::newRow("name") << "models.example.com" << false;
+        QTest::newRow("localhost as a subdomain") << "localhost.example.com" << false;
+        QTest::newRow("loopback-looking name") << "127.0.0.1.example.com" << false;
+        QTest::newRow("::2") << "::2" << false;
+        QTest::newRow("empty") << "" << false;
+    }
+    void loopbackHosts()
+    {
+        QFETCH(QString, host);
+        QFETCH(bool, loopback);
+        QCOMPARE(Endpoint::isLoopbackHost(host), loopback);
+    }
+
+    void aKeyOverPlainHttpToAnotherHostIsRefusedBeforeSending()
+    {
+        proxyEverythingToTheStandIn();
+        m_server->setHandler([](const auto &) { return ScriptedLlmServer::completion(QStringLiteral("hi")); });
+        Endpoint e = endpoint(QStringLiteral("http://models.example.com:8000/v1"));
+        e.keySource = Endpoint::KeySource::Environment;
+        e.keyEnvVar = QStringLiteral("SOME_KEY");
+        const QString expected = QStringLiteral(
+            "endpoint 'ep' is not usable: its API key would travel unencrypted over plain http:// to "
+            "models.example.com, which is not this machine: use an https:// base URL, or, only if the network to "
+            "it is trusted, set \"allow_plain_http_key\": true on the endpoint in llm.json");
+        QVERIFY(e.problems().join(u';').contains(expected.section(QStringLiteral("usable: "), 1)));
+        {
+            ChatClient client(e);
+            client.setApiKey(QStringLiteral("sk-never-in-clear"));
+            Finished done(&client);
+            const quint64 id = client.send(ask(AgentRole::Planner));
+            QVERIFY(done.waitFor(id));
+            QCOMPARE(done.replies.value(id).error, ChatReply::Error::Config);
+            QCOMPARE(done.replies.value(id).errorText, expected);
+        }
+        // A key given to the client directly, whatever the key source says, is held to the same rule.
+        {
+            Endpoint none = e;
+            none.keySource = Endpoint::KeySource::None;
+            ChatClient client(none);
+            client.setApiKey(QStringLiteral("sk-never-in-clear"));
+            Finished done(&client);
+            const quint64 id = client.send(ask(AgentRole::Planner));
+            QVERIFY(done.waitFor(id));
+            QCOMPARE(done.replies.value(id).error, ChatReply::Error::Config);
+            QVERIFY(done.replies.value(id).errorText.contains(QStringLiteral("allow_plain_http_key")));
+        }
+        QCOMPARE(m_server->requestCount(), 0); // nothing was sent, not even without the key
+
+        // The proof that the stand-in would have seen them: an endpoint with no key goes out as before...
+        {
+            Endpoint open = e;
+            open.keySource = Endpoint::KeySource::None;
+            QVERIFY(open.problems().isEmpty());
+            ChatClient client(open);
+            Finished done(&client);
+            const quint64 id = client.send(ask(AgentRole::Planner));
+            QVERIFY(done.waitFor(id));
+            QVERIFY2(done.replies.value(id).ok(), qPrintable(done.replies.value(id).errorText));
+            QCOMPARE(m_server->requestCount(), 1);
+            QVERIFY(!m_server->requests().last().headers.contains("authorization"));
+        }
+        // ...and so does one whose llm.json says the network to it is trusted, key and all.
+        {
+            Endpoint trusted = e;
+            trusted.allowPlainHttpKey = true;
+            QVERIFY(trusted.problems().isEmpty());
+            QVERIFY(Endpoint::fromJson(trusted.toJson()).allowPlainHttpKey);
+            ChatClient client(trusted);
+            client.setApiKey(QStringLiteral("sk-trusted-link"));
+            Finished done(&client);
+            const quint64 id = client.send(ask(AgentRole::Planner));
+            QVERIFY(done.waitFor(id));
+            QVERIFY2(done.replies.value(id).ok(), qPrintable(done.replies.value(id).errorText));
+            QCOMPARE(m_server->requestCount(), 2);
+            QCOMPARE(m_server->requests().last().headers.value("authorization"), QByteArray("Bearer sk-trusted-link"));
+        }
+    }
+
+    void aKeyToLoopbackOrOverHttpsIsSent()
+    {
+        Endpoint e = endpoint(m_server->baseUrl()); // http://127.0.0.1:port/v1
+        e.keySource = Endpoint::KeySource::Environment;
+        e.keyEnvVar = QStringLiteral("SOME_KEY");
+        QVERIFY(e.problems().isEmpty());
+        Endpoint https = e;
+        https.baseUrl = QStringLiteral("https://models.example.com/v1");
+        QVERIFY(https.problems().isEmpty()); // checked, never contacted
+        ChatClient client(e);
+        client.setApiKey(QStringLiteral("sk-loopback"));
+        Finished done(&client);
+        m_server->enqueue(ScriptedLlmServer::completion(QStringLiteral("hi")));
+        const quint64 id = client.send(ask(AgentRole::Planner));
+        QVERIFY(done.waitFor(id));
+        QVERIFY2(done.replies.value(id).ok(), qPrintable(done.replies.value(id).errorText));
+        QCOMPARE(m_server->requests().last().headers.value("authorization"), QByteArray("Bearer sk-loopback"));
     }
 
     void aRedirectSaysWhereAndIsNotFollowed_data()

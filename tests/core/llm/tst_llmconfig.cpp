@@ -49,6 +49,10 @@ private Q_SLOTS:
         QTest::newRow("price negative") << json("{'version': 1, 'prices': {'m': {'output_per_mtok': -1}}}")
                                         << "'output_per_mtok' must be a number of dollars, 0 or more";
         QTest::newRow("version string") << json("{'version': '1'}") << "the version must be a number";
+        QTest::newRow("allow_plain_http_key string") << endpoint(", 'allow_plain_http_key': 'yes'")
+                                                     << "endpoint 'vllm': 'allow_plain_http_key' must be true or "
+                                                        "false, not \"yes\"";
+        QTest::newRow("send_seed number") << endpoint(", 'send_seed': 0") << "'send_seed' must be true or false";
     }
 
     void badFileIsRefused()
