@@ -49,6 +49,17 @@ private Q_SLOTS:
         QTest::newRow("price negative") << json("{'version': 1, 'prices': {'m': {'output_per_mtok': -1}}}")
                                         << "'output_per_mtok' must be a number of dollars, 0 or more";
         QTest::newRow("version string") << json("{'version': '1'}") << "the version must be a number";
+        // llm.json never holds keys: one put there is refused, naming where keys go (issue 33).
+        QTest::newRow("api_key") << endpoint(", 'api_key': 'sk-llmjson-SECRET'")
+                                 << "endpoint 'vllm' has a field 'api_key', but llm.json never holds API keys: "
+                                    "remove the field, then keep the key in the system keychain (\"key_source\": "
+                                    "\"keychain\"; Tools > Models…, Store in Keychain…) or in an environment variable "
+                                    "(\"key_source\": \"env\" and \"key_env\": the variable's name)";
+        QTest::newRow("apiKey") << endpoint(", 'apiKey': 'sk-llmjson-SECRET'") << "has a field 'apiKey'";
+        QTest::newRow("key") << endpoint(", 'key_source': 'env', 'key': 'sk-llmjson-SECRET'")
+                             << "has a field 'key', but llm.json never holds API keys";
+        QTest::newRow("api_key at the top") << json("{'version': 1, 'api_key': 'sk-llmjson-SECRET'}")
+                                            << "there is a field 'api_key', but llm.json never holds API keys";
         QTest::newRow("allow_plain_http_key string") << endpoint(", 'allow_plain_http_key': 'yes'")
                                                      << "endpoint 'vllm': 'allow_plain_http_key' must be true or "
                                                         "false, not \"yes\"";
@@ -68,6 +79,7 @@ private Q_SLOTS:
         QVERIFY(!LlmConfig::load(path, &error));
         QVERIFY2(error.contains(says), qPrintable(error));
         QVERIFY2(error.contains(path), qPrintable(error));
+        QVERIFY2(!error.contains(QStringLiteral("SECRET")), qPrintable(error)); // a key is never repeated
     }
 
     void goodEndpointLoads()
