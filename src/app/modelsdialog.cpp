@@ -40,7 +40,7 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
 
     QString error;
     QStringList notes;
-    if (auto loaded = LlmConfig::load(m_path, &error))
+    if (auto loaded = LlmConfig::load(m_path, &error, &notes))
         m_config = *loaded;
     else
         notes << tr("%1\nSaving will replace it.").arg(error);

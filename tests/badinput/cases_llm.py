@@ -2,7 +2,7 @@
 the file, the endpoint and the field, and never rewrite the file. optimize says so before any evaluation runs."""
 import json
 
-from harness import Big, Case, Dir, Fifo, Symlink
+from harness import Big, Case, Dir, Fifo, Mode, Symlink
 
 LLM = "state/llm.json"
 ROLES = ("planner", "executor", "fixer", "summarizer")
@@ -85,6 +85,10 @@ CASES = [
       "Problem: ep: its API key would travel unencrypted over plain http:// to models.invalid, which is not this "
       "machine: use an https:// base URL, or, only if the network to it is trusted, set \"allow_plain_http_key\": "
       "true on the endpoint in llm.json", stream="out", files={LLM: endpoint(**REMOTE_HTTP)}),
+    # readable by other users: tightened when read, saying so (the sandbox's state folder is not AccelOpt's own)
+    c("open-to-others", ["models", "list"], 0,
+      "The LLM settings file {state}/llm.json was open to other users (mode 0644); it is now 0600, for you only",
+      files={LLM: Mode(doc(), 0o644)}),
     c("config-option-missing", ["models", "list", "--config", "{work}/llm.json"], 2, "{work}/llm.json"),
     c("test-config-unreadable", ["models", "test", "--config", "{work}/llm.json"], 1, "{work}/llm.json is not "
                                                                                      "valid JSON",

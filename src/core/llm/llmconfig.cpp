@@ -1,7 +1,9 @@
 #include "llm/llmconfig.h"
 
 #include "common/jsontext.h"
+#include "common/logcategories.h"
 #include "common/regularfile.h"
+#include "llm/llmconfigaccess.h"
 
 #include <QDir>
 #include <QFile>
@@ -100,13 +102,6 @@ bool checkEndpoint(const QJsonValue &value, qsizetype index, QString &problem)
                           .arg(r.low, 0, 'g', 10)
                           .arg(r.high, 0, 'g', 10)
                           .arg(JsonText::compact(v));
-            return false;
-        }
-    }
-    for (const char *key : {"send_seed", "allow_plain_http_key"}) {
-        const QJsonValue v = o.value(QLatin1StringView(key));
-        if (!v.isUndefined() && !v.isBool()) { // "false" or 0 was read as the default
-            problem = QStringLiteral("%1: '%2' must be true or false, not %3").arg(who, QLatin1StringView(key), JsonText::compact(v));
             return false;
         }
     }
@@ -259,7 +254,7 @@ QString LlmConfig::defaultPath()
         .filePath(QStringLiteral("AccelOpt/llm.json"));
 }
 
-std::optional<LlmConfig> LlmConfig::load(const QString &path, QString *error)
+std::optional<LlmConfig> LlmConfig::load(const QString &path, QString *error, QStringList *notes)
 {
     QFile file(path);
     if (!file.exists())
@@ -269,6 +264,12 @@ std::optional<LlmConfig> LlmConfig::load(const QString &path, QString *error)
             *error = QStringLiteral("%1; replace it with the JSON settings file or remove it")
                          .arg(RegularFile::refusal(path));
         return std::nullopt;
+    }
+    // Before anything can fail: a broken file is as private as a good one.
+    for (const QString &note : LlmConfigAccess::tighten(path)) {
+        qCWarning(lcLlm).noquote() << note;
+        if (notes)
+            *notes << note;
     }
     if (!file.open(QIODevice::ReadOnly)) {
         if (error)
@@ -305,18 +306,27 @@ std::optional<LlmConfig> LlmConfig::load(const QString &path, QString *error)
 
 bool LlmConfig::save(const QString &path, QString *error) const
 {
-    QDir().mkpath(QFileInfo(path).absolutePath());
+    const QString folder = QFileInfo(path).absolutePath();
+    const bool created = !QFileInfo::exists(folder);
+    QDir().mkpath(folder);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
         if (error)
             *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
         return false;
     }
+    // On the temporary file, before it takes the name: never a moment when the settings are open to others.
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     file.write(QJsonDocument(toJson()).toJson(QJsonDocument::Indented));
     if (!file.commit()) {
         if (error)
             *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
         return false;
     }
+    // AccelOpt's folder, and a folder made just now, which nobody can have been relying on being open.
+    const QStringList notes = LlmConfigAccess::tighten(path, created);
+    if (!created)
+        for (const QString &note : notes)
+            qCWarning(lcLlm).noquote() << note;
     return true;
 }
