@@ -101,7 +101,8 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
     connect(m_ui->authCombo, &QComboBox::currentIndexChanged, this,
             [this](int index) { m_ui->authHeaderEdit->setEnabled(index == 1); });
     connect(m_ui->baseUrlEdit, &QLineEdit::textChanged, this, &ModelsDialog::updatePlainHttpWarning);
-    connect(m_ui->keySourceCombo, &QComboBox::currentIndexChanged, this, &ModelsDialog::updatePlainHttpWarning);
+    connect(m_ui->keySourceCombo, &QComboBox::currentIndexChanged, this,
+            &ModelsDialog::updatePlainHttpWarning);
     showEndpoint(m_ui->endpointList->currentRow()); // the list filled before the signal was connected
 }
 

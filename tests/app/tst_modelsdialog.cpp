@@ -82,7 +82,8 @@ private Q_SLOTS:
         f.close();
         const QString warning = QStringLiteral(
             "Warning: endpoint 'trusted' sends its API key unencrypted over plain http:// to models.invalid "
-            "(\"allow_plain_http_key\" is set in llm.json): anyone on the network path can read it. Use https:// "
+            "(\"allow_plain_http_key\" is set in llm.json): anyone on the network path can read it. Use "
+            "https:// "
             "unless the network to models.invalid is trusted.");
         ModelsDialog dialog(path);
         dialog.show();
@@ -90,10 +91,11 @@ private Q_SLOTS:
         QCOMPARE(dialog.plainHttpWarning(), warning);
         auto *list = dialog.findChild<QListWidget *>(QStringLiteral("endpointList"));
         list->setCurrentRow(1);
-        QVERIFY2(dialog.plainHttpWarning().startsWith(QStringLiteral(
-                     "Calls to 'refused' are refused: its API key would travel unencrypted over plain http:// to "
-                     "models.invalid, which is not this machine.")),
-                 qPrintable(dialog.plainHttpWarning()));
+        QVERIFY2(
+            dialog.plainHttpWarning().startsWith(QStringLiteral(
+                "Calls to 'refused' are refused: its API key would travel unencrypted over plain http:// to "
+                "models.invalid, which is not this machine.")),
+            qPrintable(dialog.plainHttpWarning()));
         auto *base = dialog.findChild<QLineEdit *>(QStringLiteral("baseUrlEdit"));
         base->setText(QStringLiteral("https://models.invalid/v1"));
         QVERIFY(dialog.plainHttpWarning().isEmpty());

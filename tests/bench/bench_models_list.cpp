@@ -20,7 +20,8 @@ int main(int argc, char *argv[])
     const QString path = dir.filePath(QStringLiteral("llm.json"));
     QByteArray text = R"({"version": 1, "endpoints": [)";
     for (int i = 0; i < count; ++i)
-        text += QStringLiteral(R"(%1{"name": "endpoint-%2", "base_url": "http://127.0.0.1:9/v1", "model": "m%2"})")
+        text += QStringLiteral(
+                    R"(%1{"name": "endpoint-%2", "base_url": "http://127.0.0.1:9/v1", "model": "m%2"})")
                     .arg(i ? QStringLiteral(",") : QString())
                     .arg(i)
                     .toUtf8();
@@ -53,8 +54,9 @@ int main(int argc, char *argv[])
     cli.waitForFinished(-1);
     const double cliS = clock.nsecsElapsed() / 1e9;
 
-    out << QStringLiteral("models list, %1 endpoints (%2 MB of llm.json): accelopt models list %3 s (exit %4); "
-                          "in process: load %5 s, problems %6 s (%7 found)\n")
+    out << QStringLiteral(
+               "models list, %1 endpoints (%2 MB of llm.json): accelopt models list %3 s (exit %4); "
+               "in process: load %5 s, problems %6 s (%7 found)\n")
                .arg(count)
                .arg(text.size() / 1e6, 0, 'f', 1)
                .arg(cliS, 0, 'f', 3)

@@ -35,7 +35,7 @@ struct ChatClient::Call
     // Streaming state, reset per attempt.
     SseDecoder sse;
     bool streaming = false;
-    QString content;         // kept only up to the role's cap (ReplyCaps)...
+    QString content; // kept only up to the role's cap (ReplyCaps)...
     QString reasoning;
     qsizetype contentChars = 0; // ...while these count all that arrived
     qsizetype reasoningChars = 0;
@@ -169,12 +169,13 @@ quint64 ChatClient::send(const ChatRequest &request)
     // Endpoint::problems() refuses this for an endpoint whose key source says it has a key; a key set
     // directly on the client is held to the same rule, so nothing but loopback ever gets a key in clear text.
     if (!m_apiKey.isEmpty() && m_endpoint.plainHttpOffMachine() && !m_endpoint.allowPlainHttpKey) {
-        complete(id, failure(ChatReply::Error::Config,
-                             QStringLiteral("endpoint '%1' is not usable: its API key would travel unencrypted "
-                                            "over plain http:// to %2, which is not this machine: use an "
-                                            "https:// base URL, or, only if the network to it is trusted, set "
-                                            "\"allow_plain_http_key\": true on the endpoint in llm.json")
-                                 .arg(m_endpoint.name, QUrl(m_endpoint.baseUrl.trimmed()).host())));
+        complete(id,
+                 failure(ChatReply::Error::Config,
+                         QStringLiteral("endpoint '%1' is not usable: its API key would travel unencrypted "
+                                        "over plain http:// to %2, which is not this machine: use an "
+                                        "https:// base URL, or, only if the network to it is trusted, set "
+                                        "\"allow_plain_http_key\": true on the endpoint in llm.json")
+                             .arg(m_endpoint.name, QUrl(m_endpoint.baseUrl.trimmed()).host())));
         return id;
     }
     m_queue.push_back(id);
@@ -554,8 +555,9 @@ QString ChatClient::redirectText(const QNetworkReply &reply, int status) const
     // undo the plain-http rule), so the client never follows one: it says where it pointed and what to do.
     const QByteArray location = reply.rawHeader("Location").trimmed();
     if (location.isEmpty())
-        return QStringLiteral("HTTP %1: the server redirects, but says nowhere (no Location header); redirects "
-                              "are not followed: check the endpoint's base URL")
+        return QStringLiteral(
+                   "HTTP %1: the server redirects, but says nowhere (no Location header); redirects "
+                   "are not followed: check the endpoint's base URL")
             .arg(status);
     const QUrl target = reply.url().resolved(QUrl::fromEncoded(location));
     QString base = target.toString(QUrl::RemoveQuery | QUrl::RemoveFragment);

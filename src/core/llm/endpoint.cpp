@@ -119,9 +119,10 @@ QStringList Endpoint::problems() const
             out << QStringLiteral("put the key in the keychain or an environment variable, not in an "
                                   "Authorization header");
     if (sendsKeyInClear() && !allowPlainHttpKey)
-        out << QStringLiteral("its API key would travel unencrypted over plain http:// to %1, which is not this "
-                              "machine: use an https:// base URL, or, only if the network to it is trusted, "
-                              "set \"allow_plain_http_key\": true on the endpoint in llm.json")
+        out << QStringLiteral(
+                   "its API key would travel unencrypted over plain http:// to %1, which is not this "
+                   "machine: use an https:// base URL, or, only if the network to it is trusted, "
+                   "set \"allow_plain_http_key\": true on the endpoint in llm.json")
                    .arg(QUrl(baseUrl.trimmed()).host());
     return out;
 }
@@ -129,7 +130,8 @@ QStringList Endpoint::problems() const
 bool Endpoint::plainHttpOffMachine() const
 {
     const QUrl url(baseUrl.trimmed());
-    return url.scheme().compare(QStringLiteral("http"), Qt::CaseInsensitive) == 0 && !isLoopbackHost(url.host());
+    return url.scheme().compare(QStringLiteral("http"), Qt::CaseInsensitive) == 0 &&
+           !isLoopbackHost(url.host());
 }
 
 bool Endpoint::isLoopbackHost(const QString &host)

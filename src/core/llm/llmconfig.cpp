@@ -10,8 +10,8 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSet>
 #include <QSaveFile>
+#include <QSet>
 #include <QStandardPaths>
 
 #include <cmath>
@@ -105,22 +105,24 @@ bool checkEndpoint(const QJsonValue &value, qsizetype index, QString &problem)
             return false;
         }
     }
-    // llm.json promises never to hold a key (it is shared, synced, diffed): a key put there anyway is refused,
-    // not silently ignored, and the message names where keys go. The value is never repeated.
+    // llm.json promises never to hold a key (it is shared, synced, diffed): a key put there anyway is
+    // refused, not silently ignored, and the message names where keys go. The value is never repeated.
     for (const char *key : {"api_key", "apiKey", "key"}) {
         if (o.contains(QLatin1StringView(key))) {
-            problem = QStringLiteral("%1 has a field '%2', but llm.json never holds API keys: remove the field, "
-                                     "then keep the key in the system keychain (\"key_source\": \"keychain\"; "
-                                     "Tools > Models…, Store in Keychain…) or in an environment variable "
-                                     "(\"key_source\": \"env\" and \"key_env\": the variable's name)")
-                          .arg(who, QLatin1StringView(key));
+            problem =
+                QStringLiteral("%1 has a field '%2', but llm.json never holds API keys: remove the field, "
+                               "then keep the key in the system keychain (\"key_source\": \"keychain\"; "
+                               "Tools > Models…, Store in Keychain…) or in an environment variable "
+                               "(\"key_source\": \"env\" and \"key_env\": the variable's name)")
+                    .arg(who, QLatin1StringView(key));
             return false;
         }
     }
     for (const char *key : {"send_seed", "allow_plain_http_key"}) {
         const QJsonValue v = o.value(QLatin1StringView(key));
         if (!v.isUndefined() && !v.isBool()) { // "false" or 0 was read as the default
-            problem = QStringLiteral("%1: '%2' must be true or false, not %3").arg(who, QLatin1StringView(key), JsonText::compact(v));
+            problem = QStringLiteral("%1: '%2' must be true or false, not %3")
+                          .arg(who, QLatin1StringView(key), JsonText::compact(v));
             return false;
         }
     }
@@ -202,11 +204,12 @@ std::optional<LlmConfig> LlmConfig::fromJson(const QJsonObject &o, QString *erro
     for (const char *key : {"api_key", "apiKey", "key"}) {
         if (o.contains(QLatin1StringView(key))) {
             if (error)
-                *error = QStringLiteral("there is a field '%1', but llm.json never holds API keys: remove the "
-                                        "field, then keep each endpoint's key in the system keychain "
-                                        "(\"key_source\": \"keychain\"; Tools > Models…, Store in Keychain…) or in an "
-                                        "environment variable (\"key_source\": \"env\" and \"key_env\": the "
-                                        "variable's name)")
+                *error = QStringLiteral(
+                             "there is a field '%1', but llm.json never holds API keys: remove the "
+                             "field, then keep each endpoint's key in the system keychain "
+                             "(\"key_source\": \"keychain\"; Tools > Models…, Store in Keychain…) or in an "
+                             "environment variable (\"key_source\": \"env\" and \"key_env\": the "
+                             "variable's name)")
                              .arg(QLatin1StringView(key));
             return std::nullopt;
         }

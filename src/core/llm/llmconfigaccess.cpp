@@ -17,7 +17,7 @@ namespace {
 // One path made `wanted` when group or others have any access to it. Empty when nothing was to do.
 QString restrict(const QString &path, const QString &what, mode_t wanted)
 {
-    struct stat st{};
+    struct stat st = {};
     const QByteArray native = QFile::encodeName(path);
     if (::stat(native.constData(), &st) != 0 || (st.st_mode & 077) == 0)
         return {};

@@ -30,8 +30,9 @@ bool ReplyCaps::cut(QString &text, qsizetype cap, qsizetype originalChars, const
 
 QString ReplyCaps::note(qsizetype kept, qsizetype cap, qsizetype originalChars, const QString &what)
 {
-    return QStringLiteral("\n\n[AccelOpt cut this %1 here: it had %2 characters, over the cap of %3 for a %1; "
-                          "the first %4 are kept]\n")
+    return QStringLiteral(
+               "\n\n[AccelOpt cut this %1 here: it had %2 characters, over the cap of %3 for a %1; "
+               "the first %4 are kept]\n")
         .arg(what)
         .arg(originalChars)
         .arg(cap)

@@ -29,9 +29,10 @@ std::optional<FixChain::Repeat> FixChain::repeatOf(const Candidate &candidate, c
 
 QString FixChain::reason(const Candidate &candidate, const Repeat &repeat, const Evaluation &evaluation)
 {
-    return QStringLiteral("the fix chain of %1 stops at round %2: the fixer returned the same kernel (normalized) "
-                          "as %3, %4, which already failed (%5); asking again would show it the same kernel and "
-                          "the same error")
+    return QStringLiteral(
+               "the fix chain of %1 stops at round %2: the fixer returned the same kernel (normalized) "
+               "as %3, %4, which already failed (%5); asking again would show it the same kernel and "
+               "the same error")
         .arg(candidate.id)
         .arg(candidate.fixRound)
         .arg(repeat.candidateId,

@@ -117,12 +117,10 @@ struct Json
     }
     QJsonObject operator()(const FixChainStopped &e) const
     {
-        return {{QStringLiteral("candidate"), e.candidateId},
-                {QStringLiteral("iteration"), e.iteration},
-                {QStringLiteral("fix_round"), e.fixRound},
-                {QStringLiteral("repeats"), e.repeatsCandidateId},
-                {QStringLiteral("own_chain"), e.ownChain},
-                {QStringLiteral("reason"), e.reason}};
+        return {
+            {QStringLiteral("candidate"), e.candidateId}, {QStringLiteral("iteration"), e.iteration},
+            {QStringLiteral("fix_round"), e.fixRound},    {QStringLiteral("repeats"), e.repeatsCandidateId},
+            {QStringLiteral("own_chain"), e.ownChain},    {QStringLiteral("reason"), e.reason}};
     }
     QJsonObject operator()(const BeamSelected &e) const
     {

@@ -92,8 +92,9 @@ struct FixChainStopped
     int iteration = 0;
     int fixRound = 0;
     QString repeatsCandidateId;
-    bool ownChain = false; // an earlier kernel of its own chain, else a twin measured elsewhere in the session
-    QString reason;        // FixChain::reason, for people
+    bool ownChain =
+        false;      // an earlier kernel of its own chain, else a twin measured elsewhere in the session
+    QString reason; // FixChain::reason, for people
 };
 
 struct BeamSelected

@@ -21,14 +21,19 @@ struct Finished : QObject
     {
         QObject::connect(client, &ChatClient::finished, this,
                          [this](quint64 id, const ChatReply &reply) { replies.insert(id, reply); });
-        QObject::connect(client, &ChatClient::delta, this, [this](quint64, const QString &text) { streamed += text; });
+        QObject::connect(client, &ChatClient::delta, this,
+                         [this](quint64, const QString &text) { streamed += text; });
     }
-    bool waitFor(quint64 id) { return QTest::qWaitFor([&] { return replies.contains(id); }, 60000); }
+    bool waitFor(quint64 id)
+    {
+        return QTest::qWaitFor([&] { return replies.contains(id); }, 60000);
+    }
 };
 
 ChatRequest ask(AgentRole role, bool stream = false)
 {
-    return {{ChatMessage::user(QStringLiteral("Say hi."))}, role, stream, QStringLiteral("test"), std::nullopt};
+    return {
+        {ChatMessage::user(QStringLiteral("Say hi."))}, role, stream, QStringLiteral("test"), std::nullopt};
 }
 
 QStringList warnings;
@@ -104,13 +109,15 @@ private Q_SLOTS:
     void aKeyOverPlainHttpToAnotherHostIsRefusedBeforeSending()
     {
         proxyEverythingToTheStandIn();
-        m_server->setHandler([](const auto &) { return ScriptedLlmServer::completion(QStringLiteral("hi")); });
+        m_server->setHandler(
+            [](const auto &) { return ScriptedLlmServer::completion(QStringLiteral("hi")); });
         Endpoint e = endpoint(QStringLiteral("http://models.example.com:8000/v1"));
         e.keySource = Endpoint::KeySource::Environment;
         e.keyEnvVar = QStringLiteral("SOME_KEY");
         const QString expected = QStringLiteral(
             "endpoint 'ep' is not usable: its API key would travel unencrypted over plain http:// to "
-            "models.example.com, which is not this machine: use an https:// base URL, or, only if the network to "
+            "models.example.com, which is not this machine: use an https:// base URL, or, only if the "
+            "network to "
             "it is trusted, set \"allow_plain_http_key\": true on the endpoint in llm.json");
         QVERIFY(e.problems().join(u';').contains(expected.section(QStringLiteral("usable: "), 1)));
         {
@@ -162,7 +169,8 @@ private Q_SLOTS:
             QVERIFY(done.waitFor(id));
             QVERIFY2(done.replies.value(id).ok(), qPrintable(done.replies.value(id).errorText));
             QCOMPARE(m_server->requestCount(), 2);
-            QCOMPARE(m_server->requests().last().headers.value("authorization"), QByteArray("Bearer sk-trusted-link"));
+            QCOMPARE(m_server->requests().last().headers.value("authorization"),
+                     QByteArray("Bearer sk-trusted-link"));
         }
     }
 
@@ -182,7 +190,8 @@ private Q_SLOTS:
         const quint64 id = client.send(ask(AgentRole::Planner));
         QVERIFY(done.waitFor(id));
         QVERIFY2(done.replies.value(id).ok(), qPrintable(done.replies.value(id).errorText));
-        QCOMPARE(m_server->requests().last().headers.value("authorization"), QByteArray("Bearer sk-loopback"));
+        QCOMPARE(m_server->requests().last().headers.value("authorization"),
+                 QByteArray("Bearer sk-loopback"));
     }
 
     void aRedirectSaysWhereAndIsNotFollowed_data()
@@ -190,22 +199,26 @@ private Q_SLOTS:
         QTest::addColumn<int>("status");
         QTest::addColumn<QByteArray>("location");
         QTest::addColumn<QString>("says");
-        QTest::newRow("301 to the new base") << 301 << QByteArray("https://models.example.com/v1/chat/completions")
-                                             << "HTTP 301: the server redirects to https://models.example.com/v1/"
-                                                "chat/completions; redirects are not followed (they would carry the "
-                                                "API key elsewhere): set the endpoint's base URL to "
-                                                "https://models.example.com/v1";
-        QTest::newRow("308 relative") << 308 << QByteArray("/v2/chat/completions")
-                                      << "HTTP 308: the server redirects to http://127.0.0.1:PORT/v2/chat/completions;"
-                                         " redirects are not followed (they would carry the API key elsewhere): set "
-                                         "the endpoint's base URL to http://127.0.0.1:PORT/v2";
-        QTest::newRow("302 to a page") << 302 << QByteArray("https://login.example.com/")
-                                       << "HTTP 302: the server redirects to https://login.example.com/; redirects "
-                                          "are not followed (they would carry the API key elsewhere): put the final "
-                                          "URL, up to and including /v1, in the endpoint's base URL";
-        QTest::newRow("301 nowhere") << 301 << QByteArray()
-                                     << "HTTP 301: the server redirects, but says nowhere (no Location header); "
-                                        "redirects are not followed: check the endpoint's base URL";
+        QTest::newRow("301 to the new base")
+            << 301 << QByteArray("https://models.example.com/v1/chat/completions")
+            << "HTTP 301: the server redirects to https://models.example.com/v1/"
+               "chat/completions; redirects are not followed (they would carry the "
+               "API key elsewhere): set the endpoint's base URL to "
+               "https://models.example.com/v1";
+        QTest::newRow("308 relative")
+            << 308 << QByteArray("/v2/chat/completions")
+            << "HTTP 308: the server redirects to http://127.0.0.1:PORT/v2/chat/completions;"
+               " redirects are not followed (they would carry the API key elsewhere): set "
+               "the endpoint's base URL to http://127.0.0.1:PORT/v2";
+        QTest::newRow("302 to a page")
+            << 302 << QByteArray("https://login.example.com/")
+            << "HTTP 302: the server redirects to https://login.example.com/; redirects "
+               "are not followed (they would carry the API key elsewhere): put the final "
+               "URL, up to and including /v1, in the endpoint's base URL";
+        QTest::newRow("301 nowhere")
+            << 301 << QByteArray()
+            << "HTTP 301: the server redirects, but says nowhere (no Location header); "
+               "redirects are not followed: check the endpoint's base URL";
     }
     void aRedirectSaysWhereAndIsNotFollowed()
     {
@@ -286,8 +299,9 @@ private Q_SLOTS:
         }
         const QString name = AgentRoles::name(agent);
         const QString note =
-            QStringLiteral("\n\n[AccelOpt cut this %1 reply here: it had %2 characters, over the cap of %3 for a "
-                           "%1 reply; the first %3 are kept]\n")
+            QStringLiteral(
+                "\n\n[AccelOpt cut this %1 reply here: it had %2 characters, over the cap of %3 for a "
+                "%1 reply; the first %3 are kept]\n")
                 .arg(name)
                 .arg(size)
                 .arg(cap);

@@ -54,20 +54,23 @@ private Q_SLOTS:
                                         << "'output_per_mtok' must be a number of dollars, 0 or more";
         QTest::newRow("version string") << json("{'version': '1'}") << "the version must be a number";
         // llm.json never holds keys: one put there is refused, naming where keys go (issue 33).
-        QTest::newRow("api_key") << endpoint(", 'api_key': 'sk-llmjson-SECRET'")
-                                 << "endpoint 'vllm' has a field 'api_key', but llm.json never holds API keys: "
-                                    "remove the field, then keep the key in the system keychain (\"key_source\": "
-                                    "\"keychain\"; Tools > Models…, Store in Keychain…) or in an environment variable "
-                                    "(\"key_source\": \"env\" and \"key_env\": the variable's name)";
+        QTest::newRow("api_key")
+            << endpoint(", 'api_key': 'sk-llmjson-SECRET'")
+            << "endpoint 'vllm' has a field 'api_key', but llm.json never holds API keys: "
+               "remove the field, then keep the key in the system keychain (\"key_source\": "
+               "\"keychain\"; Tools > Models…, Store in Keychain…) or in an environment variable "
+               "(\"key_source\": \"env\" and \"key_env\": the variable's name)";
         QTest::newRow("apiKey") << endpoint(", 'apiKey': 'sk-llmjson-SECRET'") << "has a field 'apiKey'";
         QTest::newRow("key") << endpoint(", 'key_source': 'env', 'key': 'sk-llmjson-SECRET'")
                              << "has a field 'key', but llm.json never holds API keys";
-        QTest::newRow("api_key at the top") << json("{'version': 1, 'api_key': 'sk-llmjson-SECRET'}")
-                                            << "there is a field 'api_key', but llm.json never holds API keys";
-        QTest::newRow("allow_plain_http_key string") << endpoint(", 'allow_plain_http_key': 'yes'")
-                                                     << "endpoint 'vllm': 'allow_plain_http_key' must be true or "
-                                                        "false, not \"yes\"";
-        QTest::newRow("send_seed number") << endpoint(", 'send_seed': 0") << "'send_seed' must be true or false";
+        QTest::newRow("api_key at the top")
+            << json("{'version': 1, 'api_key': 'sk-llmjson-SECRET'}")
+            << "there is a field 'api_key', but llm.json never holds API keys";
+        QTest::newRow("allow_plain_http_key string")
+            << endpoint(", 'allow_plain_http_key': 'yes'")
+            << "endpoint 'vllm': 'allow_plain_http_key' must be true or false, not \"yes\"";
+        QTest::newRow("send_seed number")
+            << endpoint(", 'send_seed': 0") << "'send_seed' must be true or false";
     }
 
     void badFileIsRefused()
@@ -88,7 +91,7 @@ private Q_SLOTS:
 
     static int modeOf(const QString &path)
     {
-        struct stat st{};
+        struct stat st = {};
         return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 0777) : -1;
     }
     static void write(const QString &path, int mode)
@@ -114,13 +117,15 @@ private Q_SLOTS:
         QVERIFY2(LlmConfig::load(path, &error, &notes), qPrintable(error));
         QCOMPARE(modeOf(path), 0600);
         QCOMPARE(modeOf(folder), 0700);
-        QCOMPARE(notes,
-                 QStringList({QStringLiteral("The LLM settings folder %1 was open to other users (mode 0755); it is "
-                                             "now 0700, for you only")
-                                  .arg(folder),
-                              QStringLiteral("The LLM settings file %1 was open to other users (mode 0644); it is now "
-                                             "0600, for you only")
-                                  .arg(path)}));
+        QCOMPARE(
+            notes,
+            QStringList(
+                {QStringLiteral("The LLM settings folder %1 was open to other users (mode 0755); it is "
+                                "now 0700, for you only")
+                     .arg(folder),
+                 QStringLiteral("The LLM settings file %1 was open to other users (mode 0644); it is now "
+                                "0600, for you only")
+                     .arg(path)}));
         notes.clear();
         QVERIFY(LlmConfig::load(path, &error, &notes));
         QVERIFY(notes.isEmpty()); // said once: it is private now
@@ -150,7 +155,8 @@ private Q_SLOTS:
         QCOMPARE(modeOf(path), 0600);
         QCOMPARE(modeOf(folder), 0755);
         QCOMPARE(notes.size(), 1);
-        QVERIFY2(notes.first().contains(QStringLiteral("(mode 0640); it is now 0600")), qPrintable(notes.first()));
+        QVERIFY2(notes.first().contains(QStringLiteral("(mode 0640); it is now 0600")),
+                 qPrintable(notes.first()));
     }
 
     void saveWritesPrivately()

@@ -97,7 +97,8 @@ private Q_SLOTS:
         const int count = 20000;
         QByteArray text = "{\"version\": 1, \"endpoints\": [";
         for (int i = 0; i <= count; ++i) // the last one takes the first one's name
-            text += QStringLiteral("%1{\"name\": \"e%2\", \"base_url\": \"http://127.0.0.1:9/v1\", \"model\": \"m%2\"}")
+            text += QStringLiteral(
+                        "%1{\"name\": \"e%2\", \"base_url\": \"http://127.0.0.1:9/v1\", \"model\": \"m%2\"}")
                         .arg(i ? QStringLiteral(",") : QString())
                         .arg(i % count)
                         .toUtf8();
@@ -107,17 +108,20 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(text);
         f.close();
-        const Run r = run({QStringLiteral("models"), QStringLiteral("list"), QStringLiteral("--config"), path});
+        const Run r =
+            run({QStringLiteral("models"), QStringLiteral("list"), QStringLiteral("--config"), path});
         QCOMPARE(r.exitCode, 0);
         const QStringList lines = r.out.split(u'\n');
         QCOMPARE(lines.filter(QStringLiteral("  http://127.0.0.1:9/v1  model m")).size(), count + 1);
         for (int i : {0, 1, 9999, count - 1})
-            QVERIFY(lines.contains(QStringLiteral("  e%1  http://127.0.0.1:9/v1  model m%1, no key, 4 at once, "
-                                                  "timeout 600 s")
-                                       .arg(i)));
+            QVERIFY(
+                lines.contains(QStringLiteral("  e%1  http://127.0.0.1:9/v1  model m%1, no key, 4 at once, "
+                                              "timeout 600 s")
+                                   .arg(i)));
         QCOMPARE(lines.filter(QStringLiteral("Problem: two endpoints are named")),
                  QStringList{QStringLiteral("Problem: two endpoints are named 'e0'")});
-        QVERIFY(lines.contains(QStringLiteral("Problem: the planner uses endpoint 'gone', which does not exist")));
+        QVERIFY(lines.contains(
+            QStringLiteral("Problem: the planner uses endpoint 'gone', which does not exist")));
         QVERIFY(lines.contains(QStringLiteral("  planner     e7, gone")));
     }
 
@@ -133,11 +137,12 @@ private Q_SLOTS:
                            QStringLiteral("standin"), QStringLiteral("--config"), configPath()},
                           {QStringLiteral("ACCELOPT_MODELS_TEST_KEY=sk-cli-secret")});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.out.contains(QStringLiteral(
-                     "HTTP 301: the server redirects to https://models.example.com/v1/chat/completions; redirects "
-                     "are not followed (they would carry the API key elsewhere): set the endpoint's base URL to "
-                     "https://models.example.com/v1\n")),
-                 qPrintable(r.out + r.err));
+        QVERIFY2(
+            r.out.contains(QStringLiteral(
+                "HTTP 301: the server redirects to https://models.example.com/v1/chat/completions; redirects "
+                "are not followed (they would carry the API key elsewhere): set the endpoint's base URL to "
+                "https://models.example.com/v1\n")),
+            qPrintable(r.out + r.err));
         QCOMPARE(m_server.requestCount(), before + 1);
     }
 

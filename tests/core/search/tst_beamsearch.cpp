@@ -578,8 +578,9 @@ private Q_SLOTS:
         QSignalSpy done(rig.search, &BeamSearch::finished);
         QVERIFY2(rig.search->start(task(), tiny(1, 1, 1, 1)), qPrintable(rig.search->lastError()));
         QVERIFY(done.wait(240000));
-        const QString note = QStringLiteral("[AccelOpt cut this planner reply here: it had 1048576 characters, over "
-                                            "the cap of 65536 for a planner reply; the first 65536 are kept]");
+        const QString note =
+            QStringLiteral("[AccelOpt cut this planner reply here: it had 1048576 characters, over "
+                           "the cap of 65536 for a planner reply; the first 65536 are kept]");
         int executorRequests = 0;
         for (const ScriptedLlmServer::Request &r : rig.server.requests()) {
             if (roleOf(r) != AgentRole::Executor)
