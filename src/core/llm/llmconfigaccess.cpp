@@ -44,7 +44,7 @@ QStringList LlmConfigAccess::tighten(const QString &path, bool folderCreated)
     const QString folder = file.absolutePath();
     if (folderCreated || QFileInfo(folder).fileName() == QStringLiteral("AccelOpt"))
         notes << restrict(folder, QStringLiteral("The LLM settings folder"), 0700);
-    if (file.exists())
+    if (file.isFile()) // a folder in its place keeps its mode: 0600 would lock its owner out of it
         notes << restrict(file.absoluteFilePath(), QStringLiteral("The LLM settings file"), 0600);
     notes.removeAll(QString());
 #else

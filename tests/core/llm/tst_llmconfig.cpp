@@ -159,6 +159,18 @@ private Q_SLOTS:
                  qPrintable(notes.first()));
     }
 
+    void aFolderInTheFilesPlaceKeepsItsMode()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("folder/llm.json"));
+        QVERIFY(QDir().mkpath(path));
+        QVERIFY(::chmod(QFile::encodeName(path).constData(), 0755) == 0);
+        QString error;
+        QStringList notes;
+        QVERIFY(!LlmConfig::load(path, &error, &notes));
+        QCOMPARE(modeOf(path), 0755);
+        QVERIFY(notes.isEmpty());
+    }
+
     void saveWritesPrivately()
     {
         LlmConfig config;
