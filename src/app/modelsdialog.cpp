@@ -10,6 +10,8 @@
 #include <QInputDialog>
 #include <QMenu>
 #include <QPushButton>
+#include <QSet>
+#include <QUrl>
 
 namespace {
 const double unsetTemperature = -0.05; // the spin box's minimum, shown as "server default"
@@ -37,10 +39,15 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
     m_ui->addButton->setMenu(presetMenu);
 
     QString error;
-    if (auto loaded = LlmConfig::load(m_path, &error))
+    QStringList notes;
+    if (auto loaded = LlmConfig::load(m_path, &error, &notes))
         m_config = *loaded;
     else
-        setProblem(tr("%1\nSaving will replace it.").arg(error));
+        notes << tr("%1\nSaving will replace it.").arg(error);
+    for (const Endpoint &e : std::as_const(m_config.endpoints))
+        if (e.sendsKeyInClear() && e.allowPlainHttpKey)
+            notes << plainHttpWarningFor(e);
+    setProblem(notes.join(u'\n'));
 
     m_ui->rolesTable->setColumnCount(1);
     m_ui->rolesTable->setHorizontalHeaderLabels({tr("Endpoints (name:weight, …)")});
@@ -93,6 +100,9 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
     });
     connect(m_ui->authCombo, &QComboBox::currentIndexChanged, this,
             [this](int index) { m_ui->authHeaderEdit->setEnabled(index == 1); });
+    connect(m_ui->baseUrlEdit, &QLineEdit::textChanged, this, &ModelsDialog::updatePlainHttpWarning);
+    connect(m_ui->keySourceCombo, &QComboBox::currentIndexChanged, this,
+            &ModelsDialog::updatePlainHttpWarning);
     showEndpoint(m_ui->endpointList->currentRow()); // the list filled before the signal was connected
 }
 
@@ -160,6 +170,45 @@ void ModelsDialog::showEndpoint(int row)
     m_ui->presetNoteLabel->setText(preset ? preset->note : QString());
     m_ui->testResultLabel->clear();
     m_loading = false;
+    updatePlainHttpWarning();
+}
+
+QString ModelsDialog::plainHttpWarningFor(const Endpoint &e)
+{
+    const QString host = QUrl(e.baseUrl.trimmed()).host();
+    if (e.allowPlainHttpKey)
+        return tr("Warning: endpoint '%1' sends its API key unencrypted over plain http:// to %2 "
+                  "(\"allow_plain_http_key\" is set in llm.json): anyone on the network path can read it. "
+                  "Use https:// unless the network to %2 is trusted.")
+            .arg(e.name, host);
+    return tr("Calls to '%1' are refused: its API key would travel unencrypted over plain http:// to %2, "
+              "which is not this machine. Use https://, or, only if the network to it is trusted, set "
+              "\"allow_plain_http_key\": true on the endpoint in llm.json.")
+        .arg(e.name, host);
+}
+
+void ModelsDialog::updatePlainHttpWarning()
+{
+    // From the form as it stands, so the warning follows the base URL and key source as they are typed.
+    Endpoint e = m_config.endpoints.value(m_current);
+    if (m_current >= 0) {
+        e.name = m_ui->nameEdit->text().trimmed();
+        e.baseUrl = m_ui->baseUrlEdit->text();
+        e.keySource = Endpoint::keySourceFromName(m_ui->keySourceCombo->currentData().toString());
+    }
+    const bool show = m_current >= 0 && e.sendsKeyInClear();
+    m_ui->plainHttpWarningLabel->setText(show ? plainHttpWarningFor(e) : QString());
+    m_ui->plainHttpWarningLabel->setVisible(show);
+}
+
+QString ModelsDialog::plainHttpWarning() const
+{
+    return m_ui->plainHttpWarningLabel->text();
+}
+
+QString ModelsDialog::problem() const
+{
+    return m_ui->problemLabel->text();
 }
 
 void ModelsDialog::storeEndpoint(int row)
@@ -254,13 +303,13 @@ bool ModelsDialog::save()
         setProblem(error);
         return false;
     }
-    QStringList names;
+    QSet<QString> names; // a list scan per endpoint was quadratic in a large llm.json
     for (const Endpoint &e : std::as_const(m_config.endpoints)) {
         if (e.name.isEmpty() || names.contains(e.name)) {
             setProblem(tr("every endpoint needs a name of its own ('%1')").arg(e.name));
             return false;
         }
-        names << e.name;
+        names.insert(e.name);
     }
     if (!m_config.save(m_path, &error)) {
         setProblem(error);

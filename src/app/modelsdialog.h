@@ -27,6 +27,10 @@ public:
     void addEndpoint(const QString &presetId);
     void testCurrentEndpoint();
     QString testResult() const;
+    // What the dialog says about the current endpoint's key travelling over plain http://, and above the tabs
+    // (tightened file modes, endpoints allowed to send their key in clear text).
+    QString plainHttpWarning() const;
+    QString problem() const;
 
 Q_SIGNALS:
     void testFinished(bool ok);
@@ -39,6 +43,8 @@ private:
     bool collectRolesAndPrices(QString *error);
     void storeKeyInKeychain();
     void setProblem(const QString &text);
+    void updatePlainHttpWarning();
+    static QString plainHttpWarningFor(const Endpoint &endpoint);
 
     std::unique_ptr<Ui::ModelsDialog> m_ui;
     QString m_path;

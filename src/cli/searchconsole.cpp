@@ -170,6 +170,8 @@ void SearchConsole::print(const SearchEvent &event)
         Console::out() << "baseline: " << baseline->evaluation.statusName() << ", "
                        << ms(baseline->evaluation.latencyMeanMs) << ", "
                        << percent(baseline->evaluation.percentOfPeak) << "\n";
+    } else if (const auto *fix = event.as<FixChainStopped>()) {
+        Console::out() << fix->reason << "\n";
     } else if (const auto *r = event.as<BestRemeasured>()) {
         const Evaluation &e = r->evaluation;
         const QString where = QStringLiteral("on fresh seeds at the %1 size").arg(r->size);

@@ -64,6 +64,56 @@ private Q_SLOTS:
         QVERIFY(text.contains("scripted-model"));
         QVERIFY(!text.contains("sk-test-secret-1234")); // the key itself is never written
     }
+
+    // An endpoint allowed to send its key over plain http:// to another machine is warned about; one that is
+    // not is said to be refused; loopback and https say nothing (issue 33).
+    void warnsAboutAKeyOverPlainHttp()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("plain-http.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        // Single quotes for readability, made JSON's.
+        f.write(QByteArray("{'version': 1, 'endpoints': ["
+                           "{'name': 'trusted', 'base_url': 'http://models.invalid:8000/v1', 'model': 'm', "
+                           "'key_source': 'env', 'key_env': 'K', 'allow_plain_http_key': true}, "
+                           "{'name': 'refused', 'base_url': 'http://models.invalid:8000/v1', 'model': 'm', "
+                           "'key_source': 'env', 'key_env': 'K'}]}")
+                    .replace('\'', '"'));
+        f.close();
+        const QString warning = QStringLiteral(
+            "Warning: endpoint 'trusted' sends its API key unencrypted over plain http:// to models.invalid "
+            "(\"allow_plain_http_key\" is set in llm.json): anyone on the network path can read it. Use "
+            "https:// "
+            "unless the network to models.invalid is trusted.");
+        ModelsDialog dialog(path);
+        dialog.show();
+        QVERIFY2(dialog.problem().contains(warning), qPrintable(dialog.problem()));
+        QCOMPARE(dialog.plainHttpWarning(), warning);
+        auto *list = dialog.findChild<QListWidget *>(QStringLiteral("endpointList"));
+        list->setCurrentRow(1);
+        QVERIFY2(
+            dialog.plainHttpWarning().startsWith(QStringLiteral(
+                "Calls to 'refused' are refused: its API key would travel unencrypted over plain http:// to "
+                "models.invalid, which is not this machine.")),
+            qPrintable(dialog.plainHttpWarning()));
+        auto *base = dialog.findChild<QLineEdit *>(QStringLiteral("baseUrlEdit"));
+        base->setText(QStringLiteral("https://models.invalid/v1"));
+        QVERIFY(dialog.plainHttpWarning().isEmpty());
+        base->setText(QStringLiteral("http://127.0.0.1:8000/v1"));
+        QVERIFY(dialog.plainHttpWarning().isEmpty());
+        auto *keySource = dialog.findChild<QComboBox *>(QStringLiteral("keySourceCombo"));
+        base->setText(QStringLiteral("http://gpu-box:8000/v1"));
+        QVERIFY(!dialog.plainHttpWarning().isEmpty());
+        keySource->setCurrentIndex(keySource->findData(QStringLiteral("none"))); // no key, nothing to leak
+        QVERIFY(dialog.plainHttpWarning().isEmpty());
+        // Saving keeps the allowance: the dialog has no control for it, and must not drop it.
+        QVERIFY(dialog.save());
+        QString error;
+        const auto saved = LlmConfig::load(path, &error);
+        QVERIFY2(saved, qPrintable(error));
+        QVERIFY(saved->endpoint(QStringLiteral("trusted"))->allowPlainHttpKey);
+        QVERIFY(!saved->endpoint(QStringLiteral("refused"))->allowPlainHttpKey);
+    }
 };
 
 QTEST_MAIN(TestModelsDialog)

@@ -2,11 +2,14 @@
 the file, the endpoint and the field, and never rewrite the file. optimize says so before any evaluation runs."""
 import json
 
-from harness import Big, Case, Dir, Fifo, Symlink
+from harness import Big, Case, Dir, Fifo, Mode, Symlink
 
 LLM = "state/llm.json"
 ROLES = ("planner", "executor", "fixer", "summarizer")
 EP = {"name": "ep", "base_url": "http://127.0.0.1:9/v1", "model": "m", "key_source": "none"}
+# a host that is not this machine, for an endpoint whose key must not go there over plain http: it is never contacted
+# (the settings are refused before any call, and the key's variable is unset besides), and .invalid never resolves
+REMOTE_HTTP = dict(base_url="http://models.invalid:8000/v1", key_source="env", key_env="ACCELOPT_BADINPUT_UNSET_KEY")
 # optimize opens the workspace (and memory) before it reads llm.json: those two files are not this table's business
 # (flags/optimize-refused-creates-no-database holds that bug)
 DBS = (r"state/(workspace|memory)\.sqlite",)
@@ -70,6 +73,22 @@ CASES = [
     listed("auth-typo", endpoint(auth="headr"), "auth", "headr"),
     listed("price-string", doc(prices={"m": {"input_per_mtok": "3", "output_per_mtok": 15}}), "input_per_mtok", "\"3\""),
     listed("price-negative", doc(prices={"m": {"input_per_mtok": -3, "output_per_mtok": 15}}), "input_per_mtok"),
+    # llm.json never holds keys (issue 33): a key put there is refused, naming where keys go, and never repeated
+    listed("api-key-in-endpoint", endpoint(api_key="sk-badinput-SECRET"),
+           "{state}/llm.json: endpoint 'ep' has a field 'api_key', but llm.json never holds API keys: remove the field",
+           "system keychain", "environment variable", "key_env"),
+    listed("api-key-top-level", doc(api_key="sk-badinput-SECRET"),
+           "{state}/llm.json: there is a field 'api_key', but llm.json never holds API keys"),
+    listed("allow-plain-http-key-string", endpoint(allow_plain_http_key="yes"),
+           "endpoint 'ep': 'allow_plain_http_key' must be true or false, not \"yes\""),
+    c("list-plain-http-key", ["models", "list"], 0,
+      "Problem: ep: its API key would travel unencrypted over plain http:// to models.invalid, which is not this "
+      "machine: use an https:// base URL, or, only if the network to it is trusted, set \"allow_plain_http_key\": "
+      "true on the endpoint in llm.json", stream="out", files={LLM: endpoint(**REMOTE_HTTP)}),
+    # readable by other users: tightened when read, saying so (the sandbox's state folder is not AccelOpt's own)
+    c("open-to-others", ["models", "list"], 0,
+      "The LLM settings file {state}/llm.json was open to other users (mode 0644); it is now 0600, for you only",
+      files={LLM: Mode(doc(), 0o644)}),
     c("config-option-missing", ["models", "list", "--config", "{work}/llm.json"], 2, "{work}/llm.json"),
     c("test-config-unreadable", ["models", "test", "--config", "{work}/llm.json"], 1, "{work}/llm.json is not "
                                                                                      "valid JSON",
@@ -103,6 +122,10 @@ CASES = [
               "ep: the key comes from an environment variable, but none is named"),
     optimized("optimize-key-in-header", endpoint(extra_headers=[["Authorization", "Bearer sk-123"]]),
               "put the key in the keychain or an environment variable, not in an Authorization header"),
+    optimized("optimize-plain-http-key", endpoint(**REMOTE_HTTP),
+              "ep: its API key would travel unencrypted over plain http:// to models.invalid", "allow_plain_http_key"),
+    optimized("optimize-api-key", endpoint(api_key="sk-badinput-SECRET"), "has a field 'api_key'",
+              "never holds API keys"),
     optimized("optimize-two-endpoints-one-name", doc(endpoints=[EP, EP]), "two endpoints are named 'ep'"),
     optimized("optimize-key-variable-unset", endpoint(key_source="env", key_env="ACCELOPT_BADINPUT_UNSET_KEY"),
               "no API key for endpoint 'ep'", "the environment variable ACCELOPT_BADINPUT_UNSET_KEY is not set",

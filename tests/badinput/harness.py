@@ -100,6 +100,13 @@ class ReadOnly:
     content: object
 
 
+@dataclasses.dataclass
+class Mode:
+    """content, then chmod'ed to `mode` (e.g. 0o644: a settings file other users can read)."""
+    content: object
+    mode: int
+
+
 class SeededMemory:
     """A healthy memory database holding SEED_EXPERIENCES (written by `accelopt memory import`, once per run), then
     `plant`: SQL statements run on the copy (objects AccelOpt did not create)."""
@@ -225,6 +232,9 @@ class Sandbox:
                 c.close()
         elif isinstance(content, SeededTask):
             _seeded_task(p, content)
+        elif isinstance(content, Mode):
+            self.make(rel, content.content)
+            p.chmod(content.mode)
         elif isinstance(content, ReadOnly):
             self.make(rel, content.content)
             self._freeze(p)

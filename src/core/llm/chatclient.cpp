@@ -3,6 +3,7 @@
 #include "common/logcategories.h"
 #include "llm/costledger.h"
 #include "llm/llmcallrecorder.h"
+#include "llm/replycaps.h"
 #include "llm/ssedecoder.h"
 
 #include <QElapsedTimer>
@@ -13,6 +14,7 @@
 #include <QNetworkReply>
 #include <QPointer>
 #include <QTimer>
+#include <QUrl>
 
 struct ChatClient::Call
 {
@@ -33,8 +35,10 @@ struct ChatClient::Call
     // Streaming state, reset per attempt.
     SseDecoder sse;
     bool streaming = false;
-    QString content;
+    QString content; // kept only up to the role's cap (ReplyCaps)...
     QString reasoning;
+    qsizetype contentChars = 0; // ...while these count all that arrived
+    qsizetype reasoningChars = 0;
     QString finishReason;
     std::optional<TokenUsage> usage;
     QString streamError;
@@ -162,6 +166,18 @@ quint64 ChatClient::send(const ChatRequest &request)
                                                        : m_endpoint.keyEnvVar)));
         return id;
     }
+    // Endpoint::problems() refuses this for an endpoint whose key source says it has a key; a key set
+    // directly on the client is held to the same rule, so nothing but loopback ever gets a key in clear text.
+    if (!m_apiKey.isEmpty() && m_endpoint.plainHttpOffMachine() && !m_endpoint.allowPlainHttpKey) {
+        complete(id,
+                 failure(ChatReply::Error::Config,
+                         QStringLiteral("endpoint '%1' is not usable: its API key would travel unencrypted "
+                                        "over plain http:// to %2, which is not this machine: use an "
+                                        "https:// base URL, or, only if the network to it is trusted, set "
+                                        "\"allow_plain_http_key\": true on the endpoint in llm.json")
+                             .arg(m_endpoint.name, QUrl(m_endpoint.baseUrl.trimmed()).host())));
+        return id;
+    }
     m_queue.push_back(id);
     pump();
     return id;
@@ -219,6 +235,8 @@ void ChatClient::startAttempt(Call &call)
     call.streaming = false;
     call.content.clear();
     call.reasoning.clear();
+    call.contentChars = 0;
+    call.reasoningChars = 0;
     call.finishReason.clear();
     call.usage.reset();
     call.streamError.clear();
@@ -309,13 +327,50 @@ void ChatClient::handleStreamEvent(Call &call, const QByteArray &payload)
     const QJsonObject choice = chunk.value(QStringLiteral("choices")).toArray().at(0).toObject();
     const QJsonObject piece = choice.value(QStringLiteral("delta")).toObject();
     const QString text = piece.value(QStringLiteral("content")).toString();
-    call.reasoning += reasoningOf(piece);
+    const QString reasoning = reasoningOf(piece);
+    call.reasoningChars += reasoning.size();
+    if (call.reasoning.size() < ReplyCaps::reasoningChars)
+        call.reasoning += reasoning;
     if (!choice.value(QStringLiteral("finish_reason")).toString().isEmpty())
         call.finishReason = choice.value(QStringLiteral("finish_reason")).toString();
-    if (!text.isEmpty()) {
-        call.content += text;
+    // Past the role's cap the stream is only counted: neither kept nor shown live (capReply cuts at the cap).
+    const qsizetype room = ReplyCaps::contentChars(call.request.role) - call.content.size();
+    call.contentChars += text.size();
+    if (!text.isEmpty() && room > 0) {
+        const QString kept = text.left(room);
+        call.content += kept;
         call.delivered = true;
-        Q_EMIT delta(call.id, text);
+        Q_EMIT delta(call.id, kept);
+    }
+}
+
+void ChatClient::capReply(const Call &call, ChatReply &reply) const
+{
+    const QString role = AgentRoles::name(call.request.role);
+    const qsizetype contentChars = std::max(call.contentChars, reply.content.size());
+    const qsizetype reasoningChars = std::max(call.reasoningChars, reply.reasoning.size());
+    const qsizetype cap = ReplyCaps::contentChars(call.request.role);
+    if (ReplyCaps::cut(reply.content, cap, contentChars, role + QStringLiteral(" reply"))) {
+        reply.contentCutFrom = contentChars;
+        qCWarning(lcLlm).noquote()
+            << QStringLiteral("call %1 (%2) to %3: the reply has %4 characters, over the %5 cap of %6; the "
+                              "first %6 are kept, with a note saying so, and the rest is dropped")
+                   .arg(call.id)
+                   .arg(role, m_endpoint.name)
+                   .arg(contentChars)
+                   .arg(role)
+                   .arg(cap);
+    }
+    if (ReplyCaps::cut(reply.reasoning, ReplyCaps::reasoningChars, reasoningChars,
+                       role + QStringLiteral(" reasoning"))) {
+        reply.reasoningCutFrom = reasoningChars;
+        qCWarning(lcLlm).noquote()
+            << QStringLiteral("call %1 (%2) to %3: the reasoning has %4 characters, over the cap of %5; the "
+                              "first %5 are kept")
+                   .arg(call.id)
+                   .arg(role, m_endpoint.name)
+                   .arg(reasoningChars)
+                   .arg(ReplyCaps::reasoningChars);
     }
 }
 
@@ -358,6 +413,12 @@ void ChatClient::onReplyFinished(quint64 id)
         retryOrFail(call, ChatReply::Error::Http,
                     QStringLiteral("HTTP %1: %2").arg(status).arg(redacted(serverMessage(call.body))),
                     reply->rawHeader("Retry-After"));
+        return;
+    }
+    if (status / 100 == 3) {
+        ChatReply r = failure(ChatReply::Error::Http, redirectText(*reply, status));
+        r.httpStatus = status;
+        complete(id, r);
         return;
     }
     if (status / 100 != 2) {
@@ -418,6 +479,7 @@ void ChatClient::onReplyFinished(quint64 id)
         result.finishReason = choice.toObject().value(QStringLiteral("finish_reason")).toString();
         result.usage = usageFrom(o.value(QStringLiteral("usage")));
     }
+    capReply(call, result);
     result.httpStatus = status;
     complete(id, result);
 }
@@ -485,6 +547,31 @@ void ChatClient::cancelAll()
     for (quint64 id : ids)
         cancel(id);
     m_holdQueue = false;
+}
+
+QString ChatClient::redirectText(const QNetworkReply &reply, int status) const
+{
+    // Following a redirect would carry the key to wherever the server points (and http:// there would
+    // undo the plain-http rule), so the client never follows one: it says where it pointed and what to do.
+    const QByteArray location = reply.rawHeader("Location").trimmed();
+    if (location.isEmpty())
+        return QStringLiteral(
+                   "HTTP %1: the server redirects, but says nowhere (no Location header); redirects "
+                   "are not followed: check the endpoint's base URL")
+            .arg(status);
+    const QUrl target = reply.url().resolved(QUrl::fromEncoded(location));
+    QString base = target.toString(QUrl::RemoveQuery | QUrl::RemoveFragment);
+    const QString suffix = QStringLiteral("/chat/completions");
+    const bool toCompletions = base.endsWith(suffix);
+    if (toCompletions)
+        base.chop(suffix.size());
+    return QStringLiteral("HTTP %1: the server redirects to %2; redirects are not followed (they would carry "
+                          "the API key elsewhere): %3")
+        .arg(status)
+        .arg(redacted(target.toString()),
+             toCompletions ? QStringLiteral("set the endpoint's base URL to %1").arg(redacted(base))
+                           : QStringLiteral("put the final URL, up to and including /v1, in the endpoint's "
+                                            "base URL"));
 }
 
 ChatReply ChatClient::failure(ChatReply::Error kind, const QString &text) const

@@ -62,9 +62,11 @@ private:
     void onReadyRead(quint64 id);
     void onReplyFinished(quint64 id);
     void handleStreamEvent(Call &call, const QByteArray &payload);
+    void capReply(const Call &call, ChatReply &reply) const;
     void retryOrFail(Call &call, ChatReply::Error kind, const QString &reason, const QByteArray &retryAfter);
     void complete(quint64 id, ChatReply reply);
     ChatReply failure(ChatReply::Error kind, const QString &text) const;
+    QString redirectText(const QNetworkReply &reply, int status) const;
     QByteArray requestBody(const ChatRequest &request) const;
     QString redacted(QString text) const;
 

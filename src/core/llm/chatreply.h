@@ -32,6 +32,10 @@ struct ChatReply
     std::optional<double> costUsd; // known only with usage and a price for the model
     qint64 latencyMs = 0;          // from send() to the end, retries and queueing included
     int attempts = 0;
+    // The full length, in characters, of a content or reasoning that was over its role's cap (ReplyCaps) and
+    // was cut: `content` and `reasoning` then hold the kept part and a note saying so.
+    std::optional<qsizetype> contentCutFrom;
+    std::optional<qsizetype> reasoningCutFrom;
     QString model;    // the model that was asked
     QString endpoint; // the endpoint's name
 

@@ -1,5 +1,6 @@
 #include "llm/endpoint.h"
 
+#include <QHostAddress>
 #include <QJsonArray>
 #include <QUrl>
 
@@ -48,6 +49,8 @@ QJsonObject Endpoint::toJson() const
                   {QStringLiteral("timeout_ms"), timeoutMs},
                   {QStringLiteral("concurrency"), concurrency},
                   {QStringLiteral("send_seed"), sendSeed}};
+    if (allowPlainHttpKey) // written only when set, so a file never suggests it by default
+        o.insert(QStringLiteral("allow_plain_http_key"), true);
     QJsonArray headers;
     for (const auto &[header, value] : extraHeaders)
         headers.append(QJsonArray{header, value});
@@ -87,6 +90,7 @@ Endpoint Endpoint::fromJson(const QJsonObject &o)
     e.timeoutMs = o.value(QStringLiteral("timeout_ms")).toInt(e.timeoutMs);
     e.concurrency = o.value(QStringLiteral("concurrency")).toInt(e.concurrency);
     e.sendSeed = o.value(QStringLiteral("send_seed")).toBool(e.sendSeed);
+    e.allowPlainHttpKey = o.value(QStringLiteral("allow_plain_http_key")).toBool(false);
     return e;
 }
 
@@ -114,5 +118,32 @@ QStringList Endpoint::problems() const
         if (header.first.compare(QStringLiteral("authorization"), Qt::CaseInsensitive) == 0)
             out << QStringLiteral("put the key in the keychain or an environment variable, not in an "
                                   "Authorization header");
+    if (sendsKeyInClear() && !allowPlainHttpKey)
+        out << QStringLiteral(
+                   "its API key would travel unencrypted over plain http:// to %1, which is not this "
+                   "machine: use an https:// base URL, or, only if the network to it is trusted, "
+                   "set \"allow_plain_http_key\": true on the endpoint in llm.json")
+                   .arg(QUrl(baseUrl.trimmed()).host());
     return out;
+}
+
+bool Endpoint::plainHttpOffMachine() const
+{
+    const QUrl url(baseUrl.trimmed());
+    return url.scheme().compare(QStringLiteral("http"), Qt::CaseInsensitive) == 0 &&
+           !isLoopbackHost(url.host());
+}
+
+bool Endpoint::isLoopbackHost(const QString &host)
+{
+    QString h = host.trimmed().toLower();
+    if (h.endsWith(u'.')) // "localhost." is the same name, fully qualified
+        h.chop(1);
+    // Only the name itself: "x.localhost" is loopback by RFC 6761 but left to DNS by glibc.
+    if (h == QStringLiteral("localhost"))
+        return true;
+    if (h.startsWith(u'[') && h.endsWith(u']'))
+        h = h.mid(1, h.size() - 2);
+    const QHostAddress address(h);
+    return !address.isNull() && address.isLoopback();
 }

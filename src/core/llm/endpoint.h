@@ -43,11 +43,23 @@ struct Endpoint
     // Send each call's `seed` (OpenAI's sampling seed, honoured by vLLM and SGLang too): the N plans and K
     // samples of one prompt differ, and a rerun draws the same. Off for servers that reject the field.
     bool sendSeed = true;
+    // Plain http:// carries the key in clear text to whoever is on the path. To a host other than this
+    // machine that is refused unless the user says the link is trusted (a private network, a VPN): llm.json's
+    // "allow_plain_http_key". Loopback needs no such word: the traffic never leaves the machine.
+    bool allowPlainHttpKey = false;
 
     QJsonObject toJson() const; // no key material, by construction
     static Endpoint fromJson(const QJsonObject &o);
     // Empty when usable; otherwise what is wrong, in words for the user.
     QStringList problems() const;
+    // Plain http:// to a host that is not this machine: a key sent there travels in clear text.
+    bool plainHttpOffMachine() const;
+    // The endpoint has a key and plainHttpOffMachine(); whether that is allowed is allowPlainHttpKey's
+    // business.
+    bool sendsKeyInClear() const { return keySource != KeySource::None && plainHttpOffMachine(); }
+    // A host that is this machine by its name or address: localhost, 127.0.0.0/8, ::1. Names are not
+    // resolved: a name that happens to point at 127.0.0.1 is not known to be local without asking DNS.
+    static bool isLoopbackHost(const QString &host);
     // The keychain entry name for this endpoint's key.
     QString keychainKey() const { return QStringLiteral("endpoint/") + name; }
 

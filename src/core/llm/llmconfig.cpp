@@ -1,7 +1,9 @@
 #include "llm/llmconfig.h"
 
 #include "common/jsontext.h"
+#include "common/logcategories.h"
 #include "common/regularfile.h"
+#include "llm/llmconfigaccess.h"
 
 #include <QDir>
 #include <QFile>
@@ -9,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
+#include <QSet>
 #include <QStandardPaths>
 
 #include <cmath>
@@ -32,11 +35,12 @@ QStringList LlmConfig::endpointNames() const
 QStringList LlmConfig::problems() const
 {
     QStringList out;
-    QStringList seen;
+    QSet<QString> seen; // a list here made `models list` quadratic: 15 s for 100,000 endpoints
+    seen.reserve(endpoints.size());
     for (const Endpoint &e : endpoints) {
         if (seen.contains(e.name))
             out << QStringLiteral("two endpoints are named '%1'").arg(e.name);
-        seen << e.name;
+        seen.insert(e.name);
         for (const QString &p : e.problems())
             out << QStringLiteral("%1: %2").arg(e.name, p);
     }
@@ -98,6 +102,27 @@ bool checkEndpoint(const QJsonValue &value, qsizetype index, QString &problem)
                           .arg(r.low, 0, 'g', 10)
                           .arg(r.high, 0, 'g', 10)
                           .arg(JsonText::compact(v));
+            return false;
+        }
+    }
+    // llm.json promises never to hold a key (it is shared, synced, diffed): a key put there anyway is
+    // refused, not silently ignored, and the message names where keys go. The value is never repeated.
+    for (const char *key : {"api_key", "apiKey", "key"}) {
+        if (o.contains(QLatin1StringView(key))) {
+            problem =
+                QStringLiteral("%1 has a field '%2', but llm.json never holds API keys: remove the field, "
+                               "then keep the key in the system keychain (\"key_source\": \"keychain\"; "
+                               "Tools > Models…, Store in Keychain…) or in an environment variable "
+                               "(\"key_source\": \"env\" and \"key_env\": the variable's name)")
+                    .arg(who, QLatin1StringView(key));
+            return false;
+        }
+    }
+    for (const char *key : {"send_seed", "allow_plain_http_key"}) {
+        const QJsonValue v = o.value(QLatin1StringView(key));
+        if (!v.isUndefined() && !v.isBool()) { // "false" or 0 was read as the default
+            problem = QStringLiteral("%1: '%2' must be true or false, not %3")
+                          .arg(who, QLatin1StringView(key), JsonText::compact(v));
             return false;
         }
     }
@@ -176,6 +201,19 @@ std::optional<LlmConfig> LlmConfig::fromJson(const QJsonObject &o, QString *erro
                          .arg(formatVersion);
         return std::nullopt;
     }
+    for (const char *key : {"api_key", "apiKey", "key"}) {
+        if (o.contains(QLatin1StringView(key))) {
+            if (error)
+                *error = QStringLiteral(
+                             "there is a field '%1', but llm.json never holds API keys: remove the "
+                             "field, then keep each endpoint's key in the system keychain "
+                             "(\"key_source\": \"keychain\"; Tools > Models…, Store in Keychain…) or in an "
+                             "environment variable (\"key_source\": \"env\" and \"key_env\": the "
+                             "variable's name)")
+                             .arg(QLatin1StringView(key));
+            return std::nullopt;
+        }
+    }
     LlmConfig c;
     const QJsonValue endpoints = o.value(QStringLiteral("endpoints"));
     if (!endpoints.isUndefined() && !endpoints.isArray()) {
@@ -219,7 +257,7 @@ QString LlmConfig::defaultPath()
         .filePath(QStringLiteral("AccelOpt/llm.json"));
 }
 
-std::optional<LlmConfig> LlmConfig::load(const QString &path, QString *error)
+std::optional<LlmConfig> LlmConfig::load(const QString &path, QString *error, QStringList *notes)
 {
     QFile file(path);
     if (!file.exists())
@@ -229,6 +267,12 @@ std::optional<LlmConfig> LlmConfig::load(const QString &path, QString *error)
             *error = QStringLiteral("%1; replace it with the JSON settings file or remove it")
                          .arg(RegularFile::refusal(path));
         return std::nullopt;
+    }
+    // Before anything can fail: a broken file is as private as a good one.
+    for (const QString &note : LlmConfigAccess::tighten(path)) {
+        qCWarning(lcLlm).noquote() << note;
+        if (notes)
+            *notes << note;
     }
     if (!file.open(QIODevice::ReadOnly)) {
         if (error)
@@ -265,18 +309,27 @@ std::optional<LlmConfig> LlmConfig::load(const QString &path, QString *error)
 
 bool LlmConfig::save(const QString &path, QString *error) const
 {
-    QDir().mkpath(QFileInfo(path).absolutePath());
+    const QString folder = QFileInfo(path).absolutePath();
+    const bool created = !QFileInfo::exists(folder);
+    QDir().mkpath(folder);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
         if (error)
             *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
         return false;
     }
+    // On the temporary file, before it takes the name: never a moment when the settings are open to others.
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     file.write(QJsonDocument(toJson()).toJson(QJsonDocument::Indented));
     if (!file.commit()) {
         if (error)
             *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
         return false;
     }
+    // AccelOpt's folder, and a folder made just now, which nobody can have been relying on being open.
+    const QStringList notes = LlmConfigAccess::tighten(path, created);
+    if (!created)
+        for (const QString &note : notes)
+            qCWarning(lcLlm).noquote() << note;
     return true;
 }

@@ -28,7 +28,10 @@ struct LlmConfig
 
     // $ACCELOPT_LLM_CONFIG, else <generic config dir>/AccelOpt/llm.json.
     static QString defaultPath();
-    // A missing file is an empty config, not an error; a broken one is an error saying where.
-    static std::optional<LlmConfig> load(const QString &path, QString *error);
-    bool save(const QString &path, QString *error) const; // atomic: a crash never leaves half a file
+    // A missing file is an empty config, not an error; a broken one is an error saying where. A file (or
+    // AccelOpt's folder) open to other users is tightened first (LlmConfigAccess); what was tightened is
+    // logged as a warning and added to `notes`.
+    static std::optional<LlmConfig> load(const QString &path, QString *error, QStringList *notes = nullptr);
+    // Atomic (a crash never leaves half a file) and private: the file 0600, a folder it creates 0700.
+    bool save(const QString &path, QString *error) const;
 };

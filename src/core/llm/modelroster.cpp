@@ -2,6 +2,7 @@
 
 #include <QJsonArray>
 #include <QRandomGenerator>
+#include <QSet>
 
 #include <algorithm>
 
@@ -38,6 +39,7 @@ QString ModelRoster::pick(AgentRole role, QRandomGenerator &rng) const
 QStringList ModelRoster::problems(const QStringList &knownEndpoints) const
 {
     QStringList out;
+    const QSet<QString> known(knownEndpoints.cbegin(), knownEndpoints.cend()); // not a list scan per member
     for (AgentRole role : AgentRoles::all()) {
         const QList<Member> list = members(role);
         if (list.isEmpty())
@@ -49,7 +51,7 @@ QStringList ModelRoster::problems(const QStringList &knownEndpoints) const
             out << QStringLiteral("the %1's weights are all 0; give at least one endpoint a weight above 0")
                        .arg(AgentRoles::name(role));
         for (const Member &m : list) {
-            if (!knownEndpoints.contains(m.endpoint))
+            if (!known.contains(m.endpoint))
                 out << QStringLiteral("the %1 uses endpoint '%2', which does not exist")
                            .arg(AgentRoles::name(role), m.endpoint);
             if (m.weight < 0)

@@ -15,9 +15,11 @@ target_sources(accelopt_core PRIVATE
   llm/llmcallrecord.h
   llm/llmcallrecorder.h
   llm/llmconfig.cpp llm/llmconfig.h
+  llm/llmconfigaccess.cpp llm/llmconfigaccess.h
   llm/memorycallrecorder.cpp llm/memorycallrecorder.h
   llm/modelroster.cpp llm/modelroster.h
   llm/pricetable.cpp llm/pricetable.h
+  llm/replycaps.cpp llm/replycaps.h
   llm/retrypolicy.cpp llm/retrypolicy.h
   llm/ssedecoder.cpp llm/ssedecoder.h
   llm/tokenusage.h)

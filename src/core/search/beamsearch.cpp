@@ -12,6 +12,7 @@
 #include "llm/chatclient.h"
 #include "memory/experiencestore.h"
 #include "model/kernelnormalizer.h"
+#include "search/fixchain.h"
 #include "search/resumepoint.h"
 #include "store/sessionstore.h"
 
@@ -583,7 +584,15 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
     keepChild(job, candidate, evaluation);
     if (job.check && evaluation.reusedFrom.isEmpty())
         settleCheckedTwins(candidate, evaluation);
-    if (fixable(evaluation) && candidate.fixRound < m_config.fixRounds && !checkBudgets()) {
+    const auto repeat = fixable(evaluation) && candidate.fixRound < m_config.fixRounds
+                            ? FixChain::repeatOf(candidate, evaluation, m_candidates)
+                            : std::nullopt;
+    if (repeat) {
+        const QString why = FixChain::reason(candidate, *repeat, evaluation);
+        qCInfo(lcSearch).noquote() << why;
+        tell(SearchEvents::FixChainStopped{candidate.id, candidate.iteration, candidate.fixRound,
+                                           repeat->candidateId, repeat->ownChain, why});
+    } else if (fixable(evaluation) && candidate.fixRound < m_config.fixRounds && !checkBudgets()) {
         Call call;
         call.role = AgentRole::Fixer;
         call.beamParentId = job.beamParentId;

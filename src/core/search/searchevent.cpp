@@ -115,6 +115,13 @@ struct Json
                 {QStringLiteral("reused_from"), text(v.reusedFrom)},
                 {QStringLiteral("replayed"), e.replayed}};
     }
+    QJsonObject operator()(const FixChainStopped &e) const
+    {
+        return {
+            {QStringLiteral("candidate"), e.candidateId}, {QStringLiteral("iteration"), e.iteration},
+            {QStringLiteral("fix_round"), e.fixRound},    {QStringLiteral("repeats"), e.repeatsCandidateId},
+            {QStringLiteral("own_chain"), e.ownChain},    {QStringLiteral("reason"), e.reason}};
+    }
     QJsonObject operator()(const BeamSelected &e) const
     {
         return {{QStringLiteral("iteration"), e.iteration},
@@ -173,6 +180,7 @@ struct Name
     QString operator()(const LlmCallFinished &) const { return QStringLiteral("llm_reply"); }
     QString operator()(const EvaluationStarted &) const { return QStringLiteral("evaluation_started"); }
     QString operator()(const EvaluationFinished &) const { return QStringLiteral("evaluation"); }
+    QString operator()(const FixChainStopped &) const { return QStringLiteral("fix_stopped"); }
     QString operator()(const BeamSelected &) const { return QStringLiteral("beam"); }
     QString operator()(const ExperienceStored &) const { return QStringLiteral("experience"); }
     QString operator()(const BestRemeasured &) const { return QStringLiteral("remeasured"); }

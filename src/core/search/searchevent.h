@@ -85,6 +85,18 @@ struct EvaluationFinished
     bool replayed = false; // read back from the store on a resume
 };
 
+// A failed kernel was not sent to the fixer again: it repeats a kernel already tried (FixChain).
+struct FixChainStopped
+{
+    QString candidateId; // the fixer's kernel that repeats
+    int iteration = 0;
+    int fixRound = 0;
+    QString repeatsCandidateId;
+    bool ownChain =
+        false;      // an earlier kernel of its own chain, else a twin measured elsewhere in the session
+    QString reason; // FixChain::reason, for people
+};
+
 struct BeamSelected
 {
     int iteration = 0;
@@ -158,8 +170,8 @@ using SearchEventData =
     std::variant<SearchEvents::SessionStarted, SearchEvents::BaselineEvaluated, SearchEvents::PlanCreated,
                  SearchEvents::CandidateCreated, SearchEvents::LlmCallStarted, SearchEvents::LlmCallFinished,
                  SearchEvents::EvaluationStarted, SearchEvents::EvaluationFinished,
-                 SearchEvents::BeamSelected, SearchEvents::ExperienceStored, SearchEvents::BestRemeasured,
-                 SearchEvents::IterationFinished, SearchEvents::Stopped>;
+                 SearchEvents::FixChainStopped, SearchEvents::BeamSelected, SearchEvents::ExperienceStored,
+                 SearchEvents::BestRemeasured, SearchEvents::IterationFinished, SearchEvents::Stopped>;
 
 struct SearchEvent
 {
@@ -172,8 +184,8 @@ struct SearchEvent
 
     template<typename T> const T *as() const { return std::get_if<T>(&data); }
     // "session", "baseline", "plan", "candidate", "llm_call", "llm_reply", "evaluation_started",
-    // "evaluation", "beam", "experience", "remeasured", "iteration", "finished": the `event` of the --json
-    // lines.
+    // "evaluation", "fix_stopped", "beam", "experience", "remeasured", "iteration", "finished": the `event`
+    // of the --json lines.
     QString name() const;
     QJsonObject toJson() const;
 };

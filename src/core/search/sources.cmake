@@ -10,6 +10,7 @@ target_sources(accelopt_core PRIVATE
   search/stoprules.cpp search/stoprules.h)
 target_sources(accelopt_core PRIVATE
   search/beamsearch.cpp search/beamsearch.h
+  search/fixchain.cpp search/fixchain.h
   search/searchevent.cpp search/searchevent.h
   search/optimizationrun.cpp search/optimizationrun.h
   search/pairsummary.cpp search/pairsummary.h

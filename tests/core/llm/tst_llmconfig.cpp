@@ -1,8 +1,12 @@
 #include "llm/llmconfig.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 // llm.json as a person edits it: each bad file is refused with its place named, never read as defaults.
 class TestLlmConfig : public QObject
@@ -49,6 +53,24 @@ private Q_SLOTS:
         QTest::newRow("price negative") << json("{'version': 1, 'prices': {'m': {'output_per_mtok': -1}}}")
                                         << "'output_per_mtok' must be a number of dollars, 0 or more";
         QTest::newRow("version string") << json("{'version': '1'}") << "the version must be a number";
+        // llm.json never holds keys: one put there is refused, naming where keys go (issue 33).
+        QTest::newRow("api_key")
+            << endpoint(", 'api_key': 'sk-llmjson-SECRET'")
+            << "endpoint 'vllm' has a field 'api_key', but llm.json never holds API keys: "
+               "remove the field, then keep the key in the system keychain (\"key_source\": "
+               "\"keychain\"; Tools > Models…, Store in Keychain…) or in an environment variable "
+               "(\"key_source\": \"env\" and \"key_env\": the variable's name)";
+        QTest::newRow("apiKey") << endpoint(", 'apiKey': 'sk-llmjson-SECRET'") << "has a field 'apiKey'";
+        QTest::newRow("key") << endpoint(", 'key_source': 'env', 'key': 'sk-llmjson-SECRET'")
+                             << "has a field 'key', but llm.json never holds API keys";
+        QTest::newRow("api_key at the top")
+            << json("{'version': 1, 'api_key': 'sk-llmjson-SECRET'}")
+            << "there is a field 'api_key', but llm.json never holds API keys";
+        QTest::newRow("allow_plain_http_key string")
+            << endpoint(", 'allow_plain_http_key': 'yes'")
+            << "endpoint 'vllm': 'allow_plain_http_key' must be true or false, not \"yes\"";
+        QTest::newRow("send_seed number")
+            << endpoint(", 'send_seed': 0") << "'send_seed' must be true or false";
     }
 
     void badFileIsRefused()
@@ -64,6 +86,103 @@ private Q_SLOTS:
         QVERIFY(!LlmConfig::load(path, &error));
         QVERIFY2(error.contains(says), qPrintable(error));
         QVERIFY2(error.contains(path), qPrintable(error));
+        QVERIFY2(!error.contains(QStringLiteral("SECRET")), qPrintable(error)); // a key is never repeated
+    }
+
+    static int modeOf(const QString &path)
+    {
+        struct stat st = {};
+        return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 0777) : -1;
+    }
+    static void write(const QString &path, int mode)
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(json("{'version': 1}"));
+        f.close();
+        QVERIFY(::chmod(QFile::encodeName(path).constData(), mode_t(mode)) == 0);
+    }
+
+    // llm.json was readable by every local user (issue 33): the file is made 0600 and AccelOpt's own folder
+    // 0700 when they are read, and the user is told what was tightened.
+    void aFileOpenToOthersIsTightenedWhenRead()
+    {
+        const QString folder = m_dir.filePath(QStringLiteral("config/AccelOpt"));
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(::chmod(QFile::encodeName(folder).constData(), 0755) == 0);
+        const QString path = folder + QStringLiteral("/llm.json");
+        write(path, 0644);
+        QString error;
+        QStringList notes;
+        QVERIFY2(LlmConfig::load(path, &error, &notes), qPrintable(error));
+        QCOMPARE(modeOf(path), 0600);
+        QCOMPARE(modeOf(folder), 0700);
+        QCOMPARE(
+            notes,
+            QStringList(
+                {QStringLiteral("The LLM settings folder %1 was open to other users (mode 0755); it is "
+                                "now 0700, for you only")
+                     .arg(folder),
+                 QStringLiteral("The LLM settings file %1 was open to other users (mode 0644); it is now "
+                                "0600, for you only")
+                     .arg(path)}));
+        notes.clear();
+        QVERIFY(LlmConfig::load(path, &error, &notes));
+        QVERIFY(notes.isEmpty()); // said once: it is private now
+
+        // A broken file is tightened too: its contents are as private as a good one's.
+        write(path, 0664);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{");
+        f.close();
+        QVERIFY(!LlmConfig::load(path, &error, &notes));
+        QCOMPARE(modeOf(path), 0600);
+        QCOMPARE(notes.size(), 1);
+    }
+
+    void aFolderThatIsNotAccelOptsOwnIsLeftAsItIs()
+    {
+        // --config or $ACCELOPT_LLM_CONFIG may name a file in a project folder or /tmp: not ours to close.
+        const QString folder = m_dir.filePath(QStringLiteral("project"));
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(::chmod(QFile::encodeName(folder).constData(), 0755) == 0);
+        const QString path = folder + QStringLiteral("/llm.json");
+        write(path, 0640);
+        QString error;
+        QStringList notes;
+        QVERIFY2(LlmConfig::load(path, &error, &notes), qPrintable(error));
+        QCOMPARE(modeOf(path), 0600);
+        QCOMPARE(modeOf(folder), 0755);
+        QCOMPARE(notes.size(), 1);
+        QVERIFY2(notes.first().contains(QStringLiteral("(mode 0640); it is now 0600")),
+                 qPrintable(notes.first()));
+    }
+
+    void aFolderInTheFilesPlaceKeepsItsMode()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("folder/llm.json"));
+        QVERIFY(QDir().mkpath(path));
+        QVERIFY(::chmod(QFile::encodeName(path).constData(), 0755) == 0);
+        QString error;
+        QStringList notes;
+        QVERIFY(!LlmConfig::load(path, &error, &notes));
+        QCOMPARE(modeOf(path), 0755);
+        QVERIFY(notes.isEmpty());
+    }
+
+    void saveWritesPrivately()
+    {
+        LlmConfig config;
+        const QString fresh = m_dir.filePath(QStringLiteral("new/place/llm.json")); // neither folder exists
+        QString error;
+        QVERIFY2(config.save(fresh, &error), qPrintable(error));
+        QCOMPARE(modeOf(fresh), 0600);
+        QCOMPARE(modeOf(QFileInfo(fresh).absolutePath()), 0700);
+        const QString existing = m_dir.filePath(QStringLiteral("project/llm.json")); // 0644 before
+        write(existing, 0644);
+        QVERIFY2(config.save(existing, &error), qPrintable(error));
+        QCOMPARE(modeOf(existing), 0600);
     }
 
     void goodEndpointLoads()

@@ -2,6 +2,7 @@
 #include "llm/llmconfig.h"
 #include "scriptedllmserver.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -87,6 +88,62 @@ private Q_SLOTS:
         QVERIFY(!(r.out + r.err).contains(QStringLiteral("sk-cli-secret")));
         QCOMPARE(m_server.requests().last().headers.value("authorization"),
                  QByteArray("Bearer sk-cli-secret"));
+    }
+
+    // `models list` was quadratic in the number of endpoints (15 s for 100,000; bench_models_list has the
+    // figures). This is the functional half: a large file still lists every endpoint and its problems.
+    void aLargeConfigListsEveryEndpoint()
+    {
+        const int count = 20000;
+        QByteArray text = "{\"version\": 1, \"endpoints\": [";
+        for (int i = 0; i <= count; ++i) // the last one takes the first one's name
+            text += QStringLiteral(
+                        "%1{\"name\": \"e%2\", \"base_url\": \"http://127.0.0.1:9/v1\", \"model\": \"m%2\"}")
+                        .arg(i ? QStringLiteral(",") : QString())
+                        .arg(i % count)
+                        .toUtf8();
+        text += "], \"roles\": {\"planner\": [{\"endpoint\": \"e7\"}, {\"endpoint\": \"gone\"}]}}";
+        const QString path = m_dir.filePath(QStringLiteral("large.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text);
+        f.close();
+        const Run r =
+            run({QStringLiteral("models"), QStringLiteral("list"), QStringLiteral("--config"), path});
+        QCOMPARE(r.exitCode, 0);
+        const QStringList lines = r.out.split(u'\n');
+        QCOMPARE(lines.filter(QStringLiteral("  http://127.0.0.1:9/v1  model m")).size(), count + 1);
+        for (int i : {0, 1, 9999, count - 1})
+            QVERIFY(
+                lines.contains(QStringLiteral("  e%1  http://127.0.0.1:9/v1  model m%1, no key, 4 at once, "
+                                              "timeout 600 s")
+                                   .arg(i)));
+        QCOMPARE(lines.filter(QStringLiteral("Problem: two endpoints are named")),
+                 QStringList{QStringLiteral("Problem: two endpoints are named 'e0'")});
+        QVERIFY(lines.contains(
+            QStringLiteral("Problem: the planner uses endpoint 'gone', which does not exist")));
+        QVERIFY(lines.contains(QStringLiteral("  planner     e7, gone")));
+    }
+
+    // A server that redirects used to fail with "HTTP 301: " and nothing after it.
+    void aRedirectIsExplained()
+    {
+        ScriptedLlmServer::Response moved;
+        moved.status = 301;
+        moved.headers = {{"Location", "https://models.example.com/v1/chat/completions"}};
+        m_server.enqueue(moved);
+        const int before = m_server.requestCount();
+        const Run r = run({QStringLiteral("models"), QStringLiteral("test"), QStringLiteral("--endpoint"),
+                           QStringLiteral("standin"), QStringLiteral("--config"), configPath()},
+                          {QStringLiteral("ACCELOPT_MODELS_TEST_KEY=sk-cli-secret")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(
+            r.out.contains(QStringLiteral(
+                "HTTP 301: the server redirects to https://models.example.com/v1/chat/completions; redirects "
+                "are not followed (they would carry the API key elsewhere): set the endpoint's base URL to "
+                "https://models.example.com/v1\n")),
+            qPrintable(r.out + r.err));
+        QCOMPARE(m_server.requestCount(), before + 1);
     }
 
     void testFailsClearly()

@@ -499,6 +499,106 @@ private Q_SLOTS:
         QCOMPARE(rig.store.bestCandidate(session)->id, rig.search->bestCandidateId());
     }
 
+    // The fixer returned the kernel it was shown, with a comment added. It used to be asked again, with the
+    // same kernel and the same error, for every round left (issue 33); now the chain stops and says why.
+    void aFixerThatRepeatsAKernelStopsItsChain()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        QString broken = m_fast;
+        broken.replace(QStringLiteral("nl.silu"), QStringLiteral("nl.no_such_op"));
+        int fixerCalls = 0;
+        rig.server.setHandler([this, broken, &fixerCalls](const ScriptedLlmServer::Request &r) {
+            switch (roleOf(r)) {
+            case AgentRole::Planner:
+                return ScriptedLlmServer::completion(planReply());
+            case AgentRole::Summarizer:
+                return ScriptedLlmServer::completion(summaryReply());
+            case AgentRole::Fixer:
+                ++fixerCalls;
+                return ScriptedLlmServer::completion(fenced(QStringLiteral("# fixed now\n") + broken));
+            case AgentRole::Executor:
+                break;
+            }
+            return ScriptedLlmServer::completion(fenced(broken));
+        });
+        SearchConfig config = tiny(1, 1, 1, 1);
+        config.fixRounds = 3;
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QList<SearchEvent> events;
+        connect(rig.search, &BeamSearch::event, this, [&events](const SearchEvent &e) { events << e; });
+        QVERIFY2(rig.search->start(task(), config), qPrintable(rig.search->lastError()));
+        QVERIFY(done.wait(240000));
+        QCOMPARE(done.first().first().value<StopReason>(), StopReason::Iterations);
+        checkEventOrder(events);
+        QCOMPARE(fixerCalls, 1); // not 3
+        QCOMPARE(count<SearchEvents::FixChainStopped>(events), 1);
+        const SearchEvents::FixChainStopped *stopped = nullptr;
+        for (const SearchEvent &e : std::as_const(events))
+            if (const auto *s = e.as<SearchEvents::FixChainStopped>())
+                stopped = s;
+        const QString session = rig.search->sessionId();
+        const auto fixed = rig.store.candidate(stopped->candidateId);
+        QVERIFY(fixed);
+        QCOMPARE(fixed->origin, Candidate::Origin::Fixer);
+        QCOMPARE(stopped->fixRound, 1);
+        QCOMPARE(stopped->repeatsCandidateId, fixed->parentId);
+        QVERIFY(stopped->ownChain);
+        QVERIFY2(stopped->reason.startsWith(QStringLiteral("the fix chain of %1 stops at round 1: the fixer "
+                                                           "returned the same kernel (normalized) as %2")
+                                                .arg(fixed->id, fixed->parentId)),
+                 qPrintable(stopped->reason));
+        // The repeat was not measured again: it took over the failure it repeats.
+        QCOMPARE(rig.store.evaluation(fixed->id)->reusedFrom, fixed->parentId);
+        QCOMPARE(rig.store.candidates(session).size(), 3); // the baseline, the executor's, the fixer's one
+    }
+
+    // A 1 MB "plan" went whole into the executor's prompt and into the store (issue 33): it is cut to the
+    // planner's cap first, with a note that the executor reads and the store keeps.
+    void anOversizedPlanIsCutBeforeTheExecutorSeesIt()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open() && rig.memory.open());
+        QString plan = planReply();
+        while (plan.size() < 1024 * 1024)
+            plan += QStringLiteral("3. And then unroll the loop once more, just in case.\n");
+        plan.truncate(1024 * 1024);
+        rig.server.setHandler([this, plan](const ScriptedLlmServer::Request &r) {
+            switch (roleOf(r)) {
+            case AgentRole::Planner:
+                return ScriptedLlmServer::completion(plan);
+            case AgentRole::Summarizer:
+                return ScriptedLlmServer::completion(summaryReply());
+            default:
+                return ScriptedLlmServer::completion(fenced(m_fast));
+            }
+        });
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QVERIFY2(rig.search->start(task(), tiny(1, 1, 1, 1)), qPrintable(rig.search->lastError()));
+        QVERIFY(done.wait(240000));
+        const QString note =
+            QStringLiteral("[AccelOpt cut this planner reply here: it had 1048576 characters, over "
+                           "the cap of 65536 for a planner reply; the first 65536 are kept]");
+        int executorRequests = 0;
+        for (const ScriptedLlmServer::Request &r : rig.server.requests()) {
+            if (roleOf(r) != AgentRole::Executor)
+                continue;
+            ++executorRequests;
+            QVERIFY2(r.body.size() < 200 * 1024, qPrintable(QString::number(r.body.size())));
+            QString prompt;
+            for (const QJsonValue &m : r.json.value(QStringLiteral("messages")).toArray())
+                prompt += m.toObject().value(QStringLiteral("content")).toString();
+            QVERIFY(prompt.contains(note));
+        }
+        QCOMPARE(executorRequests, 1);
+        const QList<PlanRecord> plans = rig.store.plans(rig.search->sessionId(), 1);
+        QCOMPARE(plans.size(), 1);
+        QVERIFY(plans.first().plan.text.size() < 70 * 1024);
+        QVERIFY(plans.first().plan.text.endsWith(note));
+    }
+
     void everyCallRefusedStopsTheSearch()
     {
         // A wrong key: the server refuses every call. The search says so and stops, instead of finishing "all
