@@ -108,36 +108,7 @@ private Q_SLOTS:
         QVERIFY2(m_rig.start(error), qPrintable(error));
     }
 
-    // A run whose workspace file is removed under it writes on into a file nobody can open again (SQLite
-    // keeps writing to the unlinked inode). It must not end as if its session were kept: exit 1, say why,
-    // and name no session to export (issue 33: two runs both printed "export with" for a session only one of
-    // them had stored). The file goes while the run waits for its first model reply, so it is open then.
-    void aSessionLostUnderTheRunIsNotReportedAsKept()
-    {
-        Workspace w;
-        m_rig.writeLlmConfig(w);
-        m_rig.useAgents(m_rig.swiglu);
-        bool removed = false;
-        m_rig.fault = [&](const ScriptedLlmServer::Request &) -> std::optional<ScriptedLlmServer::Response> {
-            if (!removed) {
-                removed = true;
-                for (const char *suffix : {"", "-wal", "-shm"})
-                    QFile::remove(w.db() + QLatin1String(suffix));
-            }
-            return std::nullopt;
-        };
-        QStringList args = OptimizeRig::optimizeArgs(QStringLiteral("swiglu"), 11);
-        args.removeAll(QStringLiteral("--json"));
-        const Run r = m_rig.cli(w, args);
-        m_rig.fault = nullptr;
-        QVERIFY(removed);
-        QVERIFY2(r.exitCode == 1, qPrintable(QString::number(r.exitCode) + r.err + r.out));
-        QVERIFY2(r.out.contains(QStringLiteral("was not kept: ") + w.db() +
-                                QStringLiteral(" was removed or replaced while it was open")),
-                 qPrintable(r.out));
-        QVERIFY2(!r.out.contains(QStringLiteral("export with")), qPrintable(r.out));
-    }
-
+    // First of the runs: it counts every planner request the stand-in has seen.
     void optimizeImprovesAndLearns()
     {
         Workspace w;
@@ -224,6 +195,36 @@ private Q_SLOTS:
         }
         QCOMPARE(plannerRequests, 3 + 2 * 3); // B=1 then B=2, N=3
         QCOMPARE(plannersShownALesson, 6);    // every planner call of iteration 2
+    }
+
+    // A run whose workspace file is removed under it writes on into a file nobody can open again (SQLite
+    // keeps writing to the unlinked inode). It must not end as if its session were kept: exit 1, say why,
+    // and name no session to export (issue 33: two runs both printed "export with" for a session only one of
+    // them had stored). The file goes while the run waits for its first model reply, so it is open then.
+    void aSessionLostUnderTheRunIsNotReportedAsKept()
+    {
+        Workspace w;
+        m_rig.writeLlmConfig(w);
+        m_rig.useAgents(m_rig.swiglu);
+        bool removed = false;
+        m_rig.fault = [&](const ScriptedLlmServer::Request &) -> std::optional<ScriptedLlmServer::Response> {
+            if (!removed) {
+                removed = true;
+                for (const char *suffix : {"", "-wal", "-shm"})
+                    QFile::remove(w.db() + QLatin1String(suffix));
+            }
+            return std::nullopt;
+        };
+        QStringList args = OptimizeRig::optimizeArgs(QStringLiteral("swiglu"), 11);
+        args.removeAll(QStringLiteral("--json"));
+        const Run r = m_rig.cli(w, args);
+        m_rig.fault = nullptr;
+        QVERIFY(removed);
+        QVERIFY2(r.exitCode == 1, qPrintable(QString::number(r.exitCode) + r.err + r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("was not kept: ") + w.db() +
+                                QStringLiteral(" was removed or replaced while it was open")),
+                 qPrintable(r.out));
+        QVERIFY2(!r.out.contains(QStringLiteral("export with")), qPrintable(r.out));
     }
 
     void aKernelThatForgesItsLatencyIsNeverBestExportedOrLearned()
