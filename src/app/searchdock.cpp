@@ -289,8 +289,11 @@ void SearchDock::refresh()
     }
     QString state_;
     if (s.running) {
-        state_ = s.iteration == 0
-                     ? tr("<b>running</b>: evaluating the baseline")
+        // After the last iteration's selection the search re-measures its best and files its lessons: that is
+        // no iteration "4 of 3".
+        state_ = s.iteration == 0 ? tr("<b>running</b>: evaluating the baseline")
+                 : s.iteration > s.config.iterations
+                     ? tr("<b>finishing</b>: %1 of %1 iterations done, checking the best").arg(s.config.iterations)
                      : tr("<b>running</b>: iteration %1 of %2").arg(s.iteration).arg(s.config.iterations);
     } else {
         const SessionSummary *summary = m_context->sessions()->session(state->sessionId());
@@ -341,7 +344,10 @@ void SearchDock::refresh()
         if (calls > 0 && unpriced >= calls)
             return tr("unknown");
         const QString known = QStringLiteral("$%1").arg(usd, 0, 'f', 4);
-        return unpriced > 0 ? tr("%1 + %n call(s) of unknown cost", nullptr, unpriced).arg(known) : known;
+        if (unpriced == 0)
+            return known;
+        return unpriced == 1 ? tr("%1 + 1 unpriced call").arg(known)
+                             : tr("%1 + %2 unpriced calls").arg(known).arg(unpriced);
     };
     QStringList roles;
     int calls = 0;
@@ -356,10 +362,8 @@ void SearchDock::refresh()
         unpriced += u;
         roles << QStringLiteral("%1 %2").arg(role, money(s.costUsdByRole.value(role), n, u));
     }
-    m_cost->setText(QStringLiteral("<b>%1</b>").arg(money(s.costUsd, calls, unpriced).toHtmlEscaped()) +
-                    (roles.isEmpty() ? QString()
-                                     : QStringLiteral(" <small>(%1)</small>")
-                                           .arg(roles.join(QStringLiteral(" · ")).toHtmlEscaped())));
+    // The roles' shares in the tooltip: on the line they widened the dock until the editor was squeezed.
+    m_cost->setText(QStringLiteral("<b>%1</b>").arg(money(s.costUsd, calls, unpriced).toHtmlEscaped()));
     m_cost->setToolTip(roles.isEmpty() ? tr("No model calls yet")
                                        : roles.join(u'\n') +
                                              (unpriced ? tr("\nUnknown: the model has no price in the price "
