@@ -32,6 +32,9 @@ _REGISTERED = set()  # (op, engine) pairs opregistry.check has passed
 MAX_WINDOWS = 4096  # capacity windows kept before the earlier ones are settled
 
 _current = None
+# The kernel line of the request being served, when the kernel's code runs in another process (remote/server.py):
+# there are no kernel frames here to read it from.
+LINE = [None]
 
 
 def _kib(n: int) -> str:
@@ -51,6 +54,8 @@ def active():
 
 def kernel_line() -> int:
     """Line of the innermost frame outside nkisim: the kernel statement that called the API."""
+    if LINE[0] is not None:
+        return LINE[0]
     f = sys._getframe(1)
     while f is not None:
         if not file_kind(f.f_code.co_filename):

@@ -246,6 +246,24 @@ private Q_SLOTS:
             QStringLiteral("slow1.py"), false, EvalStatus::Ok, QString());
     }
 
+    void aKernelThatRewritesNkisimsRecorderIsNeverBestExportedOrLearned()
+    {
+        // fast1 is slow1's kernel with nkisim's recorder patched in its own interpreter to keep one instruction in
+        // three, so the trace it hands over says it is fast while its outputs stay right. Its timing-only pass
+        // (recorded in its process) looks fast, which gets it checked; a checked run executes its NKI calls in
+        // the judge's sandbox (nkisim/remote), so it is timed as what it is there: ok, slow, never best.
+        forgedKernelsAreNeverBestExportedOrLearned(
+            "    \"import sys\\n\"\n"
+            "    \"t = sys.modules['nkisim.trace']\\n\"\n"
+            "    \"keep = t.Trace.add\\n\"\n"
+            "    \"seen = [0]\\n\"\n"
+            "    \"def add(self, ins):\\n\"\n"
+            "    \"    seen[0] += 1\\n\"\n"
+            "    \"    return keep(self, ins) if seen[0] % 3 == 0 else ins\\n\"\n"
+            "    \"t.Trace.add = add\\n\"",
+            QStringLiteral("slow1.py"), false, EvalStatus::Ok, QString());
+    }
+
     void aWrongKernelThatForgesItsVerdictIsNeverBestExportedOrLearned()
     {
         // fast1 computes wrong numbers (broken_wrong's slip) and replaces every comparison it can find in its own

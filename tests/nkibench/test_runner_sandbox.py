@@ -20,7 +20,7 @@ import uuid
 
 import pytest
 
-from runner_helpers import ADD_KERNEL, ADD_REFERENCE, RUNNER_DIR, Serve, running_with, runner_env
+from runner_helpers import ADD_KERNEL, ADD_REFERENCE, KERNEL_HEAD, RUNNER_DIR, Serve, running_with, runner_env
 
 sys.path.insert(0, str(RUNNER_DIR))
 from accelopt_runner import checks, sandbox  # noqa: E402
@@ -350,22 +350,84 @@ def test_a_patched_timer_or_model_changes_nothing_of_the_latency(runner):
     assert r["metrics"]["total_time"] == honest["metrics"]["total_time"]
 
 
-def test_a_trace_with_nothing_in_it_is_held_to_physics(runner):
-    """The kernel stops nkisim from recording its instructions: the outputs are right, the handed-over trace is
-    empty, and the runner's own roofline calls a kernel that moved no data what it is."""
-    r = runner.run(attack('''
-        import nkisim.trace as trace
-        trace.Trace.add = lambda self, instr: instr
-        found["patched"] = True
-        '''))
+RECORDER_PATCH = '''
+    import nkisim.trace as trace
+    import nkisim.context as context
+    trace.Trace.add = lambda self, instr: instr
+    context.Context.record = lambda self, *a, **k: None
+    found["patched"] = True
+    '''
+
+
+def test_a_rewritten_recorder_changes_nothing_of_a_checked_run(runner):
+    """The kernel stops nkisim from recording in its own interpreter. In a checked run its NKI calls are executed by
+    nkisim in the judge's sandbox (nkisim/remote), so the outputs and the trace come from there: the same latency as
+    the same kernel unpatched."""
+    honest = runner.run(attack("found['patched'] = False\n"), id_="honest")
+    r = runner.run(attack(RECORDER_PATCH))
+    assert found_by(r)["patched"] is True
+    assert r["status"] == "ok" and r["correct"] is True, r
+    assert r["latency_ms"] == honest["latency_ms"], (r["latency_ms"], honest["latency_ms"])
+    assert r["profile"]["instruction_count"] == honest["profile"]["instruction_count"] > 0
+
+
+def test_an_empty_timing_only_trace_is_held_to_physics(runner):
+    """A timing-only pass still records in the kernel's process (loop replay needs its frames): a kernel that
+    records nothing there is called what it is by the runner's own roofline, and a real check re-times it."""
+    r = runner.run(attack(RECORDER_PATCH), timing_only=True)
     assert found_by(r)["patched"] is True
     assert r["status"] == "rejected", r
     assert "took no time at all" in r["error"], r["error"]
 
 
+HOLDS_NOTHING = KERNEL_HEAD + textwrap.dedent('''\
+    @nki.jit
+    def kernel(a, b):
+        G = getattr
+        found = {}
+        for what, reach in (("alloc", lambda: a.alloc), ("read", lambda: a.read()), ("write", lambda: a.write),
+                            ("key", lambda: a.key), ("new_alloc", lambda: nl.new_alloc),
+                            ("context", lambda: nl.current), ("numpy", lambda: nl.np),
+                            ("dunder", lambda: G(a, "_" * 2 + "dict" + "_" * 2)),
+                            ("globals", lambda: G(nl.load, "_" * 2 + "globals" + "_" * 2)),
+                            ("frame", lambda: G(iter(nl.affine_range(2)), "gi_frame"))):
+            try:
+                reach()
+                found[what] = "reached"
+            except Exception as e:
+                found[what] = repr(e).split("(")[0]
+        try:
+            float(nl.load(a[0:128, :]))
+            found["value"] = "reached"
+        except Exception as e:
+            found["value"] = repr(e).split("(")[0]
+        print("ATTACK " + str(found).replace("'", '"'))
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        n, d = a.shape
+        for t in nl.affine_range(n // 128):
+            x = nl.load(a[t * 128:(t + 1) * 128, :])
+            y = nl.load(b[t * 128:(t + 1) * 128, :])
+            nl.store(out[t * 128:(t + 1) * 128, :], value=nl.add(x, y))
+        return out
+    ''')
+
+
+def test_a_checked_kernel_holds_handles_not_data_or_machinery(runner):
+    """In a checked run the kernel's tiles are handles: no value of its inputs, no raw write that would bypass the
+    instruction stream, none of nkisim's machinery (its allocations, its context, its module globals, a loop's
+    frame) can be had from them, whichever way it asks."""
+    r = runner.run(HOLDS_NOTHING)
+    f = found_by(r)
+    assert r["status"] == "ok" and r["correct"] is True, r
+    assert all(not v.startswith("reached") for v in f.values()), f
+    assert set(f) == {"alloc", "read", "write", "key", "new_alloc", "context", "numpy", "dunder", "globals",
+                      "frame", "value"}, f
+
+
 def test_a_trace_that_is_not_a_trace_is_rejected(runner):
-    """The kernel writes its own trace files in place of nkisim's: the judge reads them as data and refuses them,
-    saying why; nothing of them becomes a latency."""
+    """In a timing-only pass (the trace recorded in the kernel's process) the kernel writes its own trace files in
+    place of nkisim's: the judge reads them as data and refuses them, saying why; nothing of them becomes a
+    latency."""
     r = runner.run(attack('''
         import nkisim.traceio as tio
         def forged(trace, stem):
@@ -377,7 +439,7 @@ def test_a_trace_that_is_not_a_trace_is_rejected(runner):
             return 1
         tio.save = forged
         found["patched"] = True
-        '''))
+        '''), timing_only=True)
     assert found_by(r)["patched"] is True
     assert r["status"] == "rejected" and r["latency_ms"] is None, r
     assert "instruction trace was not accepted" in r["error"] and "warp" in r["error"], r["error"]

@@ -43,6 +43,7 @@ class SimBackend:
         self.wrote_arguments = []
         self.last = None
         self._timing = None
+        self.generation = None  # None: nkisim decides from the kernel's imports
 
     def _fail(self, err) -> KernelFailure:
         line = max(int(getattr(err, "line", 0) or 0) - self.offset, 0)
@@ -79,7 +80,8 @@ class SimBackend:
         self._timing = None
         self.last = None  # the previous run's outputs and trace are not needed any more: free them first
         try:
-            r = self.nkisim.run_kernel(self.fn, list(inputs), target=self.target, numeric=numeric)
+            r = self.nkisim.run_kernel(self.fn, list(inputs), target=self.target, numeric=numeric,
+                                       generation=self.generation)
         except EvalTimeout:
             raise
         except MemoryError as e:

@@ -96,6 +96,13 @@ def main(workdir: str) -> int:
         elif role == "verdict":
             from . import judge
             res = judge.verdict(job, workdir)
+        elif role == "simserver":  # the kernel's NKI calls, run in the judge's sandbox (kernelremote.py)
+            from . import kernelremote
+            res = kernelremote.serve(job, workdir, lim)
+        elif role == "kernel" and job.get("remote"):
+            from . import kernelremote
+            backend = kernelremote.ClientSide(job)
+            res = backend.run(workdir)
         elif role == "probe":  # the task check's look at the reference (taskprobe.py), judge side
             from . import taskprobe
             res = taskprobe.run(job, workdir)

@@ -9,8 +9,9 @@ then applies physics() itself.
 from __future__ import annotations
 
 import os
+import threading
 
-from . import child
+from . import child, kernelremote
 from .judge import TRACE
 
 # What the kernel's child is told: how to run it, nothing of the task, the size or the seeds (the timing
@@ -29,14 +30,72 @@ def split(job: dict, steps) -> dict:
     steps.judge_folder = judge_folder
     kjob = {k: job[k] for k in KERNEL_JOB_FIELDS if k in job}
     kjob["role"] = "kernel"
-    cases = os.path.join(judge_folder, child.KERNEL_CASES)
-    ran, kernel_folder = steps.run("kernel", kjob, inputs_from=cases)
     base = {k: v for k, v in prepared.items() if k not in ("status", "error", "output", "phase_s", "peak_rss_mb")}
-    if ran.get("status") != "ok":
-        return merge(base, prepared, ran)
-    move_outputs(kernel_folder, judge_folder)
+    if remote(job):
+        ran = run_remote(job, kjob, steps)
+        if ran.get("status") != "ok":
+            return merge(base, prepared, ran)
+    else:
+        cases = os.path.join(judge_folder, child.KERNEL_CASES)
+        ran, kernel_folder = steps.run("kernel", kjob, inputs_from=cases)
+        if ran.get("status") != "ok":
+            return merge(base, prepared, ran)
+        move_outputs(kernel_folder, judge_folder)
     judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
     return merge(base, prepared, ran, judged, status_from=judged, timing_from=judged)
+
+
+def remote(job: dict) -> bool:
+    """Whether the kernel's NKI calls run in the judge's sandbox (kernelremote.py): every checked nkisim eval. A
+    timing-only one still records its trace in the kernel's process (loop replay needs the kernel's frames); its
+    latency only decides whether the candidate gets checked, and the checked run is timed again here."""
+    return job["backend"] == "sim" and not job.get("timing_only")
+
+
+def run_remote(job: dict, kjob: dict, steps) -> dict:
+    """The kernel's child and the judge's "simserver" child side by side, joined by two FIFOs; the server's result
+    is the kernel run's (outputs and trace are in the judge's folder), the kernel's child adds only what it
+    printed, or why it died when the server saw only that it went away."""
+    kjob = dict(kjob, remote=True)
+    kjob.pop("timing_only", None)
+    ran = _remote_attempt(job, kjob, steps, "rpc", cold=False)
+    if ran.get("zygote_failed"):  # the kernel took its zygote down: both sides again, the kernel in a fresh child
+        ran = _remote_attempt(job, kjob, steps, "rpc-again", cold=True)
+    return ran
+
+
+def _remote_attempt(job: dict, kjob: dict, steps, name: str, cold: bool) -> dict:
+    judge_folder = steps.judge_folder
+    rpc = os.path.join(judge_folder, name)
+    kernelremote.make_fifos(rpc)
+    out = {}
+
+    def server():
+        out["server"] = steps.run("judge", dict(job, role="simserver", rpc=name), folder=judge_folder)[0]
+
+    def kernel():
+        out["kernel"] = steps.run("kernel", kjob, inputs_from=rpc, cold=cold, retry=False)[0]
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (server, kernel)]
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):
+        threads[0].join(0.05)
+        if any(not t.is_alive() for t in threads):
+            kernelremote.unblock(rpc)  # the other may wait to open its end for a peer that is gone
+    srv, ker = out.get("server") or steps.fail("infra_error", "the nkisim server step ended without a result"), \
+        out.get("kernel") or {}
+    for r in (srv, ker):
+        if r.get("cancelled") or r.get("zygote_failed"):
+            return r
+    ran = dict(srv)
+    # A kernel that hung or died: its own child knows the line it was on, or the signal; the server saw only that
+    # it stopped answering (or timed out waiting for it).
+    if srv.get("status") in ("timeout", "runtime_error") and (ker.get("status") == "timeout" or (
+            ker.get("status") == "crashed" and srv.get("status") == "runtime_error")):
+        ran.update(status=ker["status"], error=ker.get("error"), line=ker.get("line"))
+    ran["output"] = str(ker.get("output") or "") + str(srv.get("output") or "")
+    return ran
 
 
 def move_outputs(kernel_folder: str, judge_folder: str):

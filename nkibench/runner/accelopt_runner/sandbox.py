@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import shutil
+import stat
 import signal
 import subprocess
 import sys
@@ -255,12 +256,15 @@ class _Steps:
         self.folders, self.broken = [], []
         self.judge_folder = None
 
-    def run(self, role: str, child_job: dict, folder: str | None = None, inputs_from: str | None = None):
-        """(result, folder) of one child of role; inputs_from: a folder whose files move into the child's first."""
+    def run(self, role: str, child_job: dict, folder: str | None = None, inputs_from: str | None = None,
+            cold: bool = False, retry: bool = True):
+        """(result, folder) of one child of role; inputs_from: a folder whose files move into the child's first.
+        cold: not from the zygote. retry: when the zygote fails, run the child cold at once; without, the result
+        says `zygote_failed` and the caller decides (a kernel talking to its server cannot restart alone)."""
         env = child_env(child_job, "")
         wrap, key = _wrap_for(child_job, env, self.sandbox, self.python)
         client = None
-        if self.zygote and child_job["backend"] == "sim" and not self.keep:
+        if self.zygote and child_job["backend"] == "sim" and not self.keep and not cold:
             client = _zygote_for(role, env, wrap, key, self.python)
         if client is not None and folder is not None and not folder.startswith(client.slotdir + os.sep):
             client = None  # a folder from a cold step (its zygote had failed): this zygote's sandbox cannot see it
@@ -273,6 +277,9 @@ class _Steps:
                 log.warning("the slot's %s zygote failed (%s); this step runs in a cold child", role, e)
                 self.broken.append(client)
                 _ZYGOTES.pop(role, None)
+                if not retry:
+                    return self.fail("infra_error", f"the slot's {role} zygote failed: {e}") | \
+                        {"zygote_failed": True}, folder
                 # a folder of its own: nothing the first attempt wrote there (a result.json) may be taken for this
                 # one's; what it was handed moves along
                 folder = self._folder(child_job, None, None, folder if role == "kernel" else None,
@@ -295,6 +302,9 @@ class _Steps:
             elif inputs_from:
                 for name in os.listdir(inputs_from):
                     src = os.path.join(inputs_from, name)
+                    if name.startswith("rpc-") and stat.S_ISFIFO(os.lstat(src).st_mode):
+                        os.link(src, os.path.join(folder, name))  # the same pipe, seen from both sandboxes
+                        continue
                     if os.path.isfile(src) and not os.path.islink(src) and \
                             (name.startswith("case") or name == "cases.json"):
                         shutil.move(src, os.path.join(folder, name))
