@@ -194,7 +194,7 @@ def _run(fn, args, kwargs, res, target, numeric):
                  p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
         raise errors.ArgumentError(f"wrong arguments for kernel '{fn.__name__}': it takes {n} positional "
                                    f"argument(s), {len(args)} given ({e})",
-                                   fn.__code__.co_firstlineno) from None
+                                   getattr(fn, "nkisim_first_line", 0) or fn.__code__.co_firstlineno) from None
     if numeric:
         memory.tune_malloc()
         with memory.young_collections_only():

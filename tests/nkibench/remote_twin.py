@@ -31,7 +31,7 @@ checked = {"same": 0, "skipped": 0}
 
 def load_kernel(source, filename="<kernel>", name=None, task_function=None):
     fn = _load(source, filename, name, task_function)
-    if filename == "<kernel>" or not os.path.isfile(filename):  # relative imports need the file: not remote
+    if "from ." not in source:  # relative imports resolve against the kernel's file: not for a kernel as text
         if not any(t in os.environ.get("PYTEST_CURRENT_TEST", "") for t in NOT_TWINNABLE):
             SOURCES[id(fn)] = (fn, source, fn.__name__)
     return fn
@@ -57,7 +57,8 @@ def _remote(source, name, args, kwargs, target, grid):
     try:
         try:
             gen = srv.generation_of(source, "<kernel>")
-            fn = server.load(name, srv.signature_of(source, name), srv.return_line_of(source, name))
+            first, last = srv.lines_of(source, name)
+            fn = server.load(name, srv.signature_of(source, name), last, first)
         except nkisim.NkiError as e:  # refused before it ran, as the runner reports it
             return nkrun.RunResult([], nkrun.Trace(), error=e, status=e.status, target=target)
         return _run(fn, args, target=target, numeric=True, grid=grid, kwargs=kwargs, generation=gen)
@@ -78,7 +79,10 @@ def _shape(r):
 def run_kernel(fn_or_source, args, target=nkrun.DEFAULT_TARGET, numeric=True, grid=None, kwargs=None,
                raise_errors=False, name=None, generation=None):
     if isinstance(fn_or_source, str):
-        fn_or_source = load_kernel(fn_or_source, name=name)
+        try:
+            fn_or_source = load_kernel(fn_or_source, name=name)
+        except nkisim.NkiError:  # run_kernel reports a kernel that does not load as its result
+            return _run(fn_or_source, args, target, numeric, grid, kwargs, raise_errors, name, generation)
     fn = getattr(fn_or_source, "func", fn_or_source)
     entry = SOURCES.get(id(fn))
     entry = entry[1:] if entry and entry[0] is fn else None
@@ -113,4 +117,4 @@ def pytest_configure(config):
 
 def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_line(f"remote twin: {checked['same']} kernel runs the same through nkisim/remote, "
-                                f"{checked['skipped']} not twinned (timing-only, keyword arguments or on disk)")
+                                f"{checked['skipped']} not twinned (timing-only, keyword arguments or relative imports)")

@@ -209,10 +209,8 @@ def encode(v, depth=0):
     fname = getattr(v, "__name__", None)
     if isinstance(fname, str) and not fname.startswith("_") and getattr(np, fname, None) is v:
         return {"$npf": fname}  # numpy's functions (np.max) as reduce operators
-    if isinstance(v, Jit):
-        v = v.func
-    if callable(v) and isinstance(v, (types.FunctionType, types.MethodType, types.BuiltinFunctionType,
-                                      types.LambdaType)) or isinstance(v, type):
+    if isinstance(v, Jit) or callable(v) and isinstance(v, (types.FunctionType, types.MethodType,
+                                                          types.BuiltinFunctionType)) or isinstance(v, type):
         if isinstance(v, types.BuiltinFunctionType) and getattr(np, v.__name__, None) is v:
             return {"$npf": v.__name__}
         return {"$cb": _conn.callback_id(v)}
@@ -259,6 +257,8 @@ def decode(v, depth=0):
         return np.dtype(x).type
     if tag == "$npf":
         return getattr(np, str(x))
+    if tag == "$cb":
+        return _conn.callbacks[int(x)]  # one of the kernel's functions, handed back (a decorator's result)
     if tag == "$py":
         return {"int": int, "float": float, "bool": bool}[x]
     if tag == "$nps":

@@ -51,6 +51,13 @@ OPS = {
 MAX_ARRAY_ELEMS = 1 << 22
 
 
+def _tile_types() -> tuple:
+    """The tensor types whose bookkeeping (allocation, raw reads and writes) stays here."""
+    from ..current.tensor import NkiTensor
+    from ..tensor import MaskedOperand, Tile
+    return Tile, MaskedOperand, NkiTensor
+
+
 class PolicyError(TypeError):
     """A request for something outside the NKI API."""
 
@@ -89,15 +96,17 @@ def signature_of(source: str, name: str) -> inspect.Signature:
     return inspect.Signature(params)
 
 
-def return_line_of(source: str, name: str) -> int:
-    """The last `return` line of the kernel function (where an error about its outputs points), else its `def`."""
+def lines_of(source: str, name: str) -> tuple:
+    """(first, return) lines of the kernel function, as nkisim names them for a function it has: its first line
+    (a decorator's, as Python's code objects count it) for wrong arguments, its last `return` for its outputs."""
     tree = ast.parse(source)
     fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
               None)
     if fn is None:
-        return 0
+        return 0, 0
+    first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
     lines = [n.lineno for n in ast.walk(fn) if isinstance(n, ast.Return)]
-    return max(lines) if lines else fn.lineno
+    return first, max(lines) if lines else fn.lineno
 
 
 def generation_of(source: str, filename: str):
@@ -151,7 +160,7 @@ class Server:
         self.requests = 0
 
     # --- the kernel's function --------------------------------------------------------------------------------
-    def load(self, function: str, signature: inspect.Signature, return_line: int = 0):
+    def load(self, function: str, signature: inspect.Signature, return_line: int = 0, first_line: int = 0):
         """Have the kernel's process load the kernel and return a function that runs it there."""
         self.chan.send({"op": "load", "function": function})
         try:
@@ -167,6 +176,7 @@ class Server:
         fn.__signature__ = signature
         fn.__name__ = function
         fn.nkisim_return_line = return_line
+        fn.nkisim_first_line = first_line
         return fn
 
     def close(self):
@@ -182,6 +192,7 @@ class Server:
 
         def kernel_function(*args, **kwargs):
             return server.call_back(cb, args, kwargs)
+        kernel_function.nkisim_callback = cb  # handed back as the kernel's own function (a decorator's result)
         return kernel_function
 
     def call_back(self, cb: int, args, kwargs):
@@ -227,7 +238,7 @@ class Server:
             context.LINE[0] = line if isinstance(line, int) and not isinstance(line, bool) and line >= 0 else None
             self.requests += 1
             try:
-                reply = {"ok": self.export(self.handle(op, m))}
+                reply = {"ok": self.handle(op, m)}
             except errors.NkiError as e:
                 token = len(self.tokens) + 1
                 self.tokens[token] = e
@@ -241,6 +252,17 @@ class Server:
             self.chan.send(reply)
 
     def handle(self, op, m):
+        """The request's answer, as it crosses (export)."""
+        if op == "getattr":
+            obj, name = self.decode(m.get("obj")), m.get("name")
+            value = self.getattr(obj, name)
+            try:
+                return self.export(value)
+            except PolicyError as e:
+                raise AttributeError(f"'{name}' is not part of the NKI API here ({e})") from None
+        return self.export(self.run(op, m))
+
+    def run(self, op, m):
         if op == "import":
             name = m.get("name")
             if not isinstance(name, str):
@@ -249,8 +271,6 @@ class Server:
             return importer._kernel_import(name, self.import_globals, None, tuple(fromlist or ()), 0)
         if op == "range":
             return self.python_range
-        if op == "getattr":
-            return self.getattr(self.decode(m.get("obj")), m.get("name"))
         if op == "call":
             fn = self.decode(m.get("obj"))
             if not callable(fn):
@@ -270,7 +290,7 @@ class Server:
             raise AttributeError(f"NKI objects have no attribute '{name}' here")
         if not (self._is_api_module(obj) or self._is_api_instance(obj) or self._is_api_class(obj)):
             raise AttributeError(f"'{type(obj).__name__}' attributes are not part of the NKI API")
-        if name in TILE_INTERNALS and not self._is_api_module(obj):
+        if name in TILE_INTERNALS and isinstance(obj, _tile_types()):
             raise AttributeError(f"'{name}' is nkisim's own bookkeeping of a tile, not part of the NKI API")
         return getattr(obj, name)
 
@@ -314,7 +334,8 @@ class Server:
 
     def _is_api_callable(self, v) -> bool:
         if isinstance(v, types.MethodType):
-            return self._is_api_instance(v.__self__) and v.__name__ not in TILE_INTERNALS
+            return self._is_api_instance(v.__self__) and not (
+                v.__name__ in TILE_INTERNALS and isinstance(v.__self__, _tile_types()))
         if isinstance(v, (types.FunctionType, type)):
             # Tile.write reached through the class is the same raw write as through a tile
             return getattr(v, "__module__", None) in API_CODE and v.__name__ not in INTERNAL_NAMES | TILE_INTERNALS
@@ -378,7 +399,14 @@ class Server:
             if id(v) in self.module_names:
                 h = self._handle(v)["$h"]
                 return {"$m": [h, self.module_names[id(v)]]}
+            if v.__name__.startswith("nkisim."):
+                # nkisim's own submodules are names in its namespace, and kernels import some unused (`from
+                # neuronxcc.nki import trace`): a handle that serves nothing (no attribute, no call)
+                return self._handle(v)
             raise PolicyError(f"module '{v.__name__}' is not part of the NKI API")
+        if isinstance(v, types.FunctionType) and isinstance(getattr(v, "nkisim_callback", None), int) and \
+                v.__code__ is self._stub(0).__code__:
+            return {"$cb": v.nkisim_callback}
         if isinstance(v, types.GeneratorType):
             if os.path.abspath(v.gi_code.co_filename).startswith(_PKG):
                 return self._handle(v)

@@ -69,20 +69,26 @@ def _remote_attempt(job: dict, kjob: dict, steps, name: str, cold: bool) -> dict
     rpc = os.path.join(judge_folder, name)
     kernelremote.make_fifos(rpc)
     out = {}
+    kernel_done = threading.Event()
 
     def server():
-        out["server"] = steps.run("judge", dict(job, role="simserver", rpc=name), folder=judge_folder)[0]
+        out["server"] = steps.run("judge", server_job, folder=judge_folder)[0]
+        while not kernel_done.wait(0.05):
+            kernelremote.unblock(rpc)  # the kernel's child may wait to open its end for a server that is gone
 
-    def kernel():
+    # Zygotes are started from this thread, never from a helper thread they would die with (sandbox.warm); the
+    # kernel's child runs from this one.
+    server_job = dict(job, role="simserver", rpc=name)
+    steps.warm("judge", server_job)
+    t = threading.Thread(target=server, daemon=True)
+    t.start()
+    try:
         out["kernel"] = steps.run("kernel", kjob, inputs_from=rpc, cold=cold, retry=False)[0]
-
-    threads = [threading.Thread(target=f, daemon=True) for f in (server, kernel)]
-    for t in threads:
-        t.start()
-    while any(t.is_alive() for t in threads):
-        threads[0].join(0.05)
-        if any(not t.is_alive() for t in threads):
-            kernelremote.unblock(rpc)  # the other may wait to open its end for a peer that is gone
+    finally:
+        kernel_done.set()
+    while t.is_alive():
+        t.join(0.05)
+        kernelremote.unblock(rpc)  # the server may wait to open its end for a kernel's child that is gone
     srv, ker = out.get("server") or steps.fail("infra_error", "the nkisim server step ended without a result"), \
         out.get("kernel") or {}
     for r in (srv, ker):

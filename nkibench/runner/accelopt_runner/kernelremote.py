@@ -1,7 +1,7 @@
 """An nkisim evaluation whose NKI calls run in the judge's sandbox (nkisim/remote): the kernel's child runs the
 kernel's Python and holds only handles ("kernel" role, remote), the judge's "simserver" child runs every call in
 nkisim, keeps the data, and saves the outputs and the trace the verdict reads. The two talk over a pair of FIFOs
-the runner links into both folders (handover.split_remote). See the runner README, "What the judge trusts".
+the runner links into both folders (handover.run_remote). See the runner README, "What the judge trusts".
 """
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ class RemoteBackend(SimBackend):
         self.server = server.Server(wire.Channel(rfd, wfd), self.filename)
         PHASE["now"] = "loading the kernel"
         try:
-            self.fn = self.server.load(name, signature, server.return_line_of(src, name))
+            self.fn = self.server.load(name, signature, *reversed(server.lines_of(src, name)))
         except errors.NkiError as e:
             raise self._fail(e) from None
         self.arg_names = list(signature.parameters)

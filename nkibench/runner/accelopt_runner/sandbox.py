@@ -291,6 +291,14 @@ class _Steps:
                 return _fail(self.job, "infra_error", f"cannot start the evaluation process: {e}", self.t0), folder
         return _outcome_result(child_job, outcome, folder, self.sandbox, self.t0), folder
 
+    def warm(self, role: str, child_job: dict):
+        """Start (or keep) the zygote of role from this thread: the parent death signal of a process follows the
+        thread that started it, so a zygote started from a helper thread would die with the thread."""
+        if self.zygote and child_job["backend"] == "sim" and not self.keep:
+            env = child_env(child_job, "")
+            wrap, key = _wrap_for(child_job, env, self.sandbox, self.python)
+            _zygote_for(role, env, wrap, key, self.python)
+
     def _folder(self, child_job, parent, folder, inputs_from, keep_all=False, old=None):
         if folder is None:
             folder = tempfile.mkdtemp(prefix="accelopt-eval-", dir=parent)
