@@ -1,8 +1,10 @@
 #include "engine/engine.h"
 #include "hosts/hostregistry.h"
+#include "llm/llmconfig.h"
 #include "memory/experiencestore.h"
 #include "model/kernelnormalizer.h"
 #include "runnergate.h"
+#include "scriptedllmserver.h"
 #include "store/sessionlock.h"
 #include "store/sessionstore.h"
 
@@ -12,10 +14,12 @@
 #include <QTest>
 
 // The workbench's engine room on its own, on the test's thread (the app runs it on a thread of its own): every
-// answer carries the caller's job, a benchmark abandoned by a shutdown never answers while a later one does,
-// sessions held by a live runner are shown live and cannot be deleted, a failed or pointless search start is
-// told as searchFailed, and lessons are stored once and found by their kernels. Real SQLite files in a
-// QTemporaryDir, a hosts.json of the test's own, and the local host with the real runner (nkisim, small size).
+// answer carries the caller's job, a benchmark abandoned by a shutdown never answers while a later one does, a
+// search's evaluations on the same pool are never taken for a benchmark's, sessions held by a live runner are
+// shown live and cannot be deleted, a failed or pointless search start is told as searchFailed, and lessons are
+// stored once and found by their kernels. Real SQLite files in a QTemporaryDir, a hosts.json of the test's own,
+// the local host with the real runner (nkisim, small size), and ScriptedLlmServer, a stand-in for a real model
+// server on loopback.
 class TestEngine : public QObject
 {
     Q_OBJECT
@@ -146,6 +150,65 @@ private Q_SLOTS:
         // on it would have come before or with job 2's, which runs from scratch on a new pool.
         QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 1, 600000);
         QCOMPARE(answered, (QList<quint64>{2}));
+        engine.shutdown();
+    }
+
+    // A search and a benchmark share the local host's pool: the search's evaluations finish on that pool too,
+    // and only the benchmark's is answered, once, under the caller's job.
+    void searchEvaluationsAreNotTakenForABenchmark()
+    {
+        ScriptedLlmServer server;
+        QVERIFY(server.start());
+        server.setHolding(true); // the planner never answers: the search stops after its baseline
+        server.setHandler([](const ScriptedLlmServer::Request &) {
+            return ScriptedLlmServer::completion(QStringLiteral("Title: nothing\n1. Nothing.\n"));
+        });
+        Engine::Settings s = settings(QStringLiteral("shared"));
+        LlmConfig llm;
+        Endpoint e;
+        e.name = QStringLiteral("stand-in");
+        e.baseUrl = server.baseUrl();
+        e.model = QStringLiteral("stand-in-model");
+        llm.endpoints << e;
+        for (AgentRole role : AgentRoles::all())
+            llm.roster.assign(role, e.name);
+        llm.retry.maxAttempts = 1;
+        QString error;
+        QVERIFY2(llm.save(s.llmConfig, &error), qPrintable(error));
+
+        Engine engine(s);
+        QList<quint64> answered;
+        connect(&engine, &Engine::benchmarkFinished, this,
+                [&answered](quint64 job, const Evaluation &) { answered << job; });
+        QStringList events;
+        connect(&engine, &Engine::searchEvent, this, [&events](const SearchEvent &ev) { events << ev.name(); });
+        QSignalSpy failed(&engine, &Engine::searchFailed);
+        QSignalSpy finished(&engine, &Engine::searchFinished);
+        SearchTask task;
+        task.name = QStringLiteral("silu");
+        task.ref = {{QStringLiteral("name"), QStringLiteral("silu")}};
+        task.reference = read(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/reference.py"));
+        task.kernel = baseline();
+        task.size = QStringLiteral("small");
+        task.evalTimeoutSeconds = 300;
+        SearchConfig config;
+        config.beamWidth = 1;
+        config.plansPerKernel = 1;
+        config.samplesPerPlan = 1;
+        config.iterations = 1;
+        engine.startSearch(task, config, QStringLiteral("local"), false);
+        engine.benchmark(9, request(baseline()), QStringLiteral("local"));
+        // Both evaluations have finished on the pool once the search has asked its planner and the benchmark
+        // is answered.
+        QTRY_VERIFY_WITH_TIMEOUT(server.requestCount() > 0 && !answered.isEmpty(), 600000);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(0).toString()));
+        QVERIFY(events.contains(QStringLiteral("baseline")));
+        QCOMPARE(answered, (QList<quint64>{9}));
+        QVERIFY(engine.isSearching());
+        engine.stopSearch();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(answered, (QList<quint64>{9}));
+        server.releaseHeld();
         engine.shutdown();
     }
 
