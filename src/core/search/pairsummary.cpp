@@ -10,6 +10,8 @@
 #include "llm/llmconfig.h"
 #include "model/kernelnormalizer.h"
 
+#include <QPointer>
+
 struct PairSummary::Parts
 {
     ComparePair pair;
@@ -133,9 +135,13 @@ void PairSummary::cancel()
 {
     if (!m_parts->running)
         return;
-    if (m_parts->call)
-        m_parts->client->cancel(m_parts->call);
+    // Finished first: the client reports the cancelled call from inside cancel(), and that report must find
+    // nothing running, or finished() would come twice (tst_pairsummary).
+    const quint64 call = m_parts->call;
+    const QPointer<ChatClient> client = m_parts->client; // goes with this, should a listener delete it
     done(std::nullopt, QStringLiteral("cancelled"));
+    if (call && client)
+        client->cancel(call);
 }
 
 void PairSummary::done(const std::optional<ExperienceRecord> &record, const QString &error)
