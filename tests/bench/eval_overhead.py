@@ -56,7 +56,8 @@ def main():
           f"median overhead)")
     cases = [("trivial kernel (add 128x128), timing only", TRIVIAL, ADD_KERNEL, {"timing_only": True}),
              ("trivial kernel (add 128x128), checked, 1 seed", TRIVIAL, ADD_KERNEL, {"seeds": [1]}),
-             ("silu small, timing only", {"name": "silu"}, SILU, {"size": "small", "timing_only": True})]
+             ("silu small, timing only", {"name": "silu"}, SILU, {"size": "small", "timing_only": True}),
+             ("silu small, checked, 1 seed", {"name": "silu"}, SILU, {"size": "small", "seeds": [1]})]
     for label, task, kernel, fields in cases:
         print(label)
         for mode, flags in (("zygote", []), ("cold", ["--no-zygote"])):

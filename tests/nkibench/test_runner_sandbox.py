@@ -412,6 +412,19 @@ HOLDS_NOTHING = KERNEL_HEAD + textwrap.dedent('''\
     ''')
 
 
+def test_a_kernel_that_speaks_for_its_process_gets_no_verdict(runner):
+    """The kernel writes its own bytes into the pipe its process talks to nkisim's server through: the server
+    takes what it cannot read as the kernel's failure, never as a result."""
+    r = runner.run(attack('''
+        import sys
+        conn = sys.modules["nkisim.remote.client"]._conn
+        os.write(conn.chan.wfd, b'{"op": "return", "value": {"$h": 999999}}\\n{not json\\n')
+        found["wrote"] = True
+        '''))
+    assert r["status"] == "runtime_error" and r["latency_ms"] is None, r
+    assert "protocol" in r["error"] or "not a value" in r["error"], r["error"]
+
+
 def test_a_checked_kernel_holds_handles_not_data_or_machinery(runner):
     """In a checked run the kernel's tiles are handles: no value of its inputs, no raw write that would bypass the
     instruction stream, none of nkisim's machinery (its allocations, its context, its module globals, a loop's

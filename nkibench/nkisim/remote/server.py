@@ -154,7 +154,7 @@ class Server:
             for k, v in vars(mod).items():
                 if not k.startswith("_") and not isinstance(v, (int, float, str, bool, type(None))):
                     self.pinned.setdefault(id(v), None)
-        self.keep = [*self.modules.values()]
+        self.stubs = {}  # callback id -> its stub, so one of the kernel's functions is one object here
         from .. import language
         self.python_range = language.python_range
         self.requests = 0
@@ -188,11 +188,14 @@ class Server:
         self.objs.clear()
 
     def _stub(self, cb: int):
+        if cb in self.stubs:
+            return self.stubs[cb]
         server = self
 
         def kernel_function(*args, **kwargs):
             return server.call_back(cb, args, kwargs)
         kernel_function.nkisim_callback = cb  # handed back as the kernel's own function (a decorator's result)
+        self.stubs[cb] = kernel_function
         return kernel_function
 
     def call_back(self, cb: int, args, kwargs):
@@ -205,7 +208,11 @@ class Server:
             context.LINE[0] = saved  # the line of the request that made this call, or none at the top
         if m["op"] == "raise":
             raise self._raised(m)
-        return self.decode(m.get("value"))
+        try:
+            return self.decode(m.get("value"))
+        except wire.WireError as e:
+            raise errors.NkiRuntimeError(f"the kernel's process returned what is not a value: {e}",
+                                         context.LINE[0] or 0) from None
 
     def _raised(self, m: dict, load: bool = False) -> errors.NkiError:
         token = m.get("token")
@@ -221,6 +228,13 @@ class Server:
     # --- serving ----------------------------------------------------------------------------------------------
     def wait(self, kinds):
         """Serve the kernel's requests until a message of one of kinds arrives."""
+        try:
+            return self._serve(kinds)
+        except wire.WireError as e:  # the kernel's process is the kernel's: what it sends is its failure
+            raise errors.NkiRuntimeError(f"the kernel's process broke the protocol of nkisim's remote front end: "
+                                         f"{e}", context.LINE[0] or 0) from None
+
+    def _serve(self, kinds):
         while True:
             m = self.chan.recv()
             if m is None:
@@ -404,8 +418,7 @@ class Server:
                 # neuronxcc.nki import trace`): a handle that serves nothing (no attribute, no call)
                 return self._handle(v)
             raise PolicyError(f"module '{v.__name__}' is not part of the NKI API")
-        if isinstance(v, types.FunctionType) and isinstance(getattr(v, "nkisim_callback", None), int) and \
-                v.__code__ is self._stub(0).__code__:
+        if isinstance(v, types.FunctionType) and self.stubs.get(getattr(v, "nkisim_callback", None)) is v:
             return {"$cb": v.nkisim_callback}
         if isinstance(v, types.GeneratorType):
             if os.path.abspath(v.gi_code.co_filename).startswith(_PKG):
