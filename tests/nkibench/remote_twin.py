@@ -57,8 +57,7 @@ def _remote(source, name, args, kwargs, target, grid):
     try:
         try:
             gen = srv.generation_of(source, "<kernel>")
-            first, last = srv.lines_of(source, name)
-            fn = server.load(name, srv.signature_of(source, name), last, first)
+            fn = server.load(name)
         except nkisim.NkiError as e:  # refused before it ran, as the runner reports it
             return nkrun.RunResult([], nkrun.Trace(), error=e, status=e.status, target=target)
         return _run(fn, args, target=target, numeric=True, grid=grid, kwargs=kwargs, generation=gen)

@@ -362,6 +362,24 @@ def _line_of(e: BaseException, filename: str) -> int:
     return line
 
 
+def _shape_of(fn) -> dict:
+    """What the server needs of the kernel function to call it as nkisim calls a kernel: its parameters (names,
+    kinds, whether they have defaults), its first line and its last `return` line (for nkisim's messages)."""
+    import dis
+    import inspect
+    try:
+        params = [[p.name, int(p.kind), p.default is not inspect.Parameter.empty]
+                  for p in inspect.signature(fn).parameters.values()]
+    except (TypeError, ValueError):
+        params = None
+    code = getattr(fn, "__code__", None)
+    returns = [i.positions.lineno for i in dis.get_instructions(code)
+               if i.opname in ("RETURN_VALUE", "RETURN_CONST") and i.positions and i.positions.lineno] \
+        if code is not None else []
+    return {"params": params, "first_line": code.co_firstlineno if code else 0,
+            "return_line": max(returns) if returns else (code.co_firstlineno if code else 0)}
+
+
 def _kernel_import(name, globals=None, locals=None, fromlist=(), level=0):
     if level > 0:
         raise ImportError(f"attempted relative import ({'.' * level}{name}): a kernel given as text has no folder "
@@ -391,10 +409,13 @@ def run(rfd: int, wfd: int, source: str, filename: str = "<kernel>") -> None:
         try:
             ns["range"] = _conn.request("range")
             exec(compile(source, filename, "exec"), ns)  # noqa: S102 - this process exists to run the kernel
-            fn = ns.get(str(start.get("function")))
+            name = str(start.get("function"))
+            fn = ns.get(name)
             fn = getattr(fn, "func", fn)
-            if not callable(fn):
-                raise NameError(f"the source defines no function named '{start.get('function')}'")
+            if fn is None or not callable(fn):
+                _conn.send({"op": "failed", "missing": "name" if fn is None else "function"})
+                _conn.serve()
+                return
         except (Done, ServerGone):
             return
         except Exception as e:  # noqa: BLE001 - the kernel's module code raised
@@ -402,7 +423,7 @@ def run(rfd: int, wfd: int, source: str, filename: str = "<kernel>") -> None:
                         "message": str(e)[:4000], "line": _line_of(e, filename)})
             _conn.serve()
             return
-        _conn.send({"op": "ready", "fn": _conn.callback_id(fn)})
+        _conn.send({"op": "ready", "fn": _conn.callback_id(fn), **_shape_of(fn)})
         _conn.serve()
     finally:
         _conn.chan.close()

@@ -71,42 +71,27 @@ def api_modules() -> dict:
     return mods
 
 
-def signature_of(source: str, name: str) -> inspect.Signature:
-    """The kernel function's parameters, read from its source (this process never runs the kernel's code);
-    defaults are marked, their values stay with the kernel."""
-    tree = ast.parse(source)
-    fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
-              None)
-    if fn is None:
-        raise errors.KernelLoadError(f"the source defines no function named '{name}'", 0)
-    a = fn.args
+def _signature(params) -> inspect.Signature:
+    """The kernel function's parameters as its process reports them (they decide only how its arguments are
+    matched, as nkisim matches a kernel's; a wrong report is the kernel's own argument error)."""
     P = inspect.Parameter
-    params = []
-    positional = a.posonlyargs + a.args
-    first_default = len(positional) - len(a.defaults)
-    for i, arg in enumerate(positional):
-        kind = P.POSITIONAL_ONLY if i < len(a.posonlyargs) else P.POSITIONAL_OR_KEYWORD
-        params.append(P(arg.arg, kind, default=None if i >= first_default else P.empty))
-    if a.vararg:
-        params.append(P(a.vararg.arg, P.VAR_POSITIONAL))
-    for arg, d in zip(a.kwonlyargs, a.kw_defaults):
-        params.append(P(arg.arg, P.KEYWORD_ONLY, default=P.empty if d is None else None))
-    if a.kwarg:
-        params.append(P(a.kwarg.arg, P.VAR_KEYWORD))
-    return inspect.Signature(params)
+    if not isinstance(params, list) or len(params) > 256:
+        raise wire.WireError("malformed parameters")
+    out = []
+    for p in params:
+        if not (isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and p[0].isidentifier()
+                and isinstance(p[1], int) and 0 <= p[1] <= 4 and isinstance(p[2], bool)):
+            raise wire.WireError("malformed parameter")
+        kind = (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD, P.VAR_POSITIONAL, P.KEYWORD_ONLY, P.VAR_KEYWORD)[p[1]]
+        out.append(P(p[0], kind, default=None if p[2] else P.empty))
+    try:
+        return inspect.Signature(out)
+    except ValueError as e:
+        raise wire.WireError(f"malformed parameters: {e}") from None
 
 
-def lines_of(source: str, name: str) -> tuple:
-    """(first, return) lines of the kernel function, as nkisim names them for a function it has: its first line
-    (a decorator's, as Python's code objects count it) for wrong arguments, its last `return` for its outputs."""
-    tree = ast.parse(source)
-    fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
-              None)
-    if fn is None:
-        return 0, 0
-    first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
-    lines = [n.lineno for n in ast.walk(fn) if isinstance(n, ast.Return)]
-    return first, max(lines) if lines else fn.lineno
+def _line(v) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else 0
 
 
 def generation_of(source: str, filename: str):
@@ -160,7 +145,7 @@ class Server:
         self.requests = 0
 
     # --- the kernel's function --------------------------------------------------------------------------------
-    def load(self, function: str, signature: inspect.Signature, return_line: int = 0, first_line: int = 0):
+    def load(self, function: str):
         """Have the kernel's process load the kernel and return a function that runs it there."""
         self.chan.send({"op": "load", "function": function})
         try:
@@ -168,15 +153,25 @@ class Server:
         finally:
             context.LINE[0] = None
         if m["op"] == "failed":
+            if m.get("missing") == "name":
+                raise errors.KernelLoadError(f"the source defines no function named '{function}'", 0,
+                                             filename=self.filename)
+            if m.get("missing") == "function":
+                raise errors.KernelLoadError(f"'{function}' is not a function", 0, filename=self.filename)
             raise self._raised(m, load=True)
         cb = m.get("fn")
-        if not isinstance(cb, int) or isinstance(cb, bool):
-            raise wire.WireError("'ready' names no function")
+        try:
+            if not isinstance(cb, int) or isinstance(cb, bool):
+                raise wire.WireError("'ready' names no function")
+            signature = _signature(m.get("params"))
+        except wire.WireError as e:
+            raise errors.NkiRuntimeError(f"the kernel's process broke the protocol of nkisim's remote front end: "
+                                         f"{e}", 0) from None
         fn = self._stub(cb)
         fn.__signature__ = signature
         fn.__name__ = function
-        fn.nkisim_return_line = return_line
-        fn.nkisim_first_line = first_line
+        fn.nkisim_return_line = _line(m.get("return_line"))
+        fn.nkisim_first_line = _line(m.get("first_line"))
         return fn
 
     def close(self):

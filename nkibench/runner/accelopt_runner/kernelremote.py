@@ -76,7 +76,6 @@ class RemoteBackend(SimBackend):
                 raise errors.KernelLoadError(f"syntax error: {e.msg}" + (f": {e.text.strip()}" if e.text else ""),
                                              e.lineno or 0, filename=self.filename) from None
             name = kernelfn.choose_in_source(src, function, None)
-            signature = server.signature_of(src, name)
             self.generation = server.generation_of(src, self.filename)
         except kernelfn.NoKernelFunction as e:
             raise KernelFailure("compile_error", str(e)) from None
@@ -89,10 +88,10 @@ class RemoteBackend(SimBackend):
         self.server = server.Server(wire.Channel(rfd, wfd), self.filename)
         PHASE["now"] = "loading the kernel"
         try:
-            self.fn = self.server.load(name, signature, *reversed(server.lines_of(src, name)))
+            self.fn = self.server.load(name)
         except errors.NkiError as e:
             raise self._fail(e) from None
-        self.arg_names = list(signature.parameters)
+        self.arg_names = list(self.fn.__signature__.parameters)
 
     def close(self):
         if self.server is not None:
