@@ -62,8 +62,11 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
     m_ui->rolesTable->setHorizontalHeaderLabels({tr("Role"), tr("Endpoint"), tr("Model"), tr("Weight")});
     m_ui->rolesTable->verticalHeader()->hide();
     m_ui->rolesTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    // The choices are cell widgets, which ResizeToContents does not measure: the two lists share the width.
+    m_ui->rolesTable->horizontalHeader()->setSectionResizeMode(RoleName, QHeaderView::ResizeToContents);
+    m_ui->rolesTable->horizontalHeader()->setSectionResizeMode(RoleEndpoint, QHeaderView::Stretch);
     m_ui->rolesTable->horizontalHeader()->setSectionResizeMode(RoleModel, QHeaderView::Stretch);
-    m_ui->rolesTable->horizontalHeader()->setSectionResizeMode(RoleEndpoint, QHeaderView::ResizeToContents);
+    m_ui->rolesTable->horizontalHeader()->setSectionResizeMode(RoleWeight, QHeaderView::ResizeToContents);
     m_ui->pricesTable->setColumnCount(3);
     m_ui->pricesTable->setHorizontalHeaderLabels({tr("Model"), tr("Input $/Mtok"), tr("Output $/Mtok")});
     m_ui->pricesTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
