@@ -294,6 +294,35 @@ private Q_SLOTS:
         QCOMPARE(found->key, QString::fromLatin1(secret));
         ApiKeyStore::forgetSessionKeys();
     }
+
+    // Issue 32: on a machine with no Secret Service (no D-Bus session here at all), keeping a typed key fails
+    // gracefully: the keychain's error is said, the key is kept for this session, and a lookup finds it there.
+    void withoutAKeychainATypedKeyLastsTheSession()
+    {
+        qunsetenv("ACCELOPT_NO_KEYCHAIN");
+        qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/accelopt-test-bus");
+        Endpoint e;
+        e.name = QStringLiteral("no-keychain");
+        e.baseUrl = QStringLiteral("http://127.0.0.1:9/v1");
+        e.model = QStringLiteral("m");
+        e.keySource = Endpoint::KeySource::Keychain;
+        ApiKeyStore keys;
+        std::optional<std::pair<bool, QString>> stored;
+        keys.store(e, QStringLiteral("sk-no-keychain-1"),
+                   [&stored](bool ok, const QString &message) { stored = std::make_pair(ok, message); });
+        QVERIFY(QTest::qWaitFor([&stored] { return stored.has_value(); }, 15000));
+        qputenv("ACCELOPT_NO_KEYCHAIN", "1");
+        QVERIFY2(stored->first, qPrintable(stored->second));
+        QVERIFY2(stored->second.contains(QStringLiteral("for this session only")), qPrintable(stored->second));
+        QVERIFY(!stored->second.contains(QStringLiteral("sk-no-keychain-1")));
+        std::optional<ApiKeyStore::Lookup> found;
+        keys.lookup(e, [&found](const ApiKeyStore::Lookup &l) { found = l; });
+        QVERIFY(QTest::qWaitFor([&found] { return found.has_value(); }, 15000));
+        QVERIFY2(found->ok, qPrintable(found->message));
+        QCOMPARE(found->source, QStringLiteral("session"));
+        QCOMPARE(found->key, QStringLiteral("sk-no-keychain-1"));
+        ApiKeyStore::forgetSessionKeys();
+    }
 };
 
 QTEST_MAIN(TestModelsDialog)
