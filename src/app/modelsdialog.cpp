@@ -75,6 +75,8 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
 
     connect(m_ui->endpointList, &QListWidget::currentRowChanged, this, [this](int row) {
         storeEndpoint(m_current);
+        if (!m_ui->keyEdit->text().trimmed().isEmpty())
+            keepTypedKey(); // typed for the endpoint being left: kept for it, not dropped
         showEndpoint(row);
     });
     connect(m_ui->removeButton, &QPushButton::clicked, this, [this] {
@@ -211,7 +213,7 @@ void ModelsDialog::showEndpoint(int row)
     m_ui->baseUrlEdit->setText(e.baseUrl);
     m_ui->modelEdit->setText(e.model);
     m_ui->otherModelsEdit->setText(e.models.join(QStringLiteral(", ")));
-    m_ui->keyEdit->clear(); // a key typed for another endpoint is never kept for this one
+    m_ui->keyEdit->clear(); // each endpoint's key is typed for it alone
     m_ui->keySourceCombo->setCurrentIndex(
         m_ui->keySourceCombo->findData(Endpoint::keySourceName(e.keySource)));
     m_ui->keyEnvEdit->setText(e.keyEnvVar);

@@ -292,6 +292,16 @@ private Q_SLOTS:
         QVERIFY2(found->ok, qPrintable(found->message));
         QCOMPARE(found->source, QStringLiteral("session"));
         QCOMPARE(found->key, QString::fromLatin1(secret));
+
+        // A key typed for one endpoint and left by choosing another is kept for the one it was typed for.
+        dialog.addEndpoint(QStringLiteral("openai-compatible"));
+        QTest::keyClicks(key, QStringLiteral("sk-second-endpoint"));
+        QSignalSpy keptOnLeaving(&dialog, &ModelsDialog::keyKept);
+        dialog.findChild<QListWidget *>(QStringLiteral("endpointList"))->setCurrentRow(0);
+        QVERIFY(keptOnLeaving.count() == 1 || keptOnLeaving.wait(10000));
+        QVERIFY(key->text().isEmpty());
+        QCOMPARE(ApiKeyStore::sessionKey(dialog.config().endpoints.at(1)), QStringLiteral("sk-second-endpoint"));
+        QCOMPARE(ApiKeyStore::sessionKey(dialog.config().endpoints.at(0)), QString::fromLatin1(secret));
         ApiKeyStore::forgetSessionKeys();
     }
 
