@@ -155,6 +155,9 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
 
 QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Iterations)
+        return QStringLiteral("Iterations finished, of those planned: the one under way counts once it ends, "
+                              "as in the Search dock");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     static const char *const names[] = {"Task",    "Started", "Status",        "Iter.",  "Best",

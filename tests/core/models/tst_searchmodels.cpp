@@ -528,6 +528,9 @@ private Q_SLOTS:
         QCOMPARE(state.summary().iterationsDone, 2);
         QCOMPARE(list.index(0, SessionListModel::Iterations).data().toString(),
                  QStringLiteral("%1/8").arg(state.summary().iterationsDone));
+        QVERIFY(list.headerData(SessionListModel::Iterations, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(QStringLiteral("Iterations finished")));
         QCOMPARE(list.index(0, SessionListModel::Cost).data().toString(), QStringLiteral("unknown"));
         // One priced call among them: the known part, and what is missing from it.
         call.costUsd = 0.5;
