@@ -3,6 +3,9 @@
 #include "applogging.h"
 #include "models/searchstate.h"
 #include "models/sessionlistmodel.h"
+#include "hosts/hostregistry.h"
+#include "llm/llmconfig.h"
+#include "memory/experiencestore.h"
 #include "store/sessionstore.h"
 
 #include <QElapsedTimer>
@@ -13,8 +16,15 @@ AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
     : QObject(parent), m_settings(settings), m_thread(new QThread(this)), m_engine(new Engine(settings)),
       m_search(new SearchState(this)), m_sessions(new SessionListModel(this))
 {
+    // Resolved as the engine resolves them, once, so every window part edits what the engine reads.
     if (m_settings.workspaceDb.isEmpty())
         m_settings.workspaceDb = SessionStore::defaultPath();
+    if (m_settings.memoryDb.isEmpty())
+        m_settings.memoryDb = ExperienceStore::defaultPath();
+    if (m_settings.llmConfig.isEmpty())
+        m_settings.llmConfig = LlmConfig::defaultPath();
+    if (m_settings.hostsFile.isEmpty())
+        m_settings.hostsFile = HostRegistry::defaultPath();
     m_thread->setObjectName(QStringLiteral("engine"));
     m_engine->moveToThread(m_thread);
     // Every signal below crosses from the engine's thread and is delivered, in order, on this one.

@@ -29,6 +29,10 @@ public:
     QString runningSessionId() const { return m_runningSession; }
     QString shownSessionId() const;
     QString workspacePath() const { return m_settings.workspaceDb; }
+    // The files the engine reads: the dialogs and docks that edit them open these, never defaults of their own.
+    QString llmConfigPath() const { return m_settings.llmConfig; }
+    QString hostsPath() const { return m_settings.hostsFile; }
+    QString memoryPath() const { return m_settings.memoryDb; }
     // The engine lives on its own thread: only for connecting to its signals (benchmarks time them there).
     Engine *engine() const { return m_engine; }
 

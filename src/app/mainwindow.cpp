@@ -99,7 +99,7 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     addDockWidget(Qt::BottomDockWidgetArea, m_profileDock);
     tabifyDockWidget(m_resultsDock, m_profileDock);
     tabifyDockWidget(m_resultsDock, m_logDock);
-    m_memoryDock = new MemoryDock(m_context, m_prompts.get(), QString(), this);
+    m_memoryDock = new MemoryDock(m_context, m_prompts.get(), m_context->memoryPath(), this);
     addDockWidget(Qt::BottomDockWidgetArea, m_memoryDock);
     tabifyDockWidget(m_resultsDock, m_memoryDock);
     m_resultsDock->raise();
@@ -384,7 +384,7 @@ void MainWindow::updateTitleAndStatus()
 
 void MainWindow::showHosts()
 {
-    HostsDialog dialog({}, this);
+    HostsDialog dialog({}, this, m_context->hostsPath());
     connect(&dialog, &HostsDialog::hostTracked, m_hostStatus, &HostStatusWidget::track);
     connect(&dialog, &HostsDialog::hostsSaved, m_context, &AppContext::refreshHosts);
     dialog.exec();
@@ -393,7 +393,7 @@ void MainWindow::showHosts()
 
 void MainWindow::showModels()
 {
-    ModelsDialog(LlmConfig::defaultPath(), this).exec();
+    ModelsDialog(m_context->llmConfigPath(), this).exec();
     m_welcome->refresh(); // it tells which endpoints there are
 }
 

@@ -6,8 +6,9 @@
 #include "llm/endpointpresets.h"
 #include "ui_modelsdialog.h"
 
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QHeaderView>
-#include <QInputDialog>
 #include <QMenu>
 #include <QPushButton>
 #include <QSet>
@@ -15,7 +16,15 @@
 
 namespace {
 const double unsetTemperature = -0.05; // the spin box's minimum, shown as "server default"
-}
+enum RoleColumn
+{
+    RoleName,
+    RoleEndpoint,
+    RoleModel,
+    RoleWeight,
+    RoleColumns
+};
+} // namespace
 
 ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
     : QDialog(parent), m_ui(std::make_unique<Ui::ModelsDialog>()), m_path(configPath),
@@ -49,9 +58,15 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
             notes << plainHttpWarningFor(e);
     setProblem(notes.join(u'\n'));
 
-    m_ui->rolesTable->setColumnCount(1);
-    m_ui->rolesTable->setHorizontalHeaderLabels({tr("Endpoints (name:weight, …)")});
-    m_ui->rolesTable->horizontalHeader()->setStretchLastSection(true);
+    m_ui->rolesTable->setColumnCount(RoleColumns);
+    m_ui->rolesTable->setHorizontalHeaderLabels({tr("Role"), tr("Endpoint"), tr("Model"), tr("Weight")});
+    m_ui->rolesTable->verticalHeader()->hide();
+    m_ui->rolesTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    // The choices are cell widgets, which ResizeToContents does not measure: the two lists share the width.
+    m_ui->rolesTable->horizontalHeader()->setSectionResizeMode(RoleName, QHeaderView::ResizeToContents);
+    m_ui->rolesTable->horizontalHeader()->setSectionResizeMode(RoleEndpoint, QHeaderView::Stretch);
+    m_ui->rolesTable->horizontalHeader()->setSectionResizeMode(RoleModel, QHeaderView::Stretch);
+    m_ui->rolesTable->horizontalHeader()->setSectionResizeMode(RoleWeight, QHeaderView::ResizeToContents);
     m_ui->pricesTable->setColumnCount(3);
     m_ui->pricesTable->setHorizontalHeaderLabels({tr("Model"), tr("Input $/Mtok"), tr("Output $/Mtok")});
     m_ui->pricesTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
@@ -60,6 +75,8 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
 
     connect(m_ui->endpointList, &QListWidget::currentRowChanged, this, [this](int row) {
         storeEndpoint(m_current);
+        if (!m_ui->keyEdit->text().trimmed().isEmpty())
+            keepTypedKey(); // typed for the endpoint being left: kept for it, not dropped
         showEndpoint(row);
     });
     connect(m_ui->removeButton, &QPushButton::clicked, this, [this] {
@@ -71,11 +88,55 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
         refreshList();
     });
     connect(m_ui->nameEdit, &QLineEdit::editingFinished, this, [this] {
+        const QString before = m_config.endpoints.value(m_current).name;
         storeEndpoint(m_current);
         if (auto *item = m_ui->endpointList->item(m_current))
             item->setText(m_ui->nameEdit->text());
+        // A renamed endpoint keeps its roles.
+        const QString after = m_config.endpoints.value(m_current).name;
+        for (int row = 0; before != after && row < m_ui->rolesTable->rowCount(); ++row) {
+            auto *endpoints = qobject_cast<QComboBox *>(m_ui->rolesTable->cellWidget(row, RoleEndpoint));
+            auto *models = qobject_cast<QComboBox *>(m_ui->rolesTable->cellWidget(row, RoleModel));
+            if (endpoints->currentData().toString() != before)
+                continue;
+            const QString model = models->currentData().toString();
+            fillEndpointChoices(endpoints, after);
+            fillModelChoices(models, after, model);
+        }
     });
-    connect(m_ui->storeKeyButton, &QPushButton::clicked, this, &ModelsDialog::storeKeyInKeychain);
+    connect(m_ui->storeKeyButton, &QPushButton::clicked, this, &ModelsDialog::keepTypedKey);
+    connect(m_ui->keyEdit, &QLineEdit::textChanged, this,
+            [this](const QString &text) { m_ui->storeKeyButton->setEnabled(m_current >= 0 && !text.isEmpty()); });
+    // The Roles tab offers the endpoints and models as the Endpoints tab has them now.
+    connect(m_ui->tabs, &QTabWidget::currentChanged, this, [this] {
+        storeEndpoint(m_current);
+        refreshRoleChoices();
+    });
+    connect(m_ui->addRoleMemberButton, &QPushButton::clicked, this, [this] {
+        const int row = std::max(0, m_ui->rolesTable->currentRow());
+        const QTableWidgetItem *item = m_ui->rolesTable->item(row, RoleName);
+        if (!item)
+            return;
+        const AgentRole role = AgentRoles::fromName(item->text()).value_or(AgentRole::Planner);
+        addRoleRow(row + 1, role, {});
+        m_ui->rolesTable->setCurrentCell(row + 1, RoleEndpoint);
+    });
+    connect(m_ui->removeRoleMemberButton, &QPushButton::clicked, this, [this] {
+        const int row = m_ui->rolesTable->currentRow();
+        if (row < 0)
+            return;
+        // A role's last row stays, emptied: the role is then unassigned, and still listed.
+        const QString role = m_ui->rolesTable->item(row, RoleName)->text();
+        int rows = 0;
+        for (int r = 0; r < m_ui->rolesTable->rowCount(); ++r)
+            rows += m_ui->rolesTable->item(r, RoleName)->text() == role ? 1 : 0;
+        if (rows > 1) {
+            m_ui->rolesTable->removeRow(row);
+            return;
+        }
+        auto *endpoints = qobject_cast<QComboBox *>(m_ui->rolesTable->cellWidget(row, RoleEndpoint));
+        endpoints->setCurrentIndex(0);
+    });
     connect(m_ui->testButton, &QPushButton::clicked, this, &ModelsDialog::testCurrentEndpoint);
     connect(m_ui->addPriceButton, &QPushButton::clicked, this, [this] {
         const int row = m_ui->pricesTable->rowCount();
@@ -91,12 +152,13 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
             m_ui->pricesTable->removeRow(m_ui->pricesTable->currentRow());
     });
     connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, [this] {
-        if (save())
+        if (!save())
+            return;
+        // A typed key on its way to the keychain would be dropped with the dialog: close when it is kept.
+        if (m_keysPending > 0)
+            m_acceptWhenKept = true;
+        else
             accept();
-    });
-    connect(m_ui->keySourceCombo, &QComboBox::currentIndexChanged, this, [this] {
-        m_ui->storeKeyButton->setEnabled(m_ui->keySourceCombo->currentData().toString() ==
-                                         QStringLiteral("keychain"));
     });
     connect(m_ui->authCombo, &QComboBox::currentIndexChanged, this,
             [this](int index) { m_ui->authHeaderEdit->setEnabled(index == 1); });
@@ -141,6 +203,7 @@ void ModelsDialog::showEndpoint(int row)
     const bool valid = row >= 0 && row < m_config.endpoints.size();
     m_ui->tabs->widget(0)->findChild<QWidget *>(QStringLiteral("nameEdit"))->setEnabled(valid);
     for (QWidget *w : {static_cast<QWidget *>(m_ui->baseUrlEdit), static_cast<QWidget *>(m_ui->modelEdit),
+                       static_cast<QWidget *>(m_ui->otherModelsEdit), static_cast<QWidget *>(m_ui->keyEdit),
                        static_cast<QWidget *>(m_ui->keySourceCombo), static_cast<QWidget *>(m_ui->keyEnvEdit),
                        static_cast<QWidget *>(m_ui->testButton), static_cast<QWidget *>(m_ui->removeButton)})
         w->setEnabled(valid);
@@ -149,10 +212,12 @@ void ModelsDialog::showEndpoint(int row)
     m_ui->nameEdit->setText(e.name);
     m_ui->baseUrlEdit->setText(e.baseUrl);
     m_ui->modelEdit->setText(e.model);
+    m_ui->otherModelsEdit->setText(e.models.join(QStringLiteral(", ")));
+    m_ui->keyEdit->clear(); // each endpoint's key is typed for it alone
     m_ui->keySourceCombo->setCurrentIndex(
         m_ui->keySourceCombo->findData(Endpoint::keySourceName(e.keySource)));
     m_ui->keyEnvEdit->setText(e.keyEnvVar);
-    m_ui->storeKeyButton->setEnabled(valid && e.keySource == Endpoint::KeySource::Keychain);
+    m_ui->storeKeyButton->setEnabled(false); // until a key is typed
     m_ui->authCombo->setCurrentIndex(e.authStyle == Endpoint::AuthStyle::Bearer ? 0 : 1);
     m_ui->authHeaderEdit->setText(e.authHeader);
     m_ui->authHeaderEdit->setEnabled(e.authStyle == Endpoint::AuthStyle::ApiKeyHeader);
@@ -219,6 +284,10 @@ void ModelsDialog::storeEndpoint(int row)
     e.name = m_ui->nameEdit->text().trimmed();
     e.baseUrl = m_ui->baseUrlEdit->text().trimmed();
     e.model = m_ui->modelEdit->text().trimmed();
+    e.models.clear();
+    for (const QString &part : m_ui->otherModelsEdit->text().split(u',', Qt::SkipEmptyParts))
+        if (const QString name = part.trimmed(); !name.isEmpty() && name != e.model && !e.models.contains(name))
+            e.models << name;
     e.keySource = Endpoint::keySourceFromName(m_ui->keySourceCombo->currentData().toString());
     e.keyEnvVar = m_ui->keyEnvEdit->text().trimmed();
     e.authStyle = m_ui->authCombo->currentIndex() == 0 ? Endpoint::AuthStyle::Bearer
@@ -243,15 +312,14 @@ void ModelsDialog::storeEndpoint(int row)
 
 void ModelsDialog::loadRolesAndPrices()
 {
-    const QList<AgentRole> roles = AgentRoles::all();
-    m_ui->rolesTable->setRowCount(int(roles.size()));
-    QStringList labels;
-    for (int i = 0; i < roles.size(); ++i) {
-        labels << AgentRoles::name(roles.at(i));
-        m_ui->rolesTable->setItem(
-            i, 0, new QTableWidgetItem(ModelRoster::format(m_config.roster.members(roles.at(i)))));
+    m_ui->rolesTable->setRowCount(0);
+    for (AgentRole role : AgentRoles::all()) {
+        QList<ModelRoster::Member> members = m_config.roster.members(role);
+        if (members.isEmpty())
+            members << ModelRoster::Member{}; // listed, unassigned
+        for (const ModelRoster::Member &m : std::as_const(members))
+            addRoleRow(m_ui->rolesTable->rowCount(), role, m);
     }
-    m_ui->rolesTable->setVerticalHeaderLabels(labels);
     const QStringList models = m_config.prices.models();
     m_ui->pricesTable->setRowCount(int(models.size()));
     for (int i = 0; i < models.size(); ++i) {
@@ -262,19 +330,112 @@ void ModelsDialog::loadRolesAndPrices()
     }
 }
 
+void ModelsDialog::addRoleRow(int row, AgentRole role, const ModelRoster::Member &member)
+{
+    QTableWidget *table = m_ui->rolesTable;
+    table->insertRow(row);
+    auto *name = new QTableWidgetItem(AgentRoles::name(role));
+    name->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    table->setItem(row, RoleName, name);
+    auto *endpoints = new QComboBox(table);
+    auto *models = new QComboBox(table);
+    auto *weight = new QDoubleSpinBox(table);
+    endpoints->setObjectName(QStringLiteral("roleEndpoint"));
+    models->setObjectName(QStringLiteral("roleModel"));
+    weight->setRange(0, 1000);
+    weight->setDecimals(2);
+    weight->setValue(member.weight);
+    weight->setToolTip(tr("How often this model is picked, relative to the role's others"));
+    fillEndpointChoices(endpoints, member.endpoint);
+    fillModelChoices(models, member.endpoint, member.model);
+    connect(endpoints, &QComboBox::currentIndexChanged, models, [this, endpoints, models] {
+        fillModelChoices(models, endpoints->currentData().toString(), QString());
+    });
+    table->setCellWidget(row, RoleEndpoint, endpoints);
+    table->setCellWidget(row, RoleModel, models);
+    table->setCellWidget(row, RoleWeight, weight);
+}
+
+void ModelsDialog::fillEndpointChoices(QComboBox *endpoints, const QString &chosen) const
+{
+    const QSignalBlocker quiet(endpoints);
+    endpoints->clear();
+    endpoints->addItem(tr("(none)"), QString());
+    for (const Endpoint &e : m_config.endpoints)
+        endpoints->addItem(e.name, e.name);
+    int at = endpoints->findData(chosen);
+    if (at < 0) { // from a file, naming an endpoint that is gone: shown as such, and refused on save
+        endpoints->addItem(tr("%1 (does not exist)").arg(chosen), chosen);
+        at = endpoints->count() - 1;
+    }
+    endpoints->setCurrentIndex(at);
+}
+
+void ModelsDialog::fillModelChoices(QComboBox *models, const QString &endpoint, const QString &chosen) const
+{
+    const QSignalBlocker quiet(models);
+    models->clear();
+    const Endpoint *e = m_config.endpoint(endpoint);
+    if (!e) {
+        models->setEnabled(false);
+        return;
+    }
+    models->setEnabled(true);
+    // The default model is stored as no model: the role follows the endpoint when its default changes.
+    const QStringList served = e->servedModels();
+    for (const QString &m : served)
+        models->addItem(m == e->model ? tr("%1 (default)").arg(m) : m, m == e->model ? QString() : m);
+    if (served.isEmpty())
+        models->addItem(tr("(no model set)"), QString());
+    int at = chosen.isEmpty() || chosen == e->model ? 0 : models->findData(chosen);
+    if (at < 0) {
+        models->addItem(tr("%1 (not served)").arg(chosen), chosen);
+        at = models->count() - 1;
+    }
+    models->setCurrentIndex(at);
+}
+
+void ModelsDialog::refreshRoleChoices()
+{
+    for (int row = 0; row < m_ui->rolesTable->rowCount(); ++row) {
+        auto *endpoints = qobject_cast<QComboBox *>(m_ui->rolesTable->cellWidget(row, RoleEndpoint));
+        auto *models = qobject_cast<QComboBox *>(m_ui->rolesTable->cellWidget(row, RoleModel));
+        const QString endpoint = endpoints->currentData().toString();
+        const QString model = models->currentData().toString();
+        fillEndpointChoices(endpoints, endpoint);
+        fillModelChoices(models, endpoint, model);
+    }
+}
+
 bool ModelsDialog::collectRolesAndPrices(QString *error)
 {
-    const QList<AgentRole> roles = AgentRoles::all();
-    for (int i = 0; i < roles.size(); ++i) {
-        const QTableWidgetItem *item = m_ui->rolesTable->item(i, 0);
-        QString parseError;
-        const auto members = ModelRoster::parse(item ? item->text() : QString(), &parseError);
-        if (!members) {
-            *error = tr("%1: %2").arg(AgentRoles::name(roles.at(i)), parseError);
+    QMap<QString, QList<ModelRoster::Member>> chosen;
+    for (int row = 0; row < m_ui->rolesTable->rowCount(); ++row) {
+        const auto *endpoints = qobject_cast<QComboBox *>(m_ui->rolesTable->cellWidget(row, RoleEndpoint));
+        const auto *models = qobject_cast<QComboBox *>(m_ui->rolesTable->cellWidget(row, RoleModel));
+        const auto *weight = qobject_cast<QDoubleSpinBox *>(m_ui->rolesTable->cellWidget(row, RoleWeight));
+        const QString endpoint = endpoints->currentData().toString();
+        const QString model = models->currentData().toString();
+        const QString role = m_ui->rolesTable->item(row, RoleName)->text();
+        if (endpoint.isEmpty())
+            continue;
+        // Only what exists: a name left from an older file would fail the search's first call.
+        const Endpoint *e = m_config.endpoint(endpoint);
+        if (!e) {
+            *error = tr("the %1 uses endpoint '%2', which does not exist: choose one on the Roles tab")
+                         .arg(role, endpoint);
             return false;
         }
-        m_config.roster.assign(roles.at(i), *members);
+        if (!model.isEmpty() && !e->servedModels().contains(model)) {
+            *error = tr("the %1 uses model '%2', which endpoint '%3' does not list: add it to the endpoint's "
+                        "models or choose another")
+                         .arg(role, model, endpoint);
+            return false;
+        }
+        chosen[role].append({endpoint, weight->value(), model});
     }
+    for (AgentRole role : AgentRoles::all())
+        m_config.roster.assign(role, chosen.value(AgentRoles::name(role)));
     PriceTable prices;
     for (int row = 0; row < m_ui->pricesTable->rowCount(); ++row) {
         auto text = [&](int column) {
@@ -298,6 +459,8 @@ bool ModelsDialog::collectRolesAndPrices(QString *error)
 bool ModelsDialog::save()
 {
     storeEndpoint(m_current);
+    if (!m_ui->keyEdit->text().trimmed().isEmpty())
+        keepTypedKey(); // typed and not yet kept: OK means keep it
     QString error;
     if (!collectRolesAndPrices(&error)) {
         setProblem(error);
@@ -328,20 +491,30 @@ void ModelsDialog::setProblem(const QString &text)
     m_ui->problemLabel->setText(text);
 }
 
-void ModelsDialog::storeKeyInKeychain()
+void ModelsDialog::keepTypedKey()
 {
     storeEndpoint(m_current);
-    if (m_current < 0)
+    const QString key = m_ui->keyEdit->text().trimmed();
+    m_ui->keyEdit->clear(); // out of the widget at once: it lives on only where it is kept
+    if (m_current < 0 || key.isEmpty())
         return;
-    const Endpoint e = m_config.endpoints.at(m_current);
-    bool ok = false;
-    const QString key = QInputDialog::getText(this, tr("API Key"), tr("API key for %1:").arg(e.name),
-                                              QLineEdit::Password, QString(), &ok);
-    if (!ok || key.trimmed().isEmpty())
-        return;
-    m_ui->testResultLabel->setText(tr("Storing the key…"));
-    m_keys->store(e, key.trimmed(), [this](bool stored, const QString &message) {
-        m_ui->testResultLabel->setText(stored ? message : tr("Not stored: %1").arg(message));
+    // A typed key is looked up where keys are kept: the keychain, else this session's memory.
+    Endpoint &stored = m_config.endpoints[m_current];
+    if (stored.keySource != Endpoint::KeySource::Keychain) {
+        stored.keySource = Endpoint::KeySource::Keychain;
+        m_loading = true;
+        m_ui->keySourceCombo->setCurrentIndex(
+            m_ui->keySourceCombo->findData(Endpoint::keySourceName(Endpoint::KeySource::Keychain)));
+        m_loading = false;
+        updatePlainHttpWarning();
+    }
+    m_ui->testResultLabel->setText(tr("Keeping the key…"));
+    ++m_keysPending;
+    m_keys->store(stored, key, [this](bool kept, const QString &message) {
+        m_ui->testResultLabel->setText(kept ? message : tr("Not kept: %1").arg(message));
+        Q_EMIT keyKept(kept, message);
+        if (--m_keysPending == 0 && m_acceptWhenKept)
+            accept();
     });
 }
 

@@ -149,7 +149,10 @@ void OptimizeDialog::refreshModels()
             QStringList models;
             for (const ModelRoster::Member &m : members) {
                 const Endpoint *e = config->endpoint(m.endpoint);
-                models << (e ? QStringLiteral("%1 (%2)").arg(e->name, e->model) : m.endpoint).toHtmlEscaped();
+                // The member's own model when it names one of the endpoint's: one endpoint may serve several.
+                models << (e ? QStringLiteral("%1 (%2)").arg(e->name, m.model.isEmpty() ? e->model : m.model)
+                             : m.endpoint)
+                              .toHtmlEscaped();
                 if (!e)
                     problems << tr("the %1 uses endpoint '%2', which does not exist")
                                     .arg(AgentRoles::name(role), m.endpoint.toHtmlEscaped());

@@ -4,6 +4,7 @@
 #include "candidatefilter.h"
 #include "models/candidatetablemodel.h"
 #include "models/candidatetreemodel.h"
+#include "models/costtext.h"
 #include "models/iterationmodel.h"
 #include "models/modelroles.h"
 #include "models/searchstate.h"
@@ -325,8 +326,20 @@ void SearchDock::refresh()
     m_best->setText(best && best->latencyMeanMs ? tr("<b>%1 ms</b>").arg(*best->latencyMeanMs, 0, 'g', 4)
                                                 : QStringLiteral("—"));
     const std::optional<double> speedup = state->speedup();
-    m_speedup->setText(speedup ? tr("<b>%1×</b> over the baseline").arg(*speedup, 0, 'f', 2)
-                               : QStringLiteral("—"));
+    // A kernel that failed its re-measurement is never the best: the headline says one was set aside, so a
+    // faster figure in the tree or in Compare does not read as a contradiction.
+    QStringList demoted;
+    for (int i = 0; i < state->rowCount(); ++i)
+        if (const SearchState::Row &row = state->row(i); row.demoted && row.remeasured)
+            demoted << row.candidate.id.left(8);
+    m_speedup->setText((speedup ? tr("<b>%1×</b> over the baseline").arg(*speedup, 0, 'f', 2)
+                                : QStringLiteral("—")) +
+                       (demoted.isEmpty() ? QString() : tr(" · %n demoted", nullptr, int(demoted.size()))));
+    m_speedup->setToolTip(demoted.isEmpty()
+                              ? QString()
+                              : tr("Demoted: %1. Re-measured on fresh seeds at the small size it was wrong, so "
+                                   "it is never reported or exported as the best.")
+                                    .arg(demoted.join(QStringLiteral(", "))));
     m_peak->setText(best && best->percentOfPeak
                         ? tr("<b>%1 %</b> %2").arg(*best->percentOfPeak, 0, 'f', 1).arg(best->bound)
                         : QStringLiteral("—"));
@@ -338,17 +351,6 @@ void SearchDock::refresh()
                               .arg(s.unchecked ? tr(" · %1 not checked").arg(s.unchecked) : QString())
                               .arg(s.reused ? tr(" · %1 reused").arg(s.reused) : QString())
                               .arg(s.evaluating ? tr(" · %1 running").arg(s.evaluating) : QString()));
-    // A call without a price (a model missing from the price table, a reply without usage) is of unknown
-    // cost, not free: "$0.0000" for it would read as a budget that can never run out.
-    const auto money = [](double usd, int calls, int unpriced) {
-        if (calls > 0 && unpriced >= calls)
-            return tr("unknown");
-        const QString known = QStringLiteral("$%1").arg(usd, 0, 'f', 4);
-        if (unpriced == 0)
-            return known;
-        return unpriced == 1 ? tr("%1 + 1 unpriced call").arg(known)
-                             : tr("%1 + %2 unpriced calls").arg(known).arg(unpriced);
-    };
     QStringList roles;
     int calls = 0;
     int unpriced = 0;
@@ -360,10 +362,10 @@ void SearchDock::refresh()
         const int u = s.unpricedCallsByRole.value(role);
         calls += n;
         unpriced += u;
-        roles << QStringLiteral("%1 %2").arg(role, money(s.costUsdByRole.value(role), n, u));
+        roles << QStringLiteral("%1 %2").arg(role, CostText::money(s.costUsdByRole.value(role), n, u));
     }
     // The roles' shares in the tooltip: on the line they widened the dock until the editor was squeezed.
-    m_cost->setText(QStringLiteral("<b>%1</b>").arg(money(s.costUsd, calls, unpriced).toHtmlEscaped()));
+    m_cost->setText(QStringLiteral("<b>%1</b>").arg(CostText::money(s.costUsd, calls, unpriced).toHtmlEscaped()));
     m_cost->setToolTip(roles.isEmpty() ? tr("No model calls yet")
                                        : roles.join(u'\n') +
                                              (unpriced ? tr("\nUnknown: the model has no price in the price "

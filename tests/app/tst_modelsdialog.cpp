@@ -1,10 +1,18 @@
 #include "isolatedsettings.h"
+#include "llm/agentclients.h"
+#include "llm/apikeystore.h"
+#include "llm/chatclient.h"
+#include "llm/endpointpresets.h"
 #include "llm/llmconfig.h"
 #include "modelsdialog.h"
 #include "scriptedllmserver.h"
 
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QTabWidget>
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
@@ -113,6 +121,217 @@ private Q_SLOTS:
         QVERIFY2(saved, qPrintable(error));
         QVERIFY(saved->endpoint(QStringLiteral("trusted"))->allowPlainHttpKey);
         QVERIFY(!saved->endpoint(QStringLiteral("refused"))->allowPlainHttpKey);
+    }
+
+    static void write(const QString &path, QByteArray json)
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(json.replace('\'', '"')); // single quotes for readability, made JSON's
+    }
+    static QStringList items(const QComboBox *combo)
+    {
+        QStringList out;
+        for (int i = 0; i < combo->count(); ++i)
+            out << combo->itemText(i);
+        return out;
+    }
+    // The Roles tab's row of a role (the first, when it has an ensemble).
+    static int roleRow(const QTableWidget *roles, const QString &role)
+    {
+        for (int r = 0; r < roles->rowCount(); ++r)
+            if (roles->item(r, 0)->text() == role)
+                return r;
+        return -1;
+    }
+
+    // Issue 32: one endpoint serves several models, and the Roles tab chooses each role's endpoint and model
+    // from those that exist (combo boxes, not free text); the search's clients then ask for that model.
+    void rolesChooseAnEndpointsModelFromLists()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("several-models.json"));
+        write(path, "{'version': 1, 'endpoints': ["
+                    "{'name': 'box', 'base_url': 'http://127.0.0.1:8000/v1', 'model': 'big', "
+                    "'models': ['small', 'coder']}, "
+                    "{'name': 'other', 'base_url': 'http://127.0.0.1:8001/v1', 'model': 'm'}], "
+                    "'roles': {'planner': [{'endpoint': 'box', 'model': 'small', 'weight': 1}], "
+                    "'executor': [{'endpoint': 'box', 'weight': 1}]}}");
+        ModelsDialog dialog(path);
+        dialog.resize(900, 600);
+        dialog.show();
+        auto *roles = dialog.findChild<QTableWidget *>(QStringLiteral("rolesTable"));
+        QVERIFY(roles);
+        const int planner = roleRow(roles, QStringLiteral("planner"));
+        const int fixer = roleRow(roles, QStringLiteral("fixer"));
+        QVERIFY(planner >= 0 && fixer >= 0);
+        auto combo = [roles](int row, int column) { return qobject_cast<QComboBox *>(roles->cellWidget(row, column)); };
+        QVERIFY2(combo(planner, 1) && combo(planner, 2), "a role's endpoint and model are chosen from lists");
+        QCOMPARE(items(combo(planner, 1)), (QStringList{QStringLiteral("(none)"), QStringLiteral("box"),
+                                                         QStringLiteral("other")}));
+        QCOMPARE(combo(planner, 1)->currentText(), QStringLiteral("box"));
+        QCOMPARE(items(combo(planner, 2)), (QStringList{QStringLiteral("big (default)"), QStringLiteral("small"),
+                                                         QStringLiteral("coder")}));
+        QCOMPARE(combo(planner, 2)->currentText(), QStringLiteral("small"));
+        QCOMPARE(combo(fixer, 1)->currentText(), QStringLiteral("(none)")); // unassigned, and still listed
+        QVERIFY(!combo(fixer, 2)->isEnabled());
+        // The fixer takes the endpoint's coder model; its list follows the endpoint chosen.
+        combo(fixer, 1)->setCurrentIndex(combo(fixer, 1)->findData(QStringLiteral("box")));
+        QCOMPARE(items(combo(fixer, 2)).size(), 3);
+        combo(fixer, 2)->setCurrentIndex(combo(fixer, 2)->findData(QStringLiteral("coder")));
+        auto *tabs = dialog.findChild<QTabWidget *>(QStringLiteral("tabs"));
+        tabs->setCurrentIndex(1);
+        dialog.grab().save(
+            QDir(QStringLiteral(ACCELOPT_TEST_ARTIFACTS)).filePath(QStringLiteral("models-dialog-roles.png")));
+        QVERIFY2(dialog.save(), qPrintable(dialog.problem()));
+
+        QString error;
+        const auto saved = LlmConfig::load(path, &error);
+        QVERIFY2(saved, qPrintable(error));
+        QCOMPARE(saved->endpoint(QStringLiteral("box"))->models,
+                 (QStringList{QStringLiteral("small"), QStringLiteral("coder")}));
+        QCOMPARE(saved->roster.members(AgentRole::Planner).first().model, QStringLiteral("small"));
+        QCOMPARE(saved->roster.members(AgentRole::Executor).first().model, QString()); // the default
+        QCOMPARE(saved->roster.members(AgentRole::Fixer).first().model, QStringLiteral("coder"));
+        // One endpoint, three models: the search asks each role's own.
+        AgentClients clients(*saved);
+        QCOMPARE(clients.pick(AgentRole::Planner, QStringLiteral("k"))->endpoint().model, QStringLiteral("small"));
+        QCOMPARE(clients.pick(AgentRole::Executor, QStringLiteral("k"))->endpoint().model, QStringLiteral("big"));
+        QCOMPARE(clients.pick(AgentRole::Fixer, QStringLiteral("k"))->endpoint().model, QStringLiteral("coder"));
+        QCOMPARE(clients.endpointsInUse().size(), 1); // one key to find, for all three
+    }
+
+    // A role naming an endpoint or a model that does not exist (an older or hand-edited file) is shown as
+    // such and not saved until it is chosen again.
+    void aRoleOnAMissingModelIsRefused()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("missing-model.json"));
+        write(path, "{'version': 1, 'endpoints': [{'name': 'box', 'base_url': 'http://127.0.0.1:8000/v1', "
+                    "'model': 'big'}], 'roles': {'planner': [{'endpoint': 'box', 'model': 'typo'}], "
+                    "'executor': [{'endpoint': 'gone'}]}}");
+        ModelsDialog dialog(path);
+        auto *roles = dialog.findChild<QTableWidget *>(QStringLiteral("rolesTable"));
+        const int planner = roleRow(roles, QStringLiteral("planner"));
+        const int executor = roleRow(roles, QStringLiteral("executor"));
+        auto combo = [roles](int row, int column) { return qobject_cast<QComboBox *>(roles->cellWidget(row, column)); };
+        QCOMPARE(combo(planner, 2)->currentText(), QStringLiteral("typo (not served)"));
+        QCOMPARE(combo(executor, 1)->currentText(), QStringLiteral("gone (does not exist)"));
+        QVERIFY(!dialog.save());
+        QVERIFY2(dialog.problem().contains(QStringLiteral("'gone', which does not exist")) ||
+                     dialog.problem().contains(QStringLiteral("'typo'")),
+                 qPrintable(dialog.problem()));
+        combo(executor, 1)->setCurrentIndex(combo(executor, 1)->findData(QStringLiteral("box")));
+        QVERIFY(!dialog.save());
+        QVERIFY2(dialog.problem().contains(QStringLiteral("'typo', which endpoint 'box' does not list")),
+                 qPrintable(dialog.problem()));
+        combo(planner, 2)->setCurrentIndex(0);
+        QVERIFY2(dialog.save(), qPrintable(dialog.problem()));
+    }
+
+    // A generic preset for any OpenAI-compatible server.
+    void thereIsAnOpenAiCompatiblePreset()
+    {
+        const EndpointPreset *generic = EndpointPresets::find(QStringLiteral("openai-compatible"));
+        QVERIFY(generic);
+        QCOMPARE(generic->label, QStringLiteral("OpenAI-compatible server"));
+        ModelsDialog dialog(m_dir.filePath(QStringLiteral("generic.json")));
+        dialog.addEndpoint(QStringLiteral("openai-compatible"));
+        QCOMPARE(dialog.config().endpoints.last().name, QStringLiteral("openai-compatible"));
+    }
+
+    // Issue 32: a key typed once in the dialog is used for the endpoint, never written to llm.json; with no
+    // keychain (ACCELOPT_NO_KEYCHAIN here, no Secret Service on a headless machine) it is kept for this
+    // session only, and the search's own key lookup (another ApiKeyStore, as on the engine's thread) finds it.
+    void aTypedKeyIsKeptForTheSessionAndNeverWritten()
+    {
+        ScriptedLlmServer server;
+        QVERIFY(server.start());
+        const QByteArray secret = "sk-typed-once-5678";
+        server.setHandler([secret](const ScriptedLlmServer::Request &r) {
+            if (r.headers.value("authorization") != "Bearer " + secret)
+                return ScriptedLlmServer::error(401, "bad key");
+            return ScriptedLlmServer::completion(QStringLiteral("ready"));
+        });
+        const QString path = m_dir.filePath(QStringLiteral("typed-key.json"));
+        ModelsDialog dialog(path);
+        dialog.show();
+        dialog.addEndpoint(QStringLiteral("openai-compatible"));
+        dialog.findChild<QLineEdit *>(QStringLiteral("baseUrlEdit"))->setText(server.baseUrl());
+        dialog.findChild<QLineEdit *>(QStringLiteral("modelEdit"))->setText(QStringLiteral("scripted-model"));
+        auto *key = dialog.findChild<QLineEdit *>(QStringLiteral("keyEdit"));
+        QVERIFY(key);
+        QCOMPARE(key->echoMode(), QLineEdit::Password);
+        QTest::keyClicks(key, QString::fromLatin1(secret));
+        QSignalSpy kept(&dialog, &ModelsDialog::keyKept);
+        QVERIFY(dialog.save()); // OK with a typed key keeps it
+        QVERIFY(kept.count() == 1 || kept.wait(10000));
+        QVERIFY2(kept.first().first().toBool(), qPrintable(kept.first().at(1).toString()));
+        QVERIFY2(kept.first().at(1).toString().contains(QStringLiteral("for this session only")),
+                 qPrintable(kept.first().at(1).toString()));
+        QVERIFY(key->text().isEmpty());
+
+        QFile saved(path);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const QByteArray text = saved.readAll();
+        QVERIFY2(!text.contains(secret), text.constData());
+        QVERIFY(!text.contains("api_key"));
+        QVERIFY(text.contains("\"key_source\": \"keychain\""));
+
+        QSignalSpy tested(&dialog, &ModelsDialog::testFinished);
+        dialog.testCurrentEndpoint();
+        QVERIFY(tested.wait(20000));
+        QVERIFY2(tested.first().first().toBool(), qPrintable(dialog.testResult()));
+        QVERIFY(!dialog.testResult().contains(QString::fromLatin1(secret)));
+
+        QString error;
+        const auto config = LlmConfig::load(path, &error);
+        QVERIFY2(config, qPrintable(error));
+        ApiKeyStore engineSide;
+        std::optional<ApiKeyStore::Lookup> found;
+        engineSide.lookup(config->endpoints.last(), [&found](const ApiKeyStore::Lookup &l) { found = l; });
+        QVERIFY(QTest::qWaitFor([&found] { return found.has_value(); }, 10000));
+        QVERIFY2(found->ok, qPrintable(found->message));
+        QCOMPARE(found->source, QStringLiteral("session"));
+        QCOMPARE(found->key, QString::fromLatin1(secret));
+
+        // A key typed for one endpoint and left by choosing another is kept for the one it was typed for.
+        dialog.addEndpoint(QStringLiteral("openai-compatible"));
+        QTest::keyClicks(key, QStringLiteral("sk-second-endpoint"));
+        QSignalSpy keptOnLeaving(&dialog, &ModelsDialog::keyKept);
+        dialog.findChild<QListWidget *>(QStringLiteral("endpointList"))->setCurrentRow(0);
+        QVERIFY(keptOnLeaving.count() == 1 || keptOnLeaving.wait(10000));
+        QVERIFY(key->text().isEmpty());
+        QCOMPARE(ApiKeyStore::sessionKey(dialog.config().endpoints.at(1)), QStringLiteral("sk-second-endpoint"));
+        QCOMPARE(ApiKeyStore::sessionKey(dialog.config().endpoints.at(0)), QString::fromLatin1(secret));
+        ApiKeyStore::forgetSessionKeys();
+    }
+
+    // Issue 32: on a machine with no Secret Service (no D-Bus session here at all), keeping a typed key fails
+    // gracefully: the keychain's error is said, the key is kept for this session, and a lookup finds it there.
+    void withoutAKeychainATypedKeyLastsTheSession()
+    {
+        qunsetenv("ACCELOPT_NO_KEYCHAIN");
+        qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/accelopt-test-bus");
+        Endpoint e;
+        e.name = QStringLiteral("no-keychain");
+        e.baseUrl = QStringLiteral("http://127.0.0.1:9/v1");
+        e.model = QStringLiteral("m");
+        e.keySource = Endpoint::KeySource::Keychain;
+        ApiKeyStore keys;
+        std::optional<std::pair<bool, QString>> stored;
+        keys.store(e, QStringLiteral("sk-no-keychain-1"),
+                   [&stored](bool ok, const QString &message) { stored = std::make_pair(ok, message); });
+        QVERIFY(QTest::qWaitFor([&stored] { return stored.has_value(); }, 15000));
+        qputenv("ACCELOPT_NO_KEYCHAIN", "1");
+        QVERIFY2(stored->first, qPrintable(stored->second));
+        QVERIFY2(stored->second.contains(QStringLiteral("for this session only")), qPrintable(stored->second));
+        QVERIFY(!stored->second.contains(QStringLiteral("sk-no-keychain-1")));
+        std::optional<ApiKeyStore::Lookup> found;
+        keys.lookup(e, [&found](const ApiKeyStore::Lookup &l) { found = l; });
+        QVERIFY(QTest::qWaitFor([&found] { return found.has_value(); }, 15000));
+        QVERIFY2(found->ok, qPrintable(found->message));
+        QCOMPARE(found->source, QStringLiteral("session"));
+        QCOMPARE(found->key, QStringLiteral("sk-no-keychain-1"));
+        ApiKeyStore::forgetSessionKeys();
     }
 };
 

@@ -239,6 +239,17 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(
             SessionListModel::statusText(*window.context()->sessions()->session(session)),
             QStringLiteral("stopped"), 10000);
+        // Issue 32: the Sessions list and the Search dock count iterations the same way (the finished ones).
+        const SearchState::Summary &stoppedAt = window.context()->search()->summary();
+        const QString iterations =
+            QStringLiteral("%1/%2").arg(stoppedAt.iterationsDone).arg(stoppedAt.config.iterations);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            window.context()->sessions()->indexOf(session, SessionListModel::Iterations).data().toString(),
+            iterations, 10000);
+        QVERIFY2(search->progressBar()->format().startsWith(QStringLiteral("%1 of %2 iterations")
+                                                                .arg(stoppedAt.iterationsDone)
+                                                                .arg(stoppedAt.config.iterations)),
+                 qPrintable(search->progressBar()->format() + QStringLiteral(" against ") + iterations));
         QTableView *list = sessions->view();
         QModelIndex row;
         for (int r = 0; r < list->model()->rowCount(); ++r)

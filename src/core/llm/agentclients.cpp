@@ -4,6 +4,7 @@
 
 #include <QCryptographicHash>
 #include <QRandomGenerator>
+#include <QSet>
 
 AgentClients::AgentClients(const LlmConfig &config, QObject *parent) : QObject(parent), m_config(config)
 {
@@ -11,12 +12,13 @@ AgentClients::AgentClients(const LlmConfig &config, QObject *parent) : QObject(p
     for (AgentRole role : AgentRoles::all())
         for (const ModelRoster::Member &m : config.roster.members(role)) {
             const Endpoint *endpoint = config.endpoint(m.endpoint);
-            if (!endpoint || m_clients.count(m.endpoint))
+            const QString key = clientKey(m.endpoint, m.model);
+            if (!endpoint || m_clients.count(key))
                 continue;
-            auto *client = new ChatClient(*endpoint, this);
+            auto *client = new ChatClient(endpoint->forModel(m.model), this);
             client->setRetryPolicy(config.retry);
             client->setLedger(&m_ledger);
-            m_clients.emplace(m.endpoint, client);
+            m_clients.emplace(key, client);
         }
 }
 
@@ -37,15 +39,20 @@ QStringList AgentClients::problems() const
 QList<Endpoint> AgentClients::endpointsInUse() const
 {
     QList<Endpoint> out;
-    for (const auto &[name, client] : m_clients)
-        out << client->endpoint();
+    QSet<QString> names; // a key is looked up once per endpoint, whatever number of its models are used
+    for (const auto &[key, client] : m_clients)
+        if (!names.contains(client->endpoint().name)) {
+            names.insert(client->endpoint().name);
+            out << client->endpoint();
+        }
     return out;
 }
 
 void AgentClients::setApiKey(const QString &endpointName, const QString &key)
 {
-    if (ChatClient *c = client(endpointName))
-        c->setApiKey(key);
+    for (const auto &[name, client] : m_clients)
+        if (client->endpoint().name == endpointName)
+            client->setApiKey(key);
 }
 
 void AgentClients::setRecorder(LlmCallRecorder *recorder)
@@ -54,9 +61,17 @@ void AgentClients::setRecorder(LlmCallRecorder *recorder)
         client->setRecorder(recorder);
 }
 
-ChatClient *AgentClients::client(const QString &endpointName) const
+QString AgentClients::clientKey(const QString &endpointName, const QString &model) const
 {
-    const auto it = m_clients.find(endpointName);
+    // The default model named outright and left unnamed are one client.
+    const Endpoint *e = m_config.endpoint(endpointName);
+    const QString which = model.isEmpty() && e ? e->model.trimmed() : model;
+    return endpointName + QChar(u'\n') + which;
+}
+
+ChatClient *AgentClients::client(const QString &endpointName, const QString &model) const
+{
+    const auto it = m_clients.find(clientKey(endpointName, model));
     return it == m_clients.end() ? nullptr : it->second;
 }
 
@@ -75,5 +90,6 @@ ChatClient *AgentClients::pick(AgentRole role, const QString &key) const
     for (int i = 0; i < 4; ++i)
         seed = (seed << 8) | quint8(digest.at(i));
     QRandomGenerator rng(seed);
-    return client(m_config.roster.pick(role, rng));
+    const std::optional<ModelRoster::Member> m = m_config.roster.pickMember(role, rng);
+    return m ? client(m->endpoint, m->model) : nullptr;
 }

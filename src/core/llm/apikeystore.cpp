@@ -2,12 +2,21 @@
 
 #include "common/logcategories.h"
 
+#include <QHash>
+#include <QMutex>
 #include <QTimer>
 #include <qt6keychain/keychain.h>
 
 #include <memory>
 
 namespace {
+QMutex sessionKeysLock;
+QHash<QString, QString> &sessionKeys() // keychain entry name -> key
+{
+    static QHash<QString, QString> keys;
+    return keys;
+}
+
 // Runs a keychain job with a deadline; whichever comes first (the job's answer or the deadline) wins, and the
 // other is ignored. `onDone` gets an empty error on success.
 template<typename JobT>
@@ -36,6 +45,37 @@ ApiKeyStore::ApiKeyStore(QObject *parent) : QObject(parent) {}
 bool ApiKeyStore::keychainDisabled()
 {
     return qEnvironmentVariableIntValue("ACCELOPT_NO_KEYCHAIN") != 0;
+}
+
+void ApiKeyStore::keepForSession(const Endpoint &endpoint, const QString &key)
+{
+    const QMutexLocker lock(&sessionKeysLock);
+    sessionKeys().insert(endpoint.keychainKey(), key);
+}
+
+QString ApiKeyStore::sessionKey(const Endpoint &endpoint)
+{
+    const QMutexLocker lock(&sessionKeysLock);
+    return sessionKeys().value(endpoint.keychainKey());
+}
+
+void ApiKeyStore::forgetSessionKeys()
+{
+    const QMutexLocker lock(&sessionKeysLock);
+    sessionKeys().clear();
+}
+
+ApiKeyStore::Lookup ApiKeyStore::fromSessionOrEnvironment(const Endpoint &endpoint, const QString &why)
+{
+    const QString key = sessionKey(endpoint);
+    if (key.isEmpty())
+        return fromEnvironment(endpoint, why);
+    Lookup r;
+    r.ok = true;
+    r.key = key;
+    r.source = QStringLiteral("session");
+    r.message = QStringLiteral("%1; using the key typed in this session").arg(why);
+    return r;
 }
 
 ApiKeyStore::Lookup ApiKeyStore::fromEnvironment(const Endpoint &endpoint, const QString &why)
@@ -84,8 +124,8 @@ void ApiKeyStore::lookup(const Endpoint &endpoint, LookupDone done)
         break;
     }
     if (keychainDisabled()) {
-        const Lookup r =
-            fromEnvironment(endpoint, QStringLiteral("the keychain is turned off (ACCELOPT_NO_KEYCHAIN)"));
+        const Lookup r = fromSessionOrEnvironment(
+            endpoint, QStringLiteral("the keychain is turned off (ACCELOPT_NO_KEYCHAIN)"));
         QTimer::singleShot(0, this, [done, r] { done(r); });
         return;
     }
@@ -105,24 +145,30 @@ void ApiKeyStore::lookup(const Endpoint &endpoint, LookupDone done)
                                     ? QStringLiteral("the keychain holds no key for '%1'").arg(endpoint.name)
                                     : QStringLiteral("the system keychain is unavailable (%1)").arg(error);
             qCInfo(lcLlm).noquote() << why;
-            done(fromEnvironment(endpoint, why));
+            done(fromSessionOrEnvironment(endpoint, why));
         });
 }
 
 void ApiKeyStore::store(const Endpoint &endpoint, const QString &key, StoreDone done)
 {
+    // Where there is no keychain the key still works until the program ends, and is never written down.
+    const auto sessionOnly = [endpoint, key](const QString &why) {
+        keepForSession(endpoint, key);
+        // Short: the Models dialog shows it beside Test Call, where a long one squeezes the form.
+        return QStringLiteral("%1: the key for '%2' is kept for this session only, never on disk")
+            .arg(why, endpoint.name);
+    };
     if (keychainDisabled()) {
-        QTimer::singleShot(0, this, [done] {
-            done(false, QStringLiteral("the keychain is turned off (ACCELOPT_NO_KEYCHAIN); set the key in an "
-                                       "environment variable instead"));
-        });
+        const QString message = sessionOnly(QStringLiteral("the keychain is turned off (ACCELOPT_NO_KEYCHAIN)"));
+        QTimer::singleShot(0, this, [done, message] { done(true, message); });
         return;
     }
     auto *job = new QKeychain::WritePasswordJob(serviceName(), this);
     job->setKey(endpoint.keychainKey());
     job->setTextData(key);
     runJob<QKeychain::WritePasswordJob>(
-        job, m_timeoutMs, this, [endpoint, done](QKeychain::WritePasswordJob *j, const QString &error) {
+        job, m_timeoutMs, this,
+        [endpoint, done, sessionOnly](QKeychain::WritePasswordJob *j, const QString &error) {
             if (error.isEmpty())
                 done(true, QStringLiteral("the key for '%1' is in the system keychain").arg(endpoint.name));
             else if (!j) // the deadline came first: the keychain may still store it when it answers
@@ -133,13 +179,8 @@ void ApiKeyStore::store(const Endpoint &endpoint, const QString &key, StoreDone 
                          .arg(error, endpoint.name,
                               endpoint.keyEnvVar.isEmpty() ? QStringLiteral("named in the endpoint")
                                                            : endpoint.keyEnvVar));
-            else
-                done(
-                    false,
-                    QStringLiteral("could not store the key in the system keychain (%1); set the environment "
-                                   "variable %2 instead")
-                        .arg(error, endpoint.keyEnvVar.isEmpty() ? QStringLiteral("named in the endpoint")
-                                                                 : endpoint.keyEnvVar));
+            else // no keychain on this machine (no Secret Service on D-Bus): this session only
+                done(true, sessionOnly(QStringLiteral("no system keychain here (%1)").arg(error)));
         });
 }
 

@@ -6,9 +6,10 @@
 
 #include <functional>
 
-// Finds an endpoint's API key: in the system keychain (QtKeychain) or in a named environment variable. When
-// the keychain is unavailable (no Secret Service or KWallet on the session bus, as on headless machines) it
-// says so and falls back to the variable. Keys pass through here to ChatClient::setApiKey and nowhere else:
+// Finds an endpoint's API key: in the system keychain (QtKeychain), in this process's memory, or in a named
+// environment variable. When the keychain is unavailable (no Secret Service or KWallet on the session bus, as
+// on headless machines) a key typed into the Models dialog is kept in memory for this session only, and a
+// lookup says so and falls back to it, then to the variable. Keys pass through here to ChatClient::setApiKey and nowhere else:
 // never into settings, logs or the database (DESIGN.md §11).
 class ApiKeyStore : public QObject
 {
@@ -18,7 +19,7 @@ public:
     {
         bool ok = false;
         QString key;
-        QString source;  // "none", "keychain", "env:NAME"
+        QString source;  // "none", "keychain", "session", "env:NAME"
         QString message; // why it failed, or a note such as "keychain unavailable, used $NAME"
     };
     using LookupDone = std::function<void(const Lookup &)>;
@@ -34,10 +35,19 @@ public:
 
     // Asynchronous; `done` runs on this object's thread, exactly once.
     void lookup(const Endpoint &endpoint, LookupDone done);
+    // `ok` when the key can be used from now on: in the keychain, or, where there is no keychain, in memory
+    // until the program ends (the message says which).
     void store(const Endpoint &endpoint, const QString &key, StoreDone done);
     void remove(const Endpoint &endpoint, StoreDone done);
 
+    // Keys kept for this session only, shared by every thread of the process (the window's dialog stores, the
+    // engine's search looks up) and never written anywhere.
+    static void keepForSession(const Endpoint &endpoint, const QString &key);
+    static QString sessionKey(const Endpoint &endpoint);
+    static void forgetSessionKeys();
+
 private:
     static Lookup fromEnvironment(const Endpoint &endpoint, const QString &why);
+    static Lookup fromSessionOrEnvironment(const Endpoint &endpoint, const QString &why);
     int m_timeoutMs = 5000;
 };

@@ -49,6 +49,8 @@ QJsonObject Endpoint::toJson() const
                   {QStringLiteral("timeout_ms"), timeoutMs},
                   {QStringLiteral("concurrency"), concurrency},
                   {QStringLiteral("send_seed"), sendSeed}};
+    if (!models.isEmpty()) // written only when there are some: older files and readers stay as they were
+        o.insert(QStringLiteral("models"), QJsonArray::fromStringList(models));
     if (allowPlainHttpKey) // written only when set, so a file never suggests it by default
         o.insert(QStringLiteral("allow_plain_http_key"), true);
     QJsonArray headers;
@@ -69,6 +71,9 @@ Endpoint Endpoint::fromJson(const QJsonObject &o)
     e.preset = o.value(QStringLiteral("preset")).toString();
     e.baseUrl = o.value(QStringLiteral("base_url")).toString();
     e.model = o.value(QStringLiteral("model")).toString();
+    for (const QJsonValue &m : o.value(QStringLiteral("models")).toArray())
+        if (const QString served = m.toString().trimmed(); !served.isEmpty())
+            e.models << served;
     e.keySource = keySourceFromName(o.value(QStringLiteral("key_source")).toString());
     e.keyEnvVar = o.value(QStringLiteral("key_env")).toString();
     e.authStyle = o.value(QStringLiteral("auth")).toString() == QStringLiteral("header")
@@ -125,6 +130,23 @@ QStringList Endpoint::problems() const
                    "set \"allow_plain_http_key\": true on the endpoint in llm.json")
                    .arg(QUrl(baseUrl.trimmed()).host());
     return out;
+}
+
+QStringList Endpoint::servedModels() const
+{
+    QStringList out;
+    for (const QString &m : QStringList{model} + models)
+        if (const QString served = m.trimmed(); !served.isEmpty() && !out.contains(served))
+            out << served;
+    return out;
+}
+
+Endpoint Endpoint::forModel(const QString &which) const
+{
+    Endpoint e = *this;
+    if (!which.trimmed().isEmpty())
+        e.model = which.trimmed();
+    return e;
 }
 
 bool Endpoint::plainHttpOffMachine() const

@@ -28,7 +28,8 @@ struct Endpoint
     QString name;    // unique, what the roster refers to
     QString preset;  // the preset it started from, informational ("vllm", "openai", ...)
     QString baseUrl; // up to and including /v1; the client appends /chat/completions
-    QString model;
+    QString model;       // the default: what a role that names no model of this endpoint uses
+    QStringList models;  // other models the same server serves, so one endpoint can serve several roles
     KeySource keySource = KeySource::None;
     QString keyEnvVar; // for Environment, and the fallback for Keychain
     AuthStyle authStyle = AuthStyle::Bearer;
@@ -60,6 +61,10 @@ struct Endpoint
     // A host that is this machine by its name or address: localhost, 127.0.0.0/8, ::1. Names are not
     // resolved: a name that happens to point at 127.0.0.1 is not known to be local without asking DNS.
     static bool isLoopbackHost(const QString &host);
+    // `model` first, then `models`, without blanks or repeats: what a role may choose from this endpoint.
+    QStringList servedModels() const;
+    // The same endpoint speaking for one of its models (the default when `which` is empty).
+    Endpoint forModel(const QString &which) const;
     // The keychain entry name for this endpoint's key.
     QString keychainKey() const { return QStringLiteral("endpoint/") + name; }
 

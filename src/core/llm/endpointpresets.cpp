@@ -22,6 +22,10 @@ QList<EndpointPreset> EndpointPresets::all()
 {
     using KS = Endpoint::KeySource;
     QList<EndpointPreset> presets{
+        make(QStringLiteral("openai-compatible"), QStringLiteral("OpenAI-compatible server"),
+             QStringLiteral("http://localhost:8000/v1"), KS::None, QString(), QString(),
+             QStringLiteral("Any server that speaks the OpenAI chat completions API. Set its base URL (up to "
+                            "/v1) and the models it serves; type a key only if it wants one.")),
         make(QStringLiteral("vllm"), QStringLiteral("vLLM"), QStringLiteral("http://localhost:8000/v1"),
              KS::None, QStringLiteral("VLLM_API_KEY"), QStringLiteral("openai/gpt-oss-120b"),
              QStringLiteral(

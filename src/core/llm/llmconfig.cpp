@@ -45,6 +45,12 @@ QStringList LlmConfig::problems() const
             out << QStringLiteral("%1: %2").arg(e.name, p);
     }
     out << roster.problems(endpointNames());
+    // A role's model must be one its endpoint serves: a typo would otherwise surface as a 404 mid-search.
+    for (AgentRole role : AgentRoles::all())
+        for (const ModelRoster::Member &m : roster.members(role))
+            if (const Endpoint *e = endpoint(m.endpoint); e && !m.model.isEmpty() && !e->servedModels().contains(m.model))
+                out << QStringLiteral("the %1 uses model '%2', which endpoint '%3' does not list")
+                           .arg(AgentRoles::name(role), m.model, m.endpoint);
     return out;
 }
 
@@ -112,7 +118,7 @@ bool checkEndpoint(const QJsonValue &value, qsizetype index, QString &problem)
             problem =
                 QStringLiteral("%1 has a field '%2', but llm.json never holds API keys: remove the field, "
                                "then keep the key in the system keychain (\"key_source\": \"keychain\"; "
-                               "Tools > Models…, Store in Keychain…) or in an environment variable "
+                               "Tools > Models…, the key field) or in an environment variable "
                                "(\"key_source\": \"env\" and \"key_env\": the variable's name)")
                     .arg(who, QLatin1StringView(key));
             return false;
@@ -207,7 +213,7 @@ std::optional<LlmConfig> LlmConfig::fromJson(const QJsonObject &o, QString *erro
                 *error = QStringLiteral(
                              "there is a field '%1', but llm.json never holds API keys: remove the "
                              "field, then keep each endpoint's key in the system keychain "
-                             "(\"key_source\": \"keychain\"; Tools > Models…, Store in Keychain…) or in an "
+                             "(\"key_source\": \"keychain\"; Tools > Models…, the key field) or in an "
                              "environment variable (\"key_source\": \"env\" and \"key_env\": the "
                              "variable's name)")
                              .arg(QLatin1StringView(key));

@@ -16,24 +16,30 @@ void ModelRoster::assign(AgentRole role, const QList<Member> &members)
 
 QString ModelRoster::pick(AgentRole role, QRandomGenerator &rng) const
 {
+    const std::optional<Member> m = pickMember(role, rng);
+    return m ? m->endpoint : QString();
+}
+
+std::optional<ModelRoster::Member> ModelRoster::pickMember(AgentRole role, QRandomGenerator &rng) const
+{
     const QList<Member> list = members(role);
     double total = 0;
     for (const Member &m : list)
         total += std::max(0.0, m.weight);
     if (total <= 0)
-        return {};
+        return std::nullopt;
     // One draw per pick, walked along the cumulative weights in the stored order: deterministic for a seed.
     double x = rng.generateDouble() * total;
     for (const Member &m : list) {
         const double w = std::max(0.0, m.weight);
         if (w > 0 && x < w)
-            return m.endpoint;
+            return m;
         x -= w;
     }
     for (auto it = list.crbegin(); it != list.crend(); ++it) // rounding at the very top end
         if (it->weight > 0)
-            return it->endpoint;
-    return {};
+            return *it;
+    return std::nullopt;
 }
 
 QStringList ModelRoster::problems(const QStringList &knownEndpoints) const
@@ -67,9 +73,12 @@ QJsonObject ModelRoster::toJson() const
     QJsonObject o;
     for (auto it = m_roles.cbegin(); it != m_roles.cend(); ++it) {
         QJsonArray members;
-        for (const Member &m : *it)
-            members.append(
-                QJsonObject{{QStringLiteral("endpoint"), m.endpoint}, {QStringLiteral("weight"), m.weight}});
+        for (const Member &m : *it) {
+            QJsonObject member{{QStringLiteral("endpoint"), m.endpoint}, {QStringLiteral("weight"), m.weight}};
+            if (!m.model.isEmpty()) // only when chosen: older readers see the endpoint's default
+                member.insert(QStringLiteral("model"), m.model);
+            members.append(member);
+        }
         o.insert(it.key(), members);
     }
     return o;
@@ -83,7 +92,8 @@ ModelRoster ModelRoster::fromJson(const QJsonObject &o)
         for (const QJsonValue &v : o.value(AgentRoles::name(role)).toArray()) {
             const QJsonObject m = v.toObject();
             members.append({m.value(QStringLiteral("endpoint")).toString(),
-                            m.value(QStringLiteral("weight")).toDouble(1.0)});
+                            m.value(QStringLiteral("weight")).toDouble(1.0),
+                            m.value(QStringLiteral("model")).toString().trimmed()});
         }
         roster.assign(role, members);
     }
@@ -93,8 +103,10 @@ ModelRoster ModelRoster::fromJson(const QJsonObject &o)
 QString ModelRoster::format(const QList<Member> &members)
 {
     QStringList parts;
-    for (const Member &m : members)
-        parts << (m.weight == 1.0 ? m.endpoint : QStringLiteral("%1:%2").arg(m.endpoint).arg(m.weight));
+    for (const Member &m : members) {
+        const QString who = m.model.isEmpty() ? m.endpoint : QStringLiteral("%1 (%2)").arg(m.endpoint, m.model);
+        parts << (m.weight == 1.0 ? who : QStringLiteral("%1:%2").arg(who).arg(m.weight));
+    }
     return parts.join(QStringLiteral(", "));
 }
 

@@ -25,6 +25,12 @@ Counts countsOf(const SearchState::Row &row)
     }
     return c;
 }
+
+// What a demotion applies to: the kernel's normalized source, so a twin made later is demoted with it.
+QString sourceKey(const Candidate &c)
+{
+    return c.sourceHash.isEmpty() ? c.id : c.sourceHash;
+}
 } // namespace
 
 SearchState::SearchState(QObject *parent) : QObject(parent) {}
@@ -37,6 +43,7 @@ void SearchState::clear()
     m_index.clear();
     m_plans.clear();
     m_beam.clear();
+    m_demotedSources.clear();
     m_improved.clear();
     Q_EMIT reset();
     tellSummary();
@@ -60,6 +67,7 @@ void SearchState::load(const SessionSnapshot &snapshot, bool running)
     m_index.clear();
     m_plans = snapshot.plans;
     m_beam.clear();
+    m_demotedSources.clear();
     m_improved.clear();
     Summary &s = m_summary;
     const SessionRecord &session = snapshot.session;
@@ -212,7 +220,7 @@ QList<SearchState::IterationRow> SearchState::iterations() const
         const Counts n = countsOf(r);
         it.usable += n.usable;
         it.failed += n.failed;
-        if (!n.usable)
+        if (!n.usable || r.demoted) // an iteration's best is never a kernel the search rejected
             continue;
         const Selection::BestKey key{Selection::latency(*r.evaluation), r.candidate.iteration,
                                      r.candidate.id};
@@ -236,6 +244,8 @@ int SearchState::upsert(const Candidate &candidate)
     }
     Row row;
     row.candidate = candidate;
+    // A resumed search may make the demoted kernel again (the same reply, a twin): it never becomes the best.
+    row.demoted = m_demotedSources.contains(sourceKey(candidate));
     if (const auto p = m_plans.constFind(candidate.planId); p != m_plans.cend())
         row.planTitle = p->plan.title;
     const int i = int(m_rows.size());
@@ -288,8 +298,8 @@ void SearchState::setRemeasured(const QString &candidateId, const Evaluation &re
     Q_EMIT rowChanged(i);
     if (!Selection::failsRemeasure(remeasured))
         return;
-    const auto sourceKey = [](const Candidate &c) { return c.sourceHash.isEmpty() ? c.id : c.sourceHash; };
     const QString demoted = sourceKey(m_rows.at(i).candidate);
+    m_demotedSources.insert(demoted);
     for (int r = 0; r < m_rows.size(); ++r)
         if (!m_rows.at(r).demoted && sourceKey(m_rows.at(r).candidate) == demoted) {
             m_rows[r].demoted = true;

@@ -11,6 +11,7 @@
 #include <QList>
 #include <QMap>
 #include <QObject>
+#include <QSet>
 
 #include <optional>
 
@@ -125,6 +126,7 @@ private:
     QHash<QString, int> m_index;
     QHash<QString, PlanRecord> m_plans;
     QStringList m_beam;
+    QSet<QString> m_demotedSources; // sources (or ids) that failed a re-measurement: later twins are demoted too
     QHash<int, bool> m_improved;          // iteration -> its selection improved the best
     std::optional<double> m_toldBaseline; // as of the last rankingChanged
     QString m_toldBest;

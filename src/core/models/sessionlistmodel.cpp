@@ -1,5 +1,6 @@
 #include "models/sessionlistmodel.h"
 
+#include "models/costtext.h"
 #include "models/modelroles.h"
 #include "search/stoprules.h"
 
@@ -118,8 +119,8 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
             return s.bestLatencyMs.value_or(1e300);
         case Speedup:
             return s.speedup().value_or(-1.0);
-        case Cost:
-            return s.costUsd;
+        case Cost: // unknown sorts above every known amount: it may be any of them
+            return s.calls > 0 && s.unpricedCalls >= s.calls ? 1e300 : s.costUsd;
         default:
             break;
         }
@@ -132,14 +133,14 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
             return QLocale().toString(s.session.created.toLocalTime(), QLocale::ShortFormat);
         case Status:
             return statusText(s);
-        case Iterations:
-            return QStringLiteral("%1/%2").arg(qMax(0, s.session.currentIteration)).arg(s.iterations);
+        case Iterations: // finished ones, as the Search dock counts them: not the one under way
+            return QStringLiteral("%1/%2").arg(s.iterationsDone).arg(s.iterations);
         case Best:
             return s.bestLatencyMs ? QStringLiteral("%1 ms").arg(*s.bestLatencyMs, 0, 'g', 4) : QString();
         case Speedup:
             return s.speedup() ? QStringLiteral("%1×").arg(*s.speedup(), 0, 'f', 2) : QString();
         case Cost:
-            return QStringLiteral("$%1").arg(s.costUsd, 0, 'f', 2);
+            return CostText::money(s.costUsd, s.calls, s.unpricedCalls, 2);
         case Where:
             return QStringLiteral("%1 · %2").arg(s.session.host, s.session.target);
         case Id:
@@ -154,6 +155,9 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
 
 QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Iterations)
+        return QStringLiteral("Iterations finished, of those planned: the one under way counts once it ends, "
+                              "as in the Search dock");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     static const char *const names[] = {"Task",    "Started", "Status",        "Iter.",  "Best",

@@ -3,7 +3,8 @@
 target_sources(accelopt_core PRIVATE
   models/modelroles.h
   models/searchstate.cpp models/searchstate.h
-  models/candidatetext.cpp models/candidatetext.h)
+  models/candidatetext.cpp models/candidatetext.h
+  models/costtext.cpp models/costtext.h)
 target_sources(accelopt_core PRIVATE
   models/candidatetablemodel.cpp models/candidatetablemodel.h
   models/candidatetreemodel.cpp models/candidatetreemodel.h)

@@ -324,7 +324,11 @@ QList<SessionSummary> SessionStore::sessionSummaries() const
                                "candidates c JOIN evaluations e ON e.candidate_id = c.id AND e.run_index = 0 "
                                "WHERE c.session_id = s.id AND %2 AND %3 ORDER BY e.latency_mean_ms, "
                                "c.iteration, c.id LIMIT 1), "
-                               "(SELECT total(cost_usd) FROM llm_calls l WHERE l.session_id = s.id) "
+                               "(SELECT total(cost_usd) FROM llm_calls l WHERE l.session_id = s.id), "
+                               "(SELECT count(*) FROM llm_calls l WHERE l.session_id = s.id), "
+                               "(SELECT count(*) FROM llm_calls l WHERE l.session_id = s.id AND "
+                               "l.cost_usd IS NULL), "
+                               "(SELECT coalesce(max(b.iteration), 0) FROM beams b WHERE b.session_id = s.id) "
                                "FROM sessions s ORDER BY created_at DESC, id")
                     .arg(sessionColumns, usable, notDemoted));
     if (!q.exec()) {
@@ -348,6 +352,9 @@ QList<SessionSummary> SessionStore::sessionSummaries() const
                 s.bestPercentOfPeak = percent;
         }
         s.costUsd = q.value(first + 3).toDouble();
+        s.calls = q.value(first + 4).toInt();
+        s.unpricedCalls = q.value(first + 5).toInt();
+        s.iterationsDone = q.value(first + 6).toInt();
         result.append(s);
     }
     return result;

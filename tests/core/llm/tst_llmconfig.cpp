@@ -58,7 +58,7 @@ private Q_SLOTS:
             << endpoint(", 'api_key': 'sk-llmjson-SECRET'")
             << "endpoint 'vllm' has a field 'api_key', but llm.json never holds API keys: "
                "remove the field, then keep the key in the system keychain (\"key_source\": "
-               "\"keychain\"; Tools > Models…, Store in Keychain…) or in an environment variable "
+               "\"keychain\"; Tools > Models…, the key field) or in an environment variable "
                "(\"key_source\": \"env\" and \"key_env\": the variable's name)";
         QTest::newRow("apiKey") << endpoint(", 'apiKey': 'sk-llmjson-SECRET'") << "has a field 'apiKey'";
         QTest::newRow("key") << endpoint(", 'key_source': 'env', 'key': 'sk-llmjson-SECRET'")

@@ -1,4 +1,5 @@
 #include "models/candidatetablemodel.h"
+#include "models/candidatetext.h"
 #include "models/candidatetreemodel.h"
 #include "models/iterationmodel.h"
 #include "models/modelroles.h"
@@ -129,6 +130,31 @@ class TestSearchModels : public QObject
             event(BeamSelected{2, {QStringLiteral("faster"), QStringLiteral("fast")}, true}, 8.0),
             event(IterationFinished{2, 1, 1, totals(0.01, 120)}, 8.5),
         };
+    }
+
+    // The script's candidates, plans, evaluations and beams, written to a real workspace as the search writes
+    // them.
+    static void storeScript(SessionStore &store, const QString &sessionId)
+    {
+        for (const SearchEvent &e : script()) {
+            if (const auto *c = e.as<SearchEvents::CandidateCreated>()) {
+                Candidate stored = c->candidate;
+                QVERIFY(store.addCandidate(stored));
+            }
+            if (const auto *p = e.as<SearchEvents::PlanCreated>()) {
+                PlanRecord r;
+                r.id = p->planId;
+                r.sessionId = sessionId;
+                r.iteration = p->iteration;
+                r.parentCandidateId = p->parentCandidateId;
+                r.plan = p->plan;
+                QVERIFY(store.addPlan(r));
+            }
+            if (const auto *f = e.as<SearchEvents::EvaluationFinished>())
+                QVERIFY(store.addEvaluation(f->candidateId, f->evaluation));
+            if (const auto *b = e.as<SearchEvents::BeamSelected>())
+                QVERIFY(store.setBeam(sessionId, b->iteration, b->candidateIds));
+        }
     }
 
     struct Models
@@ -402,6 +428,116 @@ private Q_SLOTS:
         QCOMPARE(m.table.rowCount(), 6);
         QCOMPARE(m.state.summary().bestCandidateId, QStringLiteral("fastest"));
         QCOMPARE(m.state.speedup(), 5.0);
+    }
+
+    // Issue 32: a session whose best ("faster", 2.5x) failed its re-measurement is resumed, and the resumed
+    // iteration makes the same kernel again (a twin with a reused measurement). Neither the demoted kernel nor
+    // its twin carries the best star, heads the header's speedup or leads its iteration, at any point.
+    void aResumedSessionNeverCrownsADemotedKernel()
+    {
+        QTemporaryDir dir;
+        SessionStore store(dir.filePath(QStringLiteral("ws.sqlite")));
+        QVERIFY(store.open());
+        SessionRecord session;
+        session.id = QString::fromLatin1(S);
+        session.taskName = QStringLiteral("silu");
+        SearchConfig config;
+        config.iterations = 3;
+        session.config = config.toJson();
+        QVERIFY(store.createSession(session));
+        storeScript(store, session.id);
+        if (QTest::currentTestFailed())
+            return;
+        Evaluation wrongAtSmall = ok(4.0, 50);
+        wrongAtSmall.correct = false; // hard-coded its shape: wrong on the small parameter set
+        QVERIFY(store.replaceEvaluation(QStringLiteral("faster"), wrongAtSmall, SessionStore::remeasureRun));
+        QString error;
+        const auto snapshot = SessionSnapshot::load(store, session.id, error);
+        QVERIFY2(snapshot, qPrintable(error));
+
+        Models m;
+        const auto crowned = [&m](const QString &id) {
+            const QModelIndex i = m.table.indexOf(id, 0);
+            return i.isValid() && i.data(ModelRoles::IsBest).toBool();
+        };
+        const auto checkTruth = [&] {
+            QCOMPARE(m.state.summary().bestCandidateId, QStringLiteral("fast"));
+            QCOMPARE(m.state.speedup(), 2.0); // base 10 ms over fast 5 ms, never faster's 2.5x
+            QVERIFY(!crowned(QStringLiteral("faster")));
+            QVERIFY(!crowned(QStringLiteral("fastest")));
+            QVERIFY(crowned(QStringLiteral("fast")));
+            for (const SearchState::IterationRow &it : m.state.iterations())
+                QVERIFY2(it.bestCandidateId != QStringLiteral("faster") &&
+                             it.bestCandidateId != QStringLiteral("fastest"),
+                         qPrintable(QStringLiteral("iteration %1").arg(it.iteration)));
+        };
+        m.state.load(*snapshot);
+        QVERIFY(m.state.find(QStringLiteral("faster"))->demoted);
+        checkTruth();
+
+        // The resume: iteration 3 from the beam, and the executor returns the demoted kernel's source again.
+        using namespace SearchEvents;
+        SearchTask task;
+        task.name = QStringLiteral("silu");
+        m.state.apply(event(SessionStarted{true, 3, task, config}, 0.0));
+        checkTruth();
+        Candidate twin = candidate(QStringLiteral("fastest"), 3, QStringLiteral("faster"),
+                                   Candidate::Origin::Executor);
+        twin.sourceHash = QStringLiteral("faster");
+        m.state.apply(event(CandidateCreated{twin}, 0.5));
+        Evaluation reused = ok(4.0, 50);
+        reused.reusedFrom = QStringLiteral("faster");
+        m.state.apply(event(EvaluationFinished{QStringLiteral("fastest"), 3, reused, false}, 1.0));
+        QVERIFY(m.state.find(QStringLiteral("fastest"))->demoted);
+        QCOMPARE(CandidateText::statusText(*m.state.find(QStringLiteral("fastest"))), QStringLiteral("demoted"));
+        checkTruth();
+    }
+
+    // Issue 32: the Sessions list counts iterations as the Search dock does (finished ones, not the one under
+    // way), and a session whose calls had no price shows its cost as unknown, not "$0.00".
+    void sessionListCountsLikeTheSearchDockAndKnowsUnknownCost()
+    {
+        QTemporaryDir dir;
+        SessionStore store(dir.filePath(QStringLiteral("ws.sqlite")));
+        QVERIFY(store.open());
+        SessionRecord session;
+        session.id = QString::fromLatin1(S);
+        session.taskName = QStringLiteral("silu");
+        SearchConfig config;
+        config.iterations = 8;
+        session.config = config.toJson();
+        QVERIFY(store.createSession(session));
+        storeScript(store, session.id);
+        if (QTest::currentTestFailed())
+            return;
+        // Iteration 3 is under way: its plans are made, no beam yet.
+        QVERIFY(store.markStepCompleted(session.id, 3, QStringLiteral("plans")));
+        LlmCallRecord call;
+        call.role = QStringLiteral("planner"); // a model missing from the price table: no cost
+        QVERIFY(store.recordLlmCall(session.id, call));
+        QVERIFY(store.recordLlmCall(session.id, call));
+
+        QString error;
+        const auto snapshot = SessionSnapshot::load(store, session.id, error);
+        QVERIFY2(snapshot, qPrintable(error));
+        SearchState state;
+        state.load(*snapshot);
+        SessionListModel list;
+        list.setSessions(store.sessionSummaries());
+        QCOMPARE(list.rowCount(), 1);
+        QCOMPARE(state.summary().iterationsDone, 2);
+        QCOMPARE(list.index(0, SessionListModel::Iterations).data().toString(),
+                 QStringLiteral("%1/8").arg(state.summary().iterationsDone));
+        QVERIFY(list.headerData(SessionListModel::Iterations, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(QStringLiteral("Iterations finished")));
+        QCOMPARE(list.index(0, SessionListModel::Cost).data().toString(), QStringLiteral("unknown"));
+        // One priced call among them: the known part, and what is missing from it.
+        call.costUsd = 0.5;
+        QVERIFY(store.recordLlmCall(session.id, call));
+        list.setSessions(store.sessionSummaries());
+        QCOMPARE(list.index(0, SessionListModel::Cost).data().toString(),
+                 QStringLiteral("$0.50 + 2 unpriced calls"));
     }
 
     void sessionListMergesByIdAndKeepsRows()

@@ -294,6 +294,9 @@ private Q_SLOTS:
         QCOMPARE(summary.bestPercentOfPeak, 40.0);
         QCOMPARE(summary.speedup(), 4.0);
         QCOMPARE(summary.costUsd, 0.25);
+        QCOMPARE(summary.calls, 1);
+        QCOMPARE(summary.unpricedCalls, 0);
+        QCOMPARE(summary.iterationsDone, 1); // the last selected beam, as the Search dock counts
         QVERIFY(!summary.live);
 
         QString error;
