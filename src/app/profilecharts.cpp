@@ -14,6 +14,10 @@
 #include <cmath>
 
 namespace {
+// Every figure on the charts with three significant digits, as the bars' labels and the Search dock have them;
+// money with cents.
+const QString figureFormat = QStringLiteral("%.3g");
+
 QChart *newChart(const QString &title)
 {
     auto *chart = new QChart;
@@ -44,7 +48,7 @@ QChart *bars(const QString &title, const QStringList &categories, const QString 
     add(QObject::tr("This kernel"), current, QColor(0x3b, 0x7d, 0xd8));
     series->setLabelsVisible(true);
     series->setLabelsFormat(QStringLiteral("@value"));
-    series->setLabelsPrecision(4);
+    series->setLabelsPrecision(3);
     chart->addSeries(series);
     auto *y = new QBarCategoryAxis;
     QStringList bottomUp = categories;
@@ -62,7 +66,7 @@ QChart *bars(const QString &title, const QStringList &categories, const QString 
     }
     x->setRange(0, top);
     x->setTitleText(unit);
-    x->setLabelFormat(QStringLiteral("%.3g"));
+    x->setLabelFormat(figureFormat);
     chart->addAxis(x, Qt::AlignBottom);
     series->attachAxis(x);
     chart->legend()->setVisible(hasBaseline);
@@ -156,6 +160,7 @@ QChart *ProfileCharts::roofline(const Roof &roof, const QList<RooflinePoint> &po
     QPen pen(QColor(0x44, 0x44, 0x44));
     pen.setWidthF(2);
     roofLine->setPen(pen);
+    roofLine->setProperty("inkColored", true); // dark grey vanishes on the dark theme's background
     chart->addSeries(roofLine);
 
     const auto scatter = [&](const QString &name, RooflinePoint::Kind kind, const QColor &color, qreal size,
@@ -186,12 +191,12 @@ QChart *ProfileCharts::roofline(const Roof &roof, const QList<RooflinePoint> &po
 
     auto *x = new QLogValueAxis;
     x->setTitleText(QObject::tr("Arithmetic intensity (FLOP per HBM byte)"));
-    x->setLabelFormat(QStringLiteral("%.2g"));
+    x->setLabelFormat(figureFormat);
     x->setRange(xMin, xMax);
     x->setMinorTickCount(-1);
     auto *y = new QLogValueAxis;
     y->setTitleText(QObject::tr("FLOP/s"));
-    y->setLabelFormat(QStringLiteral("%.1e"));
+    y->setLabelFormat(figureFormat);
     y->setRange(yMin, yMax);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
@@ -204,13 +209,16 @@ QChart *ProfileCharts::roofline(const Roof &roof, const QList<RooflinePoint> &po
 
 QChart *ProfileCharts::progress(const QList<QPointF> &byIteration, const QList<QPointF> &byCost)
 {
-    QChart *chart = newChart(QObject::tr("Search progress: best % of peak"));
+    // Compact, as it shares the bottom docks' few hundred pixels with a tab bar: the tab names the chart, the
+    // legend (at the side) names the axes, and what is left goes to the plot, so no tick label is cut to "...".
+    QChart *chart = newChart(QString());
+    chart->legend()->setAlignment(Qt::AlignRight);
     auto *it = new QLineSeries;
-    it->setName(QObject::tr("by iteration"));
+    it->setName(QObject::tr("best % of peak, by iteration"));
     it->setPointsVisible(true);
     it->append(byIteration);
     auto *cost = new QLineSeries;
-    cost->setName(QObject::tr("by cost (USD)"));
+    cost->setName(QObject::tr("best % of peak, by cost (USD)"));
     cost->setPointsVisible(true);
     cost->append(byCost);
     chart->addSeries(it);
@@ -225,18 +233,19 @@ QChart *ProfileCharts::progress(const QList<QPointF> &byIteration, const QList<Q
         lastCost = std::max(lastCost, p.x());
     }
     auto *y = new QValueAxis;
-    y->setRange(0, std::min(100.0, top * 1.2));
-    y->setTitleText(QObject::tr("% of peak"));
-    y->setLabelFormat(QStringLiteral("%.0f"));
+    // Three ticks on a round top (0, 10, 20 rather than 0, 4.02, 8.04, ...): five did not fit the plot's height
+    // at the default dock size and each was cut to "...". The legend says what the axis is.
+    const double step = top * 1.2 > 50 ? 10 : 5;
+    y->setRange(0, std::min(100.0, std::ceil(top * 1.2 / step) * step));
+    y->setTickCount(3);
+    y->setLabelFormat(figureFormat);
     auto *xi = new QValueAxis;
     xi->setRange(0, lastIteration);
     xi->setTickCount(int(std::min(11.0, lastIteration + 1)));
     xi->setLabelFormat(QStringLiteral("%d"));
-    xi->setTitleText(QObject::tr("iteration"));
     auto *xc = new QValueAxis;
     xc->setRange(0, lastCost * 1.05);
     xc->setLabelFormat(QStringLiteral("$%.2f"));
-    xc->setTitleText(QObject::tr("cost (USD)"));
     chart->addAxis(y, Qt::AlignLeft);
     chart->addAxis(xi, Qt::AlignBottom);
     chart->addAxis(xc, Qt::AlignTop);
