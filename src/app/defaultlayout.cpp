@@ -4,6 +4,7 @@
 #include <QFontDatabase>
 #include <QFontMetrics>
 #include <QMainWindow>
+#include <QScreen>
 
 #include <algorithm>
 
@@ -13,6 +14,19 @@ int DefaultLayout::editorWidthFor80Columns()
     // Line numbers (five digits), the fold margin, the heat gutter and a vertical scroll bar.
     const int margins = mono.horizontalAdvance(QStringLiteral("000000")) + 14 + 6 + 18;
     return 80 * mono.horizontalAdvance(u'x') + margins;
+}
+
+void DefaultLayout::fitFrameToScreen(QMainWindow *window)
+{
+    if (!window->screen())
+        return;
+    const QRect available = window->screen()->availableGeometry();
+    const QRect frame = window->frameGeometry();
+    const int wider = frame.width() - available.width(), taller = frame.height() - available.height();
+    if (wider <= 0 && taller <= 0)
+        return;
+    window->resize(window->width() - std::max(0, wider), window->height() - std::max(0, taller));
+    window->move(available.topLeft());
 }
 
 void DefaultLayout::sizeDocks(QMainWindow *window, QDockWidget *search, QDockWidget *tasks,

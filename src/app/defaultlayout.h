@@ -11,6 +11,9 @@ class DefaultLayout
 {
 public:
     static void sizeDocks(QMainWindow *window, QDockWidget *search, QDockWidget *tasks, QDockWidget *bottom);
+    // Moves and shrinks a window whose frame hangs over the screen's edge (a first start sized to a small
+    // screen, before the frame's size was known) back inside it.
+    static void fitFrameToScreen(QMainWindow *window);
     // What 80 columns of the kernel editor's font take, with its margins (line numbers, folding, heat).
     static int editorWidthFor80Columns();
 };

@@ -396,9 +396,7 @@ void MainWindow::restoreLayout()
         // First start: most of the screen, as the editor, the docks and a comparison all want width.
         const QSize available = screen() ? screen()->availableGeometry().size() : QSize(1280, 800);
         resize(available.boundedTo(QSize(qMax(1280, available.width() * 9 / 10), qMax(800, available.height() * 9 / 10))));
-        // On a small screen the whole of it, frame included: sized to the screen, the frame hung over its edge.
-        if (available.width() <= 1440)
-            setWindowState(windowState() | Qt::WindowMaximized);
+        m_firstStartSize = size(); // showEvent brings the frame inside the screen, unless resized meanwhile
     }
     if (!restoreState(settings.value(stateKey).toByteArray(), layoutVersion))
         DefaultLayout::sizeDocks(this, m_searchDock, m_tasksDock, m_resultsDock);
@@ -468,6 +466,14 @@ void MainWindow::showAbout()
 {
     AboutDialog dialog(this);
     dialog.exec();
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (m_firstStartSize.isValid() && size() == m_firstStartSize)
+        DefaultLayout::fitFrameToScreen(this);
+    m_firstStartSize = QSize();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

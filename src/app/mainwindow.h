@@ -60,6 +60,7 @@ public:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
@@ -95,4 +96,5 @@ private:
     HostStatusWidget *m_hostStatus;
     QActionGroup *m_themeGroup = nullptr;
     QLabel *m_cursorLabel;
+    QSize m_firstStartSize; // set at a first start, until shown
 };

@@ -178,12 +178,14 @@ private Q_SLOTS:
         memory->show();
         memory->raise();
         memory->ensureOpen();
-        QAbstractItemView *list = nullptr; // the result list, not a combo box's hidden popup
-        for (QAbstractItemView *view : memory->findChildren<QAbstractItemView *>())
-            if (view->isVisible() && !list)
-                list = view;
+        QWidget *list = nullptr; // anything of the dock's that takes the focus, but its search field
+        for (QWidget *widget : memory->widget()->findChildren<QWidget *>())
+            if (!list && widget->isVisible() && widget->isEnabled() &&
+                (widget->focusPolicy() & Qt::TabFocus) && widget != memory->searchEdit())
+                list = widget;
         QVERIFY(list);
         list->setFocus();
+        QVERIFY(list->hasFocus());
         QTest::keyClick(list, Qt::Key_F, Qt::ControlModifier);
         QVERIFY(memory->searchEdit()->hasFocus());
         QVERIFY(!w.window.editorCommands()->findBar()->isVisible());
