@@ -3,7 +3,8 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
-#include <QHorizontalBarSeries>
+#include <QGraphicsLayout>
+#include <QBarSeries>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -18,45 +19,47 @@ namespace {
 // money with cents.
 const QString figureFormat = QStringLiteral("%.3g");
 
-QChart *newChart(const QString &title)
+// No title and the legend at the side: the charts share the bottom docks' few hundred pixels with a tab bar
+// that names them, and every pixel of height left to the plot keeps its tick labels from being cut to "...".
+QChart *newChart()
 {
     auto *chart = new QChart;
-    chart->setTitle(title);
     chart->setAnimationOptions(QChart::NoAnimation);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->legend()->setAlignment(Qt::AlignRight);
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    chart->setBackgroundRoundness(0);
     return chart;
 }
 
-QChart *bars(const QString &title, const QStringList &categories, const QString &unit,
+QChart *bars(const QStringList &categories, const QString &unit,
              const QList<std::optional<double>> &current, const QList<std::optional<double>> &baseline,
              bool hasBaseline, double fixedMax)
 {
-    QChart *chart = newChart(title);
-    auto *series = new QHorizontalBarSeries;
-    // A horizontal bar chart lists its categories bottom up: fed reversed, they read top down.
+    QChart *chart = newChart();
+    // Upright bars, the names along the bottom: lying down, five or six names shared a plot a hundred pixels
+    // high at the default dock size and each was cut to "...".
+    auto *series = new QBarSeries;
     auto add = [&](const QString &name, const QList<std::optional<double>> &values, const QColor &color) {
         auto *set = new QBarSet(name);
         set->setColor(color);
-        for (qsizetype i = values.size() - 1; i >= 0; --i)
-            *set << values.at(i).value_or(0.0);
+        for (const std::optional<double> &value : values)
+            *set << value.value_or(0.0);
         series->append(set);
     };
-    // Qt draws the first set lowest in a horizontal group: the baseline first, so "this kernel" reads on top.
     if (hasBaseline)
         add(QObject::tr("Baseline"), baseline, QColor(0xb0, 0xb0, 0xb0));
     add(QObject::tr("This kernel"), current, QColor(0x3b, 0x7d, 0xd8));
     series->setLabelsVisible(true);
     series->setLabelsFormat(QStringLiteral("@value"));
     series->setLabelsPrecision(3);
+    series->setLabelsPosition(QAbstractBarSeries::LabelsInsideEnd);
     chart->addSeries(series);
-    auto *y = new QBarCategoryAxis;
-    QStringList bottomUp = categories;
-    std::reverse(bottomUp.begin(), bottomUp.end());
-    y->append(bottomUp);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(y);
-    auto *x = new QValueAxis;
+    auto *x = new QBarCategoryAxis;
+    x->append(categories);
+    chart->addAxis(x, Qt::AlignBottom);
+    series->attachAxis(x);
+    auto *y = new QValueAxis;
     double top = fixedMax;
     if (top <= 0) {
         for (const auto &list : {current, baseline})
@@ -64,11 +67,12 @@ QChart *bars(const QString &title, const QStringList &categories, const QString 
                 top = std::max(top, v.value_or(0.0));
         top = top > 0 ? top * 1.15 : 1;
     }
-    x->setRange(0, top);
-    x->setTitleText(unit);
-    x->setLabelFormat(figureFormat);
-    chart->addAxis(x, Qt::AlignBottom);
-    series->attachAxis(x);
+    y->setRange(0, top);
+    y->setTickCount(3);
+    // The unit on each tick rather than as an axis title, which took the plot's height.
+    y->setLabelFormat(figureFormat + QStringLiteral(" ") + QString(unit).replace(u'%', QStringLiteral("%%")));
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(y);
     chart->legend()->setVisible(hasBaseline);
     return chart;
 }
@@ -99,17 +103,15 @@ QList<std::optional<double>> memoryValues(const Evaluation &e)
 
 QChart *ProfileCharts::engines(const Evaluation &current, const std::optional<Evaluation> &baseline)
 {
-    return bars(QObject::tr("Engine utilization"),
-                {QObject::tr("Tensor"), QObject::tr("Vector"), QObject::tr("Scalar"), QObject::tr("GpSimd"),
+    return bars({QObject::tr("Tensor"), QObject::tr("Vector"), QObject::tr("Scalar"), QObject::tr("GpSimd"),
                  QObject::tr("DMA")},
-                QObject::tr("% of kernel time active"), engineValues(current),
+                QStringLiteral("%"), engineValues(current),
                 baseline ? engineValues(*baseline) : QList<std::optional<double>>{}, baseline.has_value(), 100.0);
 }
 
 QChart *ProfileCharts::memory(const Evaluation &current, const std::optional<Evaluation> &baseline)
 {
-    return bars(QObject::tr("Memory traffic"),
-                {QObject::tr("HBM read"), QObject::tr("HBM write"), QObject::tr("SBUF read"), QObject::tr("SBUF write"),
+    return bars({QObject::tr("HBM read"), QObject::tr("HBM write"), QObject::tr("SBUF read"), QObject::tr("SBUF write"),
                  QObject::tr("PSUM read"), QObject::tr("PSUM write")},
                 QObject::tr("MiB"), memoryValues(current),
                 baseline ? memoryValues(*baseline) : QList<std::optional<double>>{}, baseline.has_value(), 0.0);
@@ -143,7 +145,7 @@ std::optional<ProfileCharts::RooflinePoint> ProfileCharts::pointOf(const Evaluat
 
 QChart *ProfileCharts::roofline(const Roof &roof, const QList<RooflinePoint> &points)
 {
-    QChart *chart = newChart(QObject::tr("Roofline"));
+    QChart *chart = newChart();
     double xMin = roof.ridge() / 100, xMax = roof.ridge() * 100;
     double yMin = roof.peakFlopsPerSecond / 1e4;
     for (const RooflinePoint &p : points) {
@@ -209,10 +211,7 @@ QChart *ProfileCharts::roofline(const Roof &roof, const QList<RooflinePoint> &po
 
 QChart *ProfileCharts::progress(const QList<QPointF> &byIteration, const QList<QPointF> &byCost)
 {
-    // Compact, as it shares the bottom docks' few hundred pixels with a tab bar: the tab names the chart, the
-    // legend (at the side) names the axes, and what is left goes to the plot, so no tick label is cut to "...".
-    QChart *chart = newChart(QString());
-    chart->legend()->setAlignment(Qt::AlignRight);
+    QChart *chart = newChart(); // the legend names the axes: their titles took the plot's height
     auto *it = new QLineSeries;
     it->setName(QObject::tr("best % of peak, by iteration"));
     it->setPointsVisible(true);

@@ -24,6 +24,8 @@
 #include <QFontDatabase>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QScreen>
 #include <QTabWidget>
@@ -249,15 +251,33 @@ private Q_SLOTS:
             ProfileDock *profile = window.profileDock();
             profile->show();
             profile->raise();
+            // A kernel's profile, as a Benchmark of silu's baseline brings it (the figures of a real run).
+            const char *run = R"({"id": "e1", "status": "ok", "correct": true,
+                "latency_ms": {"mean": 0.04569, "min": 0.04569, "max": 0.04569, "p50": 0.04569},
+                "metrics": {"tensor_engine_active_time_percent": 0.0, "vector_engine_active_time_percent": 0.88,
+                            "scalar_engine_active_time_percent": 0.064, "gpsimd_engine_active_time_percent": 0.0,
+                            "dma_active_time_percent": 0.337, "hbm_read_bytes": 1048576,
+                            "hbm_write_bytes": 1048576, "sbuf_read_bytes": 2097152, "sbuf_write_bytes": 2097152,
+                            "psum_read_bytes": 0, "psum_write_bytes": 0},
+                "roofline": {"peak_ms": 0.0102, "bound": "memory", "percent_of_peak": 22.4,
+                             "peak_flops_per_s": 9.5e13, "bytes_per_s": 2.05e11, "flops": 786432,
+                             "min_bytes": 2097152}})";
+            profile->showEvaluation(Evaluation::fromJson(QJsonDocument::fromJson(run).object()),
+                                    QStringLiteral("silu · baseline.py"), nullptr);
             QChartView *progress = profile->chartView(QStringLiteral("progress"));
-            profile->tabs()->setCurrentWidget(progress);
-            QTRY_VERIFY(progress->chart()->series().size() ==
-                        2); // the session's charts are rebuilt in a batch
-            QTest::qWait(0);
-            const QImage shot = window.grab().toImage();
-            shot.save(
-                QStringLiteral(ACCELOPT_TEST_ARTIFACTS "/layout-progress-%1.png").arg(Theme::name(kind)));
-            QVERIFY2(elidedTickLabels(progress).isEmpty(), qPrintable(elidedTickLabels(progress).join(u'|')));
+            // The session's charts are rebuilt in a batch.
+            QTRY_VERIFY(progress->chart()->series().size() == 2);
+            for (const QString &name : {QStringLiteral("engines"), QStringLiteral("memory"),
+                                        QStringLiteral("roofline"), QStringLiteral("progress")}) {
+                QChartView *view = profile->chartView(name);
+                profile->tabs()->setCurrentWidget(view);
+                QTest::qWait(0);
+                QVERIFY2(!view->chart()->series().isEmpty(), qPrintable(name));
+                window.grab().toImage().save(
+                    QStringLiteral(ACCELOPT_TEST_ARTIFACTS "/layout-%1-%2.png").arg(name, Theme::name(kind)));
+                QVERIFY2(elidedTickLabels(view).isEmpty(),
+                         qPrintable(name + QStringLiteral(": ") + elidedTickLabels(view).join(u'|')));
+            }
             // The chart follows the theme: its background and its tick labels.
             const QColor paper = progress->chart()->backgroundBrush().color();
             const QColor ink = progress->chart()->axes().first()->labelsColor();
