@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -195,6 +196,14 @@ private Q_SLOTS:
     {
         Window w;
         QCOMPARE(w.window.run()->stopAction()->shortcut(), QKeySequence(Qt::SHIFT | Qt::Key_F5));
+        {
+            // The key reaches the action from the editor (a search enables it; here it is enabled by hand).
+            QVERIFY(w.window.openFile(put(QStringLiteral("stop.py"), "x = 1\n")));
+            QSignalSpy stops(w.window.run()->stopAction(), &QAction::triggered);
+            w.window.run()->stopAction()->setEnabled(true);
+            QTest::keyClick(w.window.editors()->currentEditor(), Qt::Key_F5, Qt::ShiftModifier);
+            QCOMPARE(stops.count(), 1);
+        }
         const QList<QPair<QString, QString>> keys = HelpTopics::shortcuts(&w.window);
         const auto has = [&keys](const QString &action, const QString &key) {
             for (const auto &[a, k] : keys)
