@@ -6,7 +6,6 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
-#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMainWindow>
@@ -40,12 +39,8 @@ void collect(const QMenu *menu, const QString &path, QList<QPair<QString, QStrin
 
 QUrl HelpTopics::userGuideUrl()
 {
-    // A build runs from the source tree, where the README is beside the data; the package keeps it with the
-    // docs.
-    const QString readme = QDir(DataPaths::dataRoot()).filePath(QStringLiteral("README.md"));
-    if (QFileInfo(readme).isFile())
-        return QUrl::fromLocalFile(readme);
-    return QUrl::fromLocalFile(QStringLiteral("/usr/share/doc/accelopt-workbench/README.md"));
+    // Beside the data: the source tree's for a build, share/accelopt's for the package (CMakeLists.txt).
+    return QUrl::fromLocalFile(QDir(DataPaths::dataRoot()).filePath(QStringLiteral("README.md")));
 }
 
 QList<QPair<QString, QString>> HelpTopics::shortcuts(const QMainWindow *window)
