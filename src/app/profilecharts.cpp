@@ -66,6 +66,13 @@ QChart *bars(const QStringList &categories, const QString &unit,
             for (const std::optional<double> &v : list)
                 top = std::max(top, v.value_or(0.0));
         top = top > 0 ? top * 1.15 : 1;
+        // A round top (1, 2 or 5 times a power of ten): the three ticks read 0, 10, 20, not 0, 6.9, 13.8.
+        const double magnitude = std::pow(10.0, std::floor(std::log10(top)));
+        for (double step : {1.0, 2.0, 5.0, 10.0})
+            if (step * magnitude >= top) {
+                top = step * magnitude;
+                break;
+            }
     }
     y->setRange(0, top);
     y->setTickCount(3);
