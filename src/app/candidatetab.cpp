@@ -81,7 +81,8 @@ CandidateTab::CandidateTab(const Candidate &candidate, const std::optional<PlanR
 
 QString CandidateTab::title(const Candidate &candidate)
 {
+    // Where it sits in the search, not its hash: "it. 2 plan 3.1", "it. 3 fix 1"; the tooltip keeps the id.
     return candidate.origin == Candidate::Origin::Baseline
-               ? QStringLiteral("baseline %1").arg(candidate.sessionId.left(8))
-               : QStringLiteral("candidate %1 (it. %2)").arg(candidate.id.left(8)).arg(candidate.iteration);
+               ? QStringLiteral("baseline")
+               : QStringLiteral("it. %1 %2").arg(candidate.iteration).arg(CandidateText::kind(candidate));
 }

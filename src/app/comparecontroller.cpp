@@ -1,6 +1,7 @@
 #include "comparecontroller.h"
 
 #include "appcontext.h"
+#include "candidatetab.h"
 #include "applogging.h"
 #include "compareview.h"
 #include "diffpane.h"
@@ -216,9 +217,7 @@ std::optional<ComparePair::Side> CompareController::candidateSide(const QString 
         return std::nullopt;
     ComparePair::Side side;
     const Candidate &c = row->candidate;
-    side.name = c.origin == Candidate::Origin::Baseline
-                    ? tr("baseline %1").arg(c.id.left(8))
-                    : tr("candidate %1 (iteration %2)").arg(c.id.left(8)).arg(c.iteration);
+    side.name = QStringLiteral("%1 (%2)").arg(CandidateTab::title(c), c.id.left(8));
     side.text = c.source;
     side.candidateId = c.id;
     side.sessionId = c.sessionId;

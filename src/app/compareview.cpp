@@ -9,6 +9,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
@@ -23,12 +24,15 @@ const QString foldKey = QStringLiteral("compare/fold");
 const QString contextKey = QStringLiteral("compare/context");
 const QString unifiedKey = QStringLiteral("compare/unified");
 
-// For a tab's title: a file's name, a candidate's short id, or the editor's name.
+// For a tab's title: a file's name, or the side's name without the ids in it ("it. 2 plan 3.1 (1a2b3c4d)",
+// "slow 1a2b3c4d (iteration 3)"): two hashes side by side tell a person nothing, the pane headers keep them.
 QString shortName(const ComparePair::Side &side)
 {
     if (!side.filePath.isEmpty())
         return QFileInfo(side.filePath).fileName();
-    return side.candidateId.isEmpty() ? side.name : side.candidateId.left(8);
+    static const QRegularExpression id(QStringLiteral("\\s*\\(?\\b[0-9a-f]{8}\\b\\)?"));
+    const QString readable = QString(side.name).remove(id).simplified();
+    return readable.isEmpty() ? side.candidateId.left(8) : readable;
 }
 } // namespace
 
@@ -102,7 +106,8 @@ void CompareView::showEvent(QShowEvent *event)
 
 QString CompareView::title(const ComparePair &pair)
 {
-    return QStringLiteral("%1 ↔ %2").arg(shortName(pair.left), shortName(pair.right));
+    const QString sides = QStringLiteral("%1 ↔ %2").arg(shortName(pair.left), shortName(pair.right));
+    return pair.task.isEmpty() ? sides : QStringLiteral("%1 · %2").arg(pair.task, sides);
 }
 
 QWidget *CompareView::buildToolbar()

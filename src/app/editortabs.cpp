@@ -55,6 +55,7 @@ KernelEditor *EditorTabs::addEditor()
     auto *editor = new KernelEditor(this);
     connect(editor, &QsciScintilla::modificationChanged, this, [this, editor] { refreshTitle(editor); });
     connect(editor, &KernelEditor::filesDropped, this, &EditorTabs::filesDropped);
+    connect(editor, &KernelEditor::titleChanged, this, [this, editor] { refreshTitle(editor); });
     setCurrentIndex(addTab(editor, QString()));
     return editor;
 }
@@ -200,7 +201,7 @@ void EditorTabs::refreshTitle(KernelEditor *editor)
     const int index = indexOf(editor);
     if (index < 0)
         return;
-    setTabText(index, editor->displayName() + (editor->isModified() ? QStringLiteral(" *") : QString()));
+    setTabText(index, editor->title() + (editor->isModified() ? QStringLiteral(" *") : QString()));
     setTabToolTip(index, editor->filePath().isEmpty() ? editor->displayName() : editor->filePath());
 }
 

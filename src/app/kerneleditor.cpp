@@ -4,6 +4,7 @@
 #include "theme.h"
 
 #include <QDragEnterEvent>
+#include <QDynamicPropertyChangeEvent>
 #include <QDropEvent>
 #include <QFile>
 #include <QFileInfo>
@@ -114,6 +115,9 @@ bool KernelEditor::event(QEvent *event)
             return false;
         }
     }
+    if (event->type() == QEvent::DynamicPropertyChange &&
+        static_cast<QDynamicPropertyChangeEvent *>(event)->propertyName() == "taskName")
+        Q_EMIT titleChanged();
     return QsciScintilla::event(event);
 }
 
@@ -217,6 +221,12 @@ void KernelEditor::goToLine(int line)
 QString KernelEditor::displayName() const
 {
     return m_filePath.isEmpty() ? m_untitledName : QFileInfo(m_filePath).fileName();
+}
+
+QString KernelEditor::title() const
+{
+    const QString task = property("taskName").toString();
+    return task.isEmpty() ? displayName() : QStringLiteral("%1 · %2").arg(task, displayName());
 }
 
 const QStringList &KernelEditor::nkiApiWords()

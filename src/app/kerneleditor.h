@@ -17,6 +17,10 @@ public:
     QString untitledName() const { return m_untitledName; }
     void setUntitledName(const QString &name) { m_untitledName = name; }
     QString displayName() const;
+    // For the tab, the window title and the Results dock: "silu · baseline.py", as every task's kernel is
+    // called baseline.py. The task is the editor's "taskName" property (found when the file opened, or the
+    // one chosen for Benchmark); without one, the display name alone.
+    QString title() const;
 
     // Words offered for completion besides the document's own (nl.load, nisa.nc_matmul, ...).
     static const QStringList &nkiApiWords();
@@ -45,6 +49,7 @@ public:
 
 Q_SIGNALS:
     void filesDropped(const QStringList &paths);
+    void titleChanged(); // the task was named
 
 protected:
     bool event(QEvent *event) override;

@@ -40,6 +40,7 @@ int main(int argc, char *argv[])
     Theme::setCurrent(Theme::loadSaved());
     MainWindow window;
     window.show();
+    window.restoreOpenTabs(); // before the command line's files, so those are the current tab
     options.apply(window);
     qCInfo(lcApp) << "AccelOpt Workbench" << BuildInfo::appVersion() << "started";
     return app.exec();

@@ -6,7 +6,12 @@
 #include "common/datapaths.h"
 #include "common/recentfiles.h"
 #include "comparecontroller.h"
+#include "editorcommands.h"
+#include "findbar.h"
 #include "editortabs.h"
+#include "defaultlayout.h"
+#include "helptopics.h"
+#include "opentabs.h"
 #include "guisshprompter.h"
 #include "hostsdialog.h"
 #include "hoststatuswidget.h"
@@ -26,11 +31,13 @@
 #include "theme.h"
 #include "userprompts.h"
 #include "welcomepage.h"
+#include "search/taskdetector.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDesktopServices>
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
@@ -44,6 +51,7 @@
 #include <QStatusBar>
 #include <QThread>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 #include <algorithm>
 
@@ -75,14 +83,21 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     // The editors and, while no tab is open, the welcome page in their place: an empty grey area tells a
     // first-time user nothing.
     m_center = new QStackedWidget(this);
-    m_editors = new EditorTabs(m_prompts.get(), m_center);
+    auto *editorArea = new QWidget(m_center); // the tabs with the find bar under them
+    m_editors = new EditorTabs(m_prompts.get(), editorArea);
+    m_editorCommands = new EditorCommands(m_editors, m_prompts.get(), editorArea);
+    auto *areaLayout = new QVBoxLayout(editorArea);
+    areaLayout->setContentsMargins(0, 0, 0, 0);
+    areaLayout->setSpacing(0);
+    areaLayout->addWidget(m_editors, 1);
+    areaLayout->addWidget(m_editorCommands->findBar());
     m_welcome = new WelcomePage(m_center);
     m_welcome->setTasksDir(DataPaths::tasksDir());
     m_center->addWidget(m_welcome);
-    m_center->addWidget(m_editors);
+    m_center->addWidget(editorArea);
     setCentralWidget(m_center);
-    connect(m_editors, &EditorTabs::countChanged, this, [this](int count) {
-        m_center->setCurrentWidget(count > 0 ? static_cast<QWidget *>(m_editors) : m_welcome);
+    connect(m_editors, &EditorTabs::countChanged, this, [this, editorArea](int count) {
+        m_center->setCurrentWidget(count > 0 ? editorArea : static_cast<QWidget *>(m_welcome));
     });
 
     m_tasksDock = new TasksDock(this);
@@ -103,8 +118,6 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     addDockWidget(Qt::BottomDockWidgetArea, m_memoryDock);
     tabifyDockWidget(m_resultsDock, m_memoryDock);
     m_resultsDock->raise();
-    resizeDocks({m_searchDock, m_tasksDock}, {520, 280}, Qt::Horizontal);
-    resizeDocks({m_resultsDock}, {200}, Qt::Vertical);
 
     m_cursorLabel = new QLabel(this);
     m_hostStatus = new HostStatusWidget(this);
@@ -133,7 +146,13 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
 
     createActions();
 
-    connect(m_editors, &EditorTabs::fileOpened, this, [](const QString &path) { RecentFiles::add(path); });
+    connect(m_editors, &EditorTabs::fileOpened, this, [this](const QString &path) {
+        RecentFiles::add(path);
+        // The tab says whose kernel it is ("silu · baseline.py"); a task chosen later for F5 renames it.
+        if (KernelEditor *editor = m_editors->editorAt(m_editors->indexOfFile(path)))
+            if (const auto found = TaskDetector::detect(path, editor->text(), DataPaths::tasksDir()))
+                editor->setProperty("taskName", found->name);
+    });
     connect(m_editors, &EditorTabs::filesDropped, this, [this](const QStringList &paths) {
         for (const QString &path : paths)
             openFile(path);
@@ -182,6 +201,15 @@ bool MainWindow::openFile(const QString &path)
     }
     updateTitleAndStatus();
     return ok;
+}
+
+void MainWindow::restoreOpenTabs()
+{
+    for (const QString &path : OpenTabs::files())
+        if (QFileInfo(path).isFile())
+            openFile(path);
+    if (const int current = m_editors->indexOfFile(OpenTabs::currentFile()); current >= 0)
+        m_editors->setCurrentIndex(current);
 }
 
 void MainWindow::createActions()
@@ -259,6 +287,13 @@ void MainWindow::createActions()
                     })
         ->setShortcut(QKeySequence::SelectAll);
     edit->addSeparator();
+    for (QAction *action : m_editorCommands->actions()) {
+        if (action)
+            edit->addAction(action);
+        else
+            edit->addSeparator();
+    }
+    edit->addSeparator();
     edit->addAction(tr("Complete Word"), this,
                     [this] {
                         if (KernelEditor *editor = m_editors->currentEditor())
@@ -323,6 +358,11 @@ void MainWindow::createActions()
     own->setObjectName(QStringLiteral("ownKernelAction"));
     own->setStatusTip(NewTaskWizard::howItWorks());
     help->addSeparator();
+    help->addAction(tr("&User Guide"), this, [] { QDesktopServices::openUrl(HelpTopics::userGuideUrl()); })
+        ->setObjectName(QStringLiteral("userGuideAction"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { HelpTopics::showShortcuts(this); })
+        ->setObjectName(QStringLiteral("shortcutsAction"));
+    help->addSeparator();
     QAction *about = help->addAction(tr("&About AccelOpt Workbench"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
@@ -356,8 +396,10 @@ void MainWindow::restoreLayout()
         // First start: most of the screen, as the editor, the docks and a comparison all want width.
         const QSize available = screen() ? screen()->availableGeometry().size() : QSize(1280, 800);
         resize(available.boundedTo(QSize(qMax(1280, available.width() * 9 / 10), qMax(800, available.height() * 9 / 10))));
+        m_firstStartSize = size(); // showEvent brings the frame inside the screen, unless resized meanwhile
     }
-    restoreState(settings.value(stateKey).toByteArray(), layoutVersion);
+    if (!restoreState(settings.value(stateKey).toByteArray(), layoutVersion))
+        DefaultLayout::sizeDocks(this, m_searchDock, m_tasksDock, m_resultsDock);
 }
 
 void MainWindow::saveLayout()
@@ -373,10 +415,18 @@ void MainWindow::updateTitleAndStatus()
     KernelEditor *editor = m_editors->currentEditor();
     if (!editor) {
         setWindowTitle(tr("AccelOpt Workbench"));
+        setWindowModified(false);
         m_cursorLabel->clear();
         return;
     }
-    setWindowTitle(tr("%1 — AccelOpt Workbench").arg(editor->displayName()));
+    // Every editor that becomes current reports its cursor and its changes, however its tab was opened.
+    connect(editor, &QsciScintilla::cursorPositionChanged, this, &MainWindow::updateTitleAndStatus,
+            Qt::UniqueConnection);
+    connect(editor, &QsciScintilla::modificationChanged, this, &MainWindow::updateTitleAndStatus,
+            Qt::UniqueConnection);
+    connect(editor, &KernelEditor::titleChanged, this, &MainWindow::updateTitleAndStatus, Qt::UniqueConnection);
+    setWindowTitle(tr("%1[*] — AccelOpt Workbench").arg(editor->title()));
+    setWindowModified(editor->isModified());
     int line = 0, column = 0;
     editor->getCursorPosition(&line, &column);
     m_cursorLabel->setText(tr("Ln %1, Col %2").arg(line + 1).arg(column + 1));
@@ -418,8 +468,21 @@ void MainWindow::showAbout()
     dialog.exec();
 }
 
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (m_firstStartSize.isValid() && size() == m_firstStartSize)
+        DefaultLayout::fitFrameToScreen(this);
+    m_firstStartSize = QSize();
+}
+
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    // The question sends the user to the Sessions dock: it must be there, now and at the next start.
+    if (m_context->isSearching() && m_sessionsDock->isHidden()) {
+        m_sessionsDock->show();
+        m_sessionsDock->raise();
+    }
     if (m_context->isSearching() &&
         !m_prompts->confirm(this, tr("Quit"),
                             tr("A search is running (session %1). Quitting stops it; it can be resumed later "
@@ -430,6 +493,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     }
     // Save the layout before the tabs go, so a cancelled close still leaves it saved and nothing is lost.
     saveLayout();
+    OpenTabs::save(m_editors);
     if (!m_editors->closeAll()) {
         event->ignore();
         return;

@@ -6,6 +6,7 @@
 class AppContext;
 class CompareController;
 class PortController;
+class EditorCommands;
 class EditorTabs;
 class HostStatusWidget;
 class LogDock;
@@ -33,6 +34,7 @@ public:
     ~MainWindow() override;
 
     EditorTabs *editors() const { return m_editors; }
+    EditorCommands *editorCommands() const { return m_editorCommands; } // find, replace, go to line
     WelcomePage *welcomePage() const { return m_welcome; } // shown while no tab is open
     TasksDock *tasksDock() const { return m_tasksDock; }
     LogDock *logDock() const { return m_logDock; }
@@ -50,12 +52,15 @@ public:
     QMenu *toolsMenu() const { return m_toolsMenu; }
     HostStatusWidget *hostStatus() const { return m_hostStatus; }
     bool openFile(const QString &path);
+    // The tabs open at the last quit (main() calls it; a test's fresh window starts empty).
+    void restoreOpenTabs();
     void openSession(const QString &sessionId); // into the Search dock (--session)
     // Two kernel files side by side (--diff A B); a file that cannot be read is told in the window.
     bool compareFiles(const QString &left, const QString &right);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
@@ -72,6 +77,7 @@ private:
     std::shared_ptr<UserPrompts> m_prompts;
     AppContext *m_context;
     EditorTabs *m_editors;
+    EditorCommands *m_editorCommands;
     WelcomePage *m_welcome;
     QStackedWidget *m_center;
     TasksDock *m_tasksDock;
@@ -90,4 +96,5 @@ private:
     HostStatusWidget *m_hostStatus;
     QActionGroup *m_themeGroup = nullptr;
     QLabel *m_cursorLabel;
+    QSize m_firstStartSize; // set at a first start, until shown
 };

@@ -3,7 +3,8 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
-#include <QHorizontalBarSeries>
+#include <QGraphicsLayout>
+#include <QBarSeries>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -14,57 +15,71 @@
 #include <cmath>
 
 namespace {
-QChart *newChart(const QString &title)
+// Every figure on the charts with three significant digits, as the bars' labels and the Search dock have them;
+// money with cents.
+const QString figureFormat = QStringLiteral("%.3g");
+
+// No title and the legend at the side: the charts share the bottom docks' few hundred pixels with a tab bar
+// that names them, and every pixel of height left to the plot keeps its tick labels from being cut to "...".
+QChart *newChart()
 {
     auto *chart = new QChart;
-    chart->setTitle(title);
     chart->setAnimationOptions(QChart::NoAnimation);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->legend()->setAlignment(Qt::AlignRight);
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    chart->setBackgroundRoundness(0);
     return chart;
 }
 
-QChart *bars(const QString &title, const QStringList &categories, const QString &unit,
+QChart *bars(const QStringList &categories, const QString &unit,
              const QList<std::optional<double>> &current, const QList<std::optional<double>> &baseline,
              bool hasBaseline, double fixedMax)
 {
-    QChart *chart = newChart(title);
-    auto *series = new QHorizontalBarSeries;
-    // A horizontal bar chart lists its categories bottom up: fed reversed, they read top down.
+    QChart *chart = newChart();
+    // Upright bars, the names along the bottom: lying down, five or six names shared a plot a hundred pixels
+    // high at the default dock size and each was cut to "...".
+    auto *series = new QBarSeries;
     auto add = [&](const QString &name, const QList<std::optional<double>> &values, const QColor &color) {
         auto *set = new QBarSet(name);
         set->setColor(color);
-        for (qsizetype i = values.size() - 1; i >= 0; --i)
-            *set << values.at(i).value_or(0.0);
+        for (const std::optional<double> &value : values)
+            *set << value.value_or(0.0);
         series->append(set);
     };
-    // Qt draws the first set lowest in a horizontal group: the baseline first, so "this kernel" reads on top.
     if (hasBaseline)
         add(QObject::tr("Baseline"), baseline, QColor(0xb0, 0xb0, 0xb0));
     add(QObject::tr("This kernel"), current, QColor(0x3b, 0x7d, 0xd8));
     series->setLabelsVisible(true);
     series->setLabelsFormat(QStringLiteral("@value"));
-    series->setLabelsPrecision(4);
+    series->setLabelsPrecision(3);
+    series->setLabelsPosition(QAbstractBarSeries::LabelsInsideEnd);
     chart->addSeries(series);
-    auto *y = new QBarCategoryAxis;
-    QStringList bottomUp = categories;
-    std::reverse(bottomUp.begin(), bottomUp.end());
-    y->append(bottomUp);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(y);
-    auto *x = new QValueAxis;
+    auto *x = new QBarCategoryAxis;
+    x->append(categories);
+    chart->addAxis(x, Qt::AlignBottom);
+    series->attachAxis(x);
+    auto *y = new QValueAxis;
     double top = fixedMax;
     if (top <= 0) {
         for (const auto &list : {current, baseline})
             for (const std::optional<double> &v : list)
                 top = std::max(top, v.value_or(0.0));
         top = top > 0 ? top * 1.15 : 1;
+        // A round top (1, 2 or 5 times a power of ten): the three ticks read 0, 10, 20, not 0, 6.9, 13.8.
+        const double magnitude = std::pow(10.0, std::floor(std::log10(top)));
+        for (double step : {1.0, 2.0, 5.0, 10.0})
+            if (step * magnitude >= top) {
+                top = step * magnitude;
+                break;
+            }
     }
-    x->setRange(0, top);
-    x->setTitleText(unit);
-    x->setLabelFormat(QStringLiteral("%.3g"));
-    chart->addAxis(x, Qt::AlignBottom);
-    series->attachAxis(x);
+    y->setRange(0, top);
+    y->setTickCount(3);
+    // The unit on each tick rather than as an axis title, which took the plot's height.
+    y->setLabelFormat(figureFormat + QStringLiteral(" ") + QString(unit).replace(u'%', QStringLiteral("%%")));
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(y);
     chart->legend()->setVisible(hasBaseline);
     return chart;
 }
@@ -95,17 +110,15 @@ QList<std::optional<double>> memoryValues(const Evaluation &e)
 
 QChart *ProfileCharts::engines(const Evaluation &current, const std::optional<Evaluation> &baseline)
 {
-    return bars(QObject::tr("Engine utilization"),
-                {QObject::tr("Tensor"), QObject::tr("Vector"), QObject::tr("Scalar"), QObject::tr("GpSimd"),
+    return bars({QObject::tr("Tensor"), QObject::tr("Vector"), QObject::tr("Scalar"), QObject::tr("GpSimd"),
                  QObject::tr("DMA")},
-                QObject::tr("% of kernel time active"), engineValues(current),
+                QStringLiteral("%"), engineValues(current),
                 baseline ? engineValues(*baseline) : QList<std::optional<double>>{}, baseline.has_value(), 100.0);
 }
 
 QChart *ProfileCharts::memory(const Evaluation &current, const std::optional<Evaluation> &baseline)
 {
-    return bars(QObject::tr("Memory traffic"),
-                {QObject::tr("HBM read"), QObject::tr("HBM write"), QObject::tr("SBUF read"), QObject::tr("SBUF write"),
+    return bars({QObject::tr("HBM read"), QObject::tr("HBM write"), QObject::tr("SBUF read"), QObject::tr("SBUF write"),
                  QObject::tr("PSUM read"), QObject::tr("PSUM write")},
                 QObject::tr("MiB"), memoryValues(current),
                 baseline ? memoryValues(*baseline) : QList<std::optional<double>>{}, baseline.has_value(), 0.0);
@@ -139,7 +152,7 @@ std::optional<ProfileCharts::RooflinePoint> ProfileCharts::pointOf(const Evaluat
 
 QChart *ProfileCharts::roofline(const Roof &roof, const QList<RooflinePoint> &points)
 {
-    QChart *chart = newChart(QObject::tr("Roofline"));
+    QChart *chart = newChart();
     double xMin = roof.ridge() / 100, xMax = roof.ridge() * 100;
     double yMin = roof.peakFlopsPerSecond / 1e4;
     for (const RooflinePoint &p : points) {
@@ -156,6 +169,7 @@ QChart *ProfileCharts::roofline(const Roof &roof, const QList<RooflinePoint> &po
     QPen pen(QColor(0x44, 0x44, 0x44));
     pen.setWidthF(2);
     roofLine->setPen(pen);
+    roofLine->setProperty("inkColored", true); // dark grey vanishes on the dark theme's background
     chart->addSeries(roofLine);
 
     const auto scatter = [&](const QString &name, RooflinePoint::Kind kind, const QColor &color, qreal size,
@@ -186,12 +200,12 @@ QChart *ProfileCharts::roofline(const Roof &roof, const QList<RooflinePoint> &po
 
     auto *x = new QLogValueAxis;
     x->setTitleText(QObject::tr("Arithmetic intensity (FLOP per HBM byte)"));
-    x->setLabelFormat(QStringLiteral("%.2g"));
+    x->setLabelFormat(figureFormat);
     x->setRange(xMin, xMax);
     x->setMinorTickCount(-1);
     auto *y = new QLogValueAxis;
     y->setTitleText(QObject::tr("FLOP/s"));
-    y->setLabelFormat(QStringLiteral("%.1e"));
+    y->setLabelFormat(figureFormat);
     y->setRange(yMin, yMax);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
@@ -204,13 +218,13 @@ QChart *ProfileCharts::roofline(const Roof &roof, const QList<RooflinePoint> &po
 
 QChart *ProfileCharts::progress(const QList<QPointF> &byIteration, const QList<QPointF> &byCost)
 {
-    QChart *chart = newChart(QObject::tr("Search progress: best % of peak"));
+    QChart *chart = newChart(); // the legend names the axes: their titles took the plot's height
     auto *it = new QLineSeries;
-    it->setName(QObject::tr("by iteration"));
+    it->setName(QObject::tr("best % of peak, by iteration"));
     it->setPointsVisible(true);
     it->append(byIteration);
     auto *cost = new QLineSeries;
-    cost->setName(QObject::tr("by cost (USD)"));
+    cost->setName(QObject::tr("best % of peak, by cost (USD)"));
     cost->setPointsVisible(true);
     cost->append(byCost);
     chart->addSeries(it);
@@ -225,18 +239,19 @@ QChart *ProfileCharts::progress(const QList<QPointF> &byIteration, const QList<Q
         lastCost = std::max(lastCost, p.x());
     }
     auto *y = new QValueAxis;
-    y->setRange(0, std::min(100.0, top * 1.2));
-    y->setTitleText(QObject::tr("% of peak"));
-    y->setLabelFormat(QStringLiteral("%.0f"));
+    // Three ticks on a round top (0, 10, 20 rather than 0, 4.02, 8.04, ...): five did not fit the plot's height
+    // at the default dock size and each was cut to "...". The legend says what the axis is.
+    const double step = top * 1.2 > 50 ? 10 : 5;
+    y->setRange(0, std::min(100.0, std::ceil(top * 1.2 / step) * step));
+    y->setTickCount(3);
+    y->setLabelFormat(figureFormat);
     auto *xi = new QValueAxis;
     xi->setRange(0, lastIteration);
     xi->setTickCount(int(std::min(11.0, lastIteration + 1)));
     xi->setLabelFormat(QStringLiteral("%d"));
-    xi->setTitleText(QObject::tr("iteration"));
     auto *xc = new QValueAxis;
     xc->setRange(0, lastCost * 1.05);
     xc->setLabelFormat(QStringLiteral("$%.2f"));
-    xc->setTitleText(QObject::tr("cost (USD)"));
     chart->addAxis(y, Qt::AlignLeft);
     chart->addAxis(xi, Qt::AlignBottom);
     chart->addAxis(xc, Qt::AlignTop);

@@ -9,6 +9,7 @@
 #include "models/searchstate.h"
 #include "profile/chrometrace.h"
 #include "profilecharts.h"
+#include "themedchartview.h"
 #include "timelineview.h"
 #include "userprompts.h"
 
@@ -160,11 +161,12 @@ ProfileDock::ProfileDock(AppContext *context, UserPrompts *prompts, QWidget *par
     m_tabs->setTabToolTip(m_tabs->count() - 1, tr("Which modelled effects make up nkisim's estimate"));
 
     const auto chartTab = [this](const QString &name, const QString &title) {
-        auto *view = new QChartView(m_tabs);
+        auto *view = new ThemedChartView(m_tabs);
         view->setObjectName(name);
         view->setMinimumSize(200, 80); // the chart's own minimum would hold the window's height up
         view->setRenderHint(QPainter::Antialiasing);
         view->setChart(new QChart);
+        ThemedChartView::style(view->chart(), view->palette());
         m_tabs->addTab(view, title);
         return view;
     };
@@ -386,6 +388,7 @@ void ProfileDock::refreshSummary()
 void ProfileDock::setChart(QChartView *view, QChart *chart)
 {
     QChart *old = view->chart();
+    ThemedChartView::style(chart, view->palette());
     view->setChart(chart);
     delete old;
 }

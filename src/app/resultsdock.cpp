@@ -70,7 +70,7 @@ quint64 ResultsDock::benchmark(KernelEditor *editor, const EvalRequest &request,
     const quint64 job = m_context->benchmark(request, host);
     BenchmarkListModel::Run run;
     run.job = job;
-    run.kernel = editor->displayName();
+    run.kernel = editor->title();
     run.task = taskName;
     run.host = host;
     run.target = request.target;

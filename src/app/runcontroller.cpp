@@ -38,7 +38,8 @@ RunController::RunController(const WindowParts &parts, const QString &tasksDir)
     m_optimize->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_optimize->setToolTip(tr("Start a search for a faster kernel from the active editor's (Ctrl+Shift+O)"));
     m_stop = new QAction(tr("&Stop Search"), this);
-    m_stop->setToolTip(tr("Stop the running search; it can be resumed"));
+    m_stop->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5)); // as a debugger's stop beside its F5
+    m_stop->setToolTip(tr("Stop the running search; it can be resumed (Shift+F5)"));
     m_resume = new QAction(tr("&Resume Session"), this);
     m_export = new QAction(tr("&Export Best Kernel…"), this);
     m_export->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
@@ -309,7 +310,7 @@ void RunController::openCandidate(const QString &candidateId)
     // The tab keeps the session's task, so F5 benchmarks it without asking.
     tab->editor()->setProperty("taskRef", state->summary().taskRef);
     tab->editor()->setProperty("taskName", state->summary().task);
-    const int index = m_parts.editors->addTab(tab, CandidateTab::title(row->candidate));
+    const int index = m_parts.editors->addTab(tab, tab->editor()->title());
     if (row->evaluation && row->evaluation->ok())
         m_parts.profile->showEvaluation(*row->evaluation, tr("%1 of session %2").arg(CandidateTab::title(row->candidate), row->candidate.sessionId.left(8)), tab->editor());
     m_parts.editors->setTabToolTip(

@@ -43,6 +43,9 @@ QLabel *figureLabel(QWidget *parent, const QString &name)
     label->setObjectName(name);
     label->setTextFormat(Qt::RichText);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A figure that grows ("12 · 9 correct · 3 failed · 2 reused · 1 running") wraps: unwrapped, its width
+    // became the dock's minimum and squeezed the editor.
+    label->setWordWrap(true);
     return label;
 }
 
@@ -122,8 +125,6 @@ SearchDock::SearchDock(AppContext *context, QWidget *parent)
     buttons->addWidget(m_resume);
     buttons->addWidget(m_export);
     buttons->addStretch(1);
-    buttons->addWidget(m_filterText, 2);
-    buttons->addWidget(m_filterShow);
     layout->addLayout(buttons);
 
     m_tabs = new QTabWidget(body);
@@ -172,8 +173,21 @@ SearchDock::SearchDock(AppContext *context, QWidget *parent)
     m_iterations->verticalHeader()->hide();
     m_iterations->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
 
+    // The filter above the table it filters: beside the buttons it made the dock too wide for a 1280-pixel
+    // screen, and on a row of its own too tall beside another dock.
+    auto *candidatesPage = new QWidget(m_tabs);
+    auto *pageLayout = new QVBoxLayout(candidatesPage);
+    pageLayout->setContentsMargins(0, 2, 0, 0);
+    pageLayout->setSpacing(2);
+    auto *filterRow = new QHBoxLayout();
+    filterRow->addWidget(m_filterText, 1);
+    filterRow->addWidget(m_filterShow);
+    pageLayout->addLayout(filterRow);
+    pageLayout->addWidget(m_table, 1);
+    m_table->setMinimumHeight(40); // with the filter, no taller at least than the tree: the dock's minimum stays
+
     m_tabs->addTab(m_tree, tr("Lineage"));
-    m_tabs->addTab(m_table, tr("Candidates"));
+    m_tabs->addTab(candidatesPage, tr("Candidates"));
     m_tabs->addTab(m_iterations, tr("Iterations"));
     layout->addWidget(m_tabs, 1);
     setWidget(body);

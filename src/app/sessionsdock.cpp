@@ -47,8 +47,12 @@ SessionsDock::SessionsDock(AppContext *context, UserPrompts *prompts, QWidget *p
     m_resume->setObjectName(QStringLiteral("resumeSessionButton"));
     m_export->setObjectName(QStringLiteral("exportSessionButton"));
     m_delete->setObjectName(QStringLiteral("deleteSessionButton"));
-    for (QPushButton *b : {m_open, m_resume, m_export, m_delete})
+    for (QPushButton *b : {m_open, m_resume, m_export, m_delete}) {
+        // As narrow as their words: the style's wide default made the left column too wide for the editor's
+        // 80 columns on a 1280-pixel screen.
+        b->setMinimumWidth(b->fontMetrics().horizontalAdvance(QString(b->text()).remove(u'&')) + 16);
         buttons->addWidget(b);
+    }
     buttons->addStretch(1);
     layout->addLayout(buttons);
     setWidget(body);

@@ -419,7 +419,7 @@ private Q_SLOTS:
         QTRY_VERIFY(window.context()->search()->find(m_session.c1a));
 
         // Right-click c1a in the table, "Compare with Parent".
-        dock->tabs()->setCurrentWidget(dock->table());
+        dock->tabs()->setCurrentIndex(1); // Candidates: the table, under its filter
         QTableView *table = dock->table();
         QModelIndex index;
         for (int row = 0; row < table->model()->rowCount(); ++row)

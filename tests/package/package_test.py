@@ -119,7 +119,7 @@ def check_deb(deb, out):
     run(["dpkg-deb", "-x", deb, tree])
     expected = ["usr/bin/accelopt", "usr/bin/accelopt-workbench",
                 "usr/share/accelopt/nkibench/tasks/silu/task.json", "usr/share/accelopt/prompts",
-                "usr/share/accelopt/rules/recommendations.json",
+                "usr/share/accelopt/rules/recommendations.json", "usr/share/accelopt/README.md",
                 "usr/share/icons/hicolor/scalable/apps/accelopt-workbench.svg",
                 "usr/share/icons/hicolor/48x48/apps/accelopt-workbench.png",
                 "usr/share/icons/hicolor/256x256/apps/accelopt-workbench.png",

@@ -50,6 +50,14 @@ QJsonObject TaskCatalog::Entry::ref() const
     return {{QStringLiteral("dir"), folder}};
 }
 
+QString TaskCatalog::nameOf(const QString &folder)
+{
+    Entry entry;
+    entry.name = QFileInfo(folder).fileName();
+    readTaskJson(QDir(folder).filePath(QStringLiteral("task.json")), entry);
+    return entry.name;
+}
+
 QList<TaskCatalog::Entry> TaskCatalog::scanAll(const QString &shippedDir, const QString &nearPath)
 {
     QList<Entry> entries;

@@ -32,6 +32,8 @@ public:
     // Every task the program can see from a file at nearPath (empty: none of a project), nearest place first
     // (TaskLocations::search): a project's, the user's, then the shipped ones.
     static QList<Entry> scanAll(const QString &shippedDir, const QString &nearPath);
+    // A task folder's name for people: task.json "name", else the folder's name (as Entry::name).
+    static QString nameOf(const QString &folder);
     // The first task named `name` in scanAll's order.
     static std::optional<Entry> find(const QString &name, const QString &shippedDir, const QString &nearPath);
 };

@@ -2,6 +2,7 @@
 
 #include "model/datasetlayout.h"
 #include "model/kernelfile.h"
+#include "model/taskcatalog.h"
 
 #include <QDir>
 #include <QFile>
@@ -45,7 +46,7 @@ std::optional<TaskSources> TaskSources::load(const QJsonObject &ref, const QStri
     } else {
         const QString folder = !dir.isEmpty() ? dir : QDir(tasksDir).filePath(t.name);
         if (t.name.isEmpty())
-            t.name = QFileInfo(folder).fileName();
+            t.name = TaskCatalog::nameOf(folder); // task.json's name: the folder may be a copy called anything
         if (!QFileInfo(folder).isDir()) {
             error =
                 QStringLiteral("no task '%1' in %2; 'accelopt tasks list' shows the tasks there are, or pass "

@@ -18,15 +18,16 @@ std::optional<TaskDetector::Found> fromTaskFolder(const QFileInfo &file, const Q
     const QDir folder = file.absoluteDir();
     if (!folder.exists(QStringLiteral("task.json")))
         return std::nullopt;
-    const QString name = folder.dirName();
     const bool shipped =
         !tasksDir.isEmpty() && QFileInfo(folder.absolutePath()).canonicalFilePath() ==
-                                   QFileInfo(QDir(tasksDir).filePath(name)).canonicalFilePath();
+                                   QFileInfo(QDir(tasksDir).filePath(folder.dirName())).canonicalFilePath();
+    // People know a task by the name in its task.json; the folder may be a copy called anything.
+    const QString name = TaskCatalog::nameOf(folder.absolutePath());
     const QString what = file.fileName() == QStringLiteral("baseline.py") ? QStringLiteral("the baseline")
                                                                           : QStringLiteral("a kernel");
     if (shipped)
         return TaskDetector::Found{
-            {{QStringLiteral("name"), name}}, name, QStringLiteral("%1 of task %2").arg(what, name)};
+            {{QStringLiteral("name"), folder.dirName()}}, name, QStringLiteral("%1 of task %2").arg(what, name)};
     return TaskDetector::Found{{{QStringLiteral("dir"), folder.absolutePath()}},
                                name,
                                QStringLiteral("%1 of the task folder %2").arg(what, folder.absolutePath())};

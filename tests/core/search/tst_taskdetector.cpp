@@ -207,6 +207,22 @@ private Q_SLOTS:
             !TaskDetector::detect(put(QStringLiteral("project/src/other.py")), QStringLiteral("x"), tasks()));
     }
 
+    void aCopiedTaskFolderKeepsItsTaskJsonName()
+    {
+        // People know a task by its task.json name; a copy of the folder may be called anything (issue 32).
+        put(QStringLiteral("elsewhere/silu_copy_v2/task.json"), R"({"name": "silu_wide"})");
+        put(QStringLiteral("elsewhere/silu_copy_v2/reference.py"), "def forward(x):\n    return x\n");
+        const QString kernel = put(QStringLiteral("elsewhere/silu_copy_v2/baseline.py"));
+        const auto found = TaskDetector::detect(kernel, QString(), tasks());
+        QVERIFY(found);
+        QCOMPARE(found->name, QStringLiteral("silu_wide"));
+        QCOMPARE(found->ref.value(QStringLiteral("dir")).toString(), QFileInfo(kernel).absolutePath());
+        QString error;
+        const auto sources = TaskSources::load(found->ref, tasks(), error);
+        QVERIFY2(sources, qPrintable(error));
+        QCOMPARE(sources->name, QStringLiteral("silu_wide"));
+    }
+
     void leavesUnknownsToTheUser_data()
     {
         QTest::addColumn<QString>("file");
