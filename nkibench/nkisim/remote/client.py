@@ -160,7 +160,15 @@ def _decorator(func=None, **options):
     return Jit(func, **options)
 
 
-_DECORATORS = {"jit": _decorator, "baremetal": _decorator, "benchmark": _decorator, "profile": _decorator}
+def _simulate(kernel=None, *args, **kwargs):
+    raise NotImplementedError("nki.simulate / nki.simulate_kernel run a kernel on the kernel module's own arrays; "
+                              "in a checked evaluation the kernel's NKI calls run in the judge's sandbox, which runs "
+                              "only the kernel it was asked for: keep such code under "
+                              "`if __name__ == \"__main__\":`")
+
+
+_DECORATORS = {"jit": _decorator, "baremetal": _decorator, "benchmark": _decorator, "profile": _decorator,
+               "simulate": _simulate, "simulate_kernel": _simulate}
 
 
 # --- values ---------------------------------------------------------------------------------------------------
