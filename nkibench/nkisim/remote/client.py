@@ -188,23 +188,11 @@ def encode(v, depth=0):
         return wire.float_value(float(v))
     if isinstance(v, Remote):
         return _enc_handle(v)
-    if isinstance(v, tuple):
-        return {"$t": [encode(x, depth + 1) for x in v]}
-    if isinstance(v, list):
-        return {"$l": [encode(x, depth + 1) for x in v]}
-    if isinstance(v, dict):
-        return {"$d": [[encode(k, depth + 1), encode(x, depth + 1)] for k, x in v.items()]}
-    if isinstance(v, slice):
-        return {"$s": [encode(v.start, depth + 1), encode(v.stop, depth + 1), encode(v.step, depth + 1)]}
-    if v is Ellipsis:
-        return {"$e": 0}
-    if isinstance(v, np.generic):
-        if isinstance(v, np.bool_):
-            return {"$nps": ["bool", bool(v)]}
-        if v.dtype.kind in "iu":
-            return {"$nps": [v.dtype.name, int(v)]}
-        if v.dtype.kind == "f":
-            return {"$nps": [v.dtype.name, wire.float_value(float(v))]}
+    tagged = wire.compound(v, lambda x: encode(x, depth + 1), exact=False)
+    if tagged is None:
+        tagged = wire.numpy_scalar(v)
+    if tagged is not None:
+        return tagged
     if isinstance(v, np.ndarray):
         return wire.array_value(v)
     name = wire.numpy_type_name(v)

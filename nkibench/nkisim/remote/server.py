@@ -371,24 +371,11 @@ class Server:
             return v
         if type(v) is float:
             return wire.float_value(v)
-        if type(v) is tuple:
-            return {"$t": [self.export(x, depth + 1) for x in v]}
-        if type(v) is list:
-            return {"$l": [self.export(x, depth + 1) for x in v]}
-        if type(v) is dict:
-            return {"$d": [[self.export(k, depth + 1), self.export(x, depth + 1)] for k, x in v.items()]}
-        if type(v) is slice:
-            return {"$s": [self.export(v.start, depth + 1), self.export(v.stop, depth + 1),
-                           self.export(v.step, depth + 1)]}
-        if v is Ellipsis:
-            return {"$e": 0}
-        if isinstance(v, np.generic):
-            if isinstance(v, np.bool_):
-                return {"$nps": ["bool", bool(v)]}
-            if v.dtype.kind in "iu":
-                return {"$nps": [v.dtype.name, int(v)]}
-            if v.dtype.kind == "f":
-                return {"$nps": [v.dtype.name, wire.float_value(float(v))]}
+        tagged = wire.compound(v, lambda x: self.export(x, depth + 1), exact=True)
+        if tagged is None:
+            tagged = wire.numpy_scalar(v)
+        if tagged is not None:
+            return tagged
         if isinstance(v, np.ndarray):
             # Index expressions (nl.arange, nl.mgrid and arithmetic on them) are integer arrays; a tensor's data
             # never comes out of a call, and no float array crosses at all.

@@ -117,3 +117,35 @@ def numpy_type_name(v):
         except TypeError:
             return None
     return None
+
+
+def compound(v, item, exact: bool):
+    """A tuple, list, dict, slice or Ellipsis as its tagged value, each element through item; None for anything
+    else. exact: those types only, not their subclasses (the server hands out an NKI object that subclasses tuple,
+    nl.mgrid's grid, as a handle with its attributes)."""
+    kind = type(v) if exact else next((t for t in (tuple, list, dict, slice) if isinstance(v, t)), None)
+    if kind is tuple:
+        return {"$t": [item(x) for x in v]}
+    if kind is list:
+        return {"$l": [item(x) for x in v]}
+    if kind is dict:
+        return {"$d": [[item(k), item(x)] for k, x in v.items()]}
+    if kind is slice:
+        return {"$s": [item(v.start), item(v.stop), item(v.step)]}
+    if v is Ellipsis:
+        return {"$e": 0}
+    return None
+
+
+def numpy_scalar(v):
+    """A numpy bool, integer or float scalar as its tagged value, else None."""
+    import numpy as np
+    if not isinstance(v, np.generic):
+        return None
+    if isinstance(v, np.bool_):
+        return {"$nps": ["bool", bool(v)]}
+    if v.dtype.kind in "iu":
+        return {"$nps": [v.dtype.name, int(v)]}
+    if v.dtype.kind == "f":
+        return {"$nps": [v.dtype.name, float_value(float(v))]}
+    return None
