@@ -16,7 +16,7 @@ import os
 import numpy as np
 
 import nkisim
-from nkisim import kernelfn, run as nkrun
+from nkisim import run as nkrun
 from nkisim.remote import server as srv, wire
 
 _load, _run = nkrun.load_kernel, nkrun.run_kernel

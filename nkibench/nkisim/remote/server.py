@@ -142,7 +142,6 @@ class Server:
         self.stubs = {}  # callback id -> its stub, so one of the kernel's functions is one object here
         from .. import language
         self.python_range = language.python_range
-        self.requests = 0
 
     # --- the kernel's function --------------------------------------------------------------------------------
     def load(self, function: str):
@@ -245,7 +244,6 @@ class Server:
                 return m
             line = m.get("line")
             context.LINE[0] = line if isinstance(line, int) and not isinstance(line, bool) and line >= 0 else None
-            self.requests += 1
             try:
                 reply = {"ok": self.handle(op, m)}
             except errors.NkiError as e:

@@ -6,7 +6,6 @@ the runner links into both folders (handover.run_remote). See the runner README,
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 
 from .backend_sim import SimBackend, add_header
@@ -110,7 +109,6 @@ def serve(job: dict, workdir: str, limits: dict) -> dict:
         res = kernelside.run(job, cases, backend)
     finally:
         backend.close()
-    for name in os.listdir(cases):
-        if name.startswith(("out", "trace.")):
-            shutil.move(os.path.join(cases, name), os.path.join(workdir, name))
+    from .handover import move_outputs
+    move_outputs(cases, workdir)
     return res
