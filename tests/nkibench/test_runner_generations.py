@@ -165,7 +165,7 @@ def test_current_kernel_runs_the_current_route_on_the_current_sdk(tmp_path):
 def test_explorer_metrics_conversion():
     import sys
     sys.path.insert(0, str(FAKE_NEURON.parents[3] / "nkibench" / "runner"))
-    from accelopt_runner.backend_neuron import explorer_metrics, find_summary
+    from accelopt_runner.neffmetrics import explorer_metrics, find_summary
     row = find_summary({"device_profile": {"Summary": [{"total_time": 2e-6, "hbm_read_bytes": "1024",
                                                          "dma_active_time_percent": 50.0, "name": "k"}]}})
     m, note = explorer_metrics(row)

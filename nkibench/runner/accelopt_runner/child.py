@@ -109,7 +109,11 @@ def main(workdir: str) -> int:
         elif job["backend"] == "neuron":
             from .backend_neuron import NeuronBackend
             backend = NeuronBackend(job["target"], workdir, job)
-            res = evaluate.run(job, workdir, backend)
+            if role == "kernel":  # compile only: the judge runs the NEFF (neffjudge.py)
+                from . import kernelside
+                res = kernelside.compile_neff(job, workdir, backend)
+            else:
+                res = evaluate.run(job, workdir, backend)
         else:
             from .backend_sim import SimBackend
             backend = SimBackend(job["target"], lim)

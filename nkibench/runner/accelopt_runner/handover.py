@@ -9,20 +9,23 @@ then applies physics() itself.
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 
 from . import child, kernelremote
-from .judge import TRACE
+from .judge import TRACE, case_stem
+from .kernelside import NEFF, NEFF_META
 
 # What the kernel's child is told: how to run it, nothing of the task, the size or the seeds (the timing
-# protocol's fields stay for the Neuron path, which times in the one process of evaluate.run).
+# protocol's fields stay for a Neuron host without nrtpy, which times in the one process of evaluate.run).
 KERNEL_JOB_FIELDS = ("id", "backend", "target", "kernel", "timeout_s", "limits", "warmup", "iters", "spread_tol",
-                     "max_attempts", "timeline_cap", "timing_only", "generation", "function")
+                     "max_attempts", "timeline_cap", "timing_only", "generation", "function", "core")
 
 
 def split(job: dict, steps) -> dict:
     """prepare, kernel, verdict (steps: sandbox._Steps), and the result the runner composes of them."""
-    prepared, judge_folder = steps.run("judge", dict(job, role="prepare"))
+    # a NEFF is timed on real arrays, nkisim on declared shapes
+    prepared, judge_folder = steps.run("judge", dict(job, role="prepare", times_shapes=job["backend"] == "sim"))
     if prepared.get("status") != "prepared":
         return prepared
     if steps.cancel.is_set():
@@ -31,8 +34,14 @@ def split(job: dict, steps) -> dict:
     kjob = {k: job[k] for k in KERNEL_JOB_FIELDS if k in job}
     kjob["role"] = "kernel"
     base = {k: v for k, v in prepared.items() if k not in ("status", "error", "output", "phase_s", "peak_rss_mb")}
+    if job["backend"] == "neuron" and job.get("generation"):
+        base["generation"] = job["generation"]  # the NKI generation that chose the route
     if remote(job):
         ran = run_remote(job, kjob, steps)
+        if ran.get("status") != "ok":
+            return merge(base, prepared, ran)
+    elif job["backend"] == "neuron":
+        ran = compile_neff(kjob, steps)
         if ran.get("status") != "ok":
             return merge(base, prepared, ran)
     else:
@@ -43,6 +52,27 @@ def split(job: dict, steps) -> dict:
         move_outputs(kernel_folder, judge_folder)
     judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
     return merge(base, prepared, ran, judged, status_from=judged, timing_from=judged)
+
+
+def judges_neff(job: dict) -> bool:
+    """Whether a Neuron eval splits like an nkisim one, the judge running the NEFF (neffjudge.py): where the serving
+    process found nrtpy. Without it the eval is one process, as before, and its result says so."""
+    return job["backend"] == "neuron" and bool(job.get("neff_judge"))
+
+
+def compile_neff(kjob: dict, steps) -> dict:
+    """The kernel's child compiles on a copy of the first case (the judge keeps every case to run the NEFF on);
+    its NEFF and the description of it move to the judge's folder as regular files."""
+    judge_folder = steps.judge_folder
+    one = os.path.join(judge_folder, "for-compile")
+    os.makedirs(one, exist_ok=True)
+    for ext in (".npz", ".json"):
+        shutil.copyfile(case_stem(os.path.join(judge_folder, child.KERNEL_CASES), 0) + ext,
+                        case_stem(one, 0) + ext)
+    ran, kernel_folder = steps.run("kernel", dict(kjob, compile_only=True), inputs_from=one)
+    if ran.get("status") == "ok":
+        _move_regular(kernel_folder, judge_folder, lambda name: name in (NEFF, NEFF_META))
+    return ran
 
 
 def remote(job: dict) -> bool:
@@ -107,11 +137,15 @@ def _remote_attempt(job: dict, kjob: dict, steps, name: str, cold: bool) -> dict
 def move_outputs(kernel_folder: str, judge_folder: str):
     """The kernel's outputs (out<i>.npz/.json) and trace (trace.npz/.json) into the judge's folder, as regular
     files only (a link would make the judge read elsewhere)."""
-    for name in os.listdir(kernel_folder):
-        path = os.path.join(kernel_folder, name)
-        if name.startswith(("out", TRACE + ".")) and name.endswith((".npz", ".json")) and os.path.isfile(path) and \
-                not os.path.islink(path):
-            os.replace(path, os.path.join(judge_folder, name))
+    _move_regular(kernel_folder, judge_folder,
+                  lambda name: name.startswith(("out", TRACE + ".")) and name.endswith((".npz", ".json")))
+
+
+def _move_regular(src: str, dst: str, wanted):
+    for name in os.listdir(src):
+        path = os.path.join(src, name)
+        if wanted(name) and os.path.isfile(path) and not os.path.islink(path):
+            os.replace(path, os.path.join(dst, name))
 
 
 # From the kernel's child, only these, and only when they have the expected shape: the rest of its result.json is
@@ -123,12 +157,13 @@ TIMING_FIELDS = ("latency_ms", "rel_spread", "timing_attempts", "metrics", "prof
 def merge(base: dict, prepared: dict, ran: dict, judged: dict | None = None, status_from: dict | None = None,
           timing_from: dict | None = None) -> dict:
     """One result of the steps' results. timing_from: the result that holds the latency, metrics and profile (the
-    judge's on nkisim; the one process's own on a Neuron host)."""
+    judge's)."""
     res = dict(base)
     for k, kinds in KERNEL_RESULT_FIELDS.items():
         if isinstance(ran.get(k), kinds) and not isinstance(ran.get(k), bool):
             res[k] = ran[k]
-    res["warnings"] = [str(w)[:2000] for w in (ran.get("warnings") or []) if isinstance(w, str)][:50]
+    notes = [w for r in (ran, judged) if r for w in (r.get("warnings") or []) if isinstance(w, str)]
+    res["warnings"] = [w[:2000] for w in dict.fromkeys(notes)][:50]
     res["output"] = "".join(str(r.get("output") or "") for r in (prepared, ran, judged) if r)
     phase = {}
     for r in (prepared, ran, judged):

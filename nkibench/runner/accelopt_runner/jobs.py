@@ -207,6 +207,13 @@ def prechecks(job: dict):
         warn = generations.note(kg["generation"], info)
         if warn:
             job.setdefault("warnings", []).append(warn)
+        job["neff_judge"] = bool(info.get("nrtpy"))
+        if not job["neff_judge"]:
+            job.setdefault("warnings", []).append(
+                "trust: this host has no nrtpy (Neuron SDK 2.33 and later), so the kernel's own process ran, "
+                "checked and timed it, and what a kernel does to its interpreter could change its verdict and "
+                "latency; install nrtpy in the runner's Python to have a judge that never runs the kernel's Python "
+                "run its NEFF")
     try:  # which function is the kernel (nkisim/kernelfn.py); the children load that one by name
         job["function"] = kernelfn.choose(tree, job.get("function"), job["task_spec"].get("function"))
     except kernelfn.NoKernelFunction as e:

@@ -76,3 +76,35 @@ def run(job: dict, workdir: str, backend) -> dict:
     res["warnings"] = [str(w) for w in getattr(backend, "warnings", None) or []]
     res.update(status="ok", error=None)
     return res
+
+
+NEFF, NEFF_META = "compiled.neff", "compiled.json"  # what a Neuron kernel's child hands to the judge
+
+
+def compile_neff(job: dict, workdir: str, backend) -> dict:
+    """The kernel's side of a Neuron evaluation where the judge runs the NEFF (neffjudge.py): compile on the one
+    case it is given and hand over the NEFF, with what the judge needs to feed it and read its outputs (the
+    kernel's array parameters, the shapes and dtypes its compile run returned). Nothing of this is believed beyond
+    that: the judge runs the NEFF itself."""
+    import shutil
+    res = empty_result(job)
+    res.update(backend=job["backend"], target=job["target"])
+    PHASE["now"] = "loading the kernel"
+    CLOCK.start("load")
+    backend.load(job["kernel"], job.get("function"))
+    nki_in, _ = arrays.load(case_stem(workdir, 0))
+    PHASE["now"] = "compiling the kernel"
+    CLOCK.start("kernel")
+    neff = backend.compile(nki_in)  # raises KernelFailure
+    first = backend.first_outputs
+    outs = list(first) if isinstance(first, (tuple, list)) else [first]
+    meta = {"parameters": [n for n, a in zip(backend.arg_names, nki_in) if hasattr(a, "shape")],
+            "outputs": [{"shape": [int(d) for d in getattr(o, "shape", ())], "dtype": str(getattr(o, "dtype", ""))}
+                        for o in outs if hasattr(o, "shape")],
+            "single": not isinstance(first, (tuple, list))}
+    shutil.copyfile(neff, os.path.join(workdir, NEFF))
+    with open(os.path.join(workdir, NEFF_META), "w", encoding="utf-8") as f:
+        json.dump(meta, f)
+    res["warnings"] = [str(w) for w in getattr(backend, "warnings", None) or []]
+    res.update(status="ok", error=None)
+    return res

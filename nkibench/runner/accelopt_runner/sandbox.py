@@ -209,13 +209,14 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
     An nkisim eval takes three children, one after the other: the judge prepares (inputs and references), the kernel
     runs on the inputs and records its trace, the judge compares the outputs and models the trace; data moves
     between their folders through this process only, and the kernel's sandbox sees none of the judge's. A Neuron
-    eval is still one child ("whole")."""
+    eval splits the same way where nrtpy is installed (the kernel's child compiles, the judge runs the NEFF), else
+    it is one child ("whole")."""
     t0 = time.monotonic()
     if sandbox.get("required") and not sandbox.get("active"):
         return _fail(job, "infra_error", confinement.refusal(sandbox.get("reason") or "it is unavailable"), t0)
     steps = _Steps(job, cancel, sandbox, python, keep_workdir, zygote, t0)
     try:
-        if job["backend"] != "sim":
+        if job["backend"] != "sim" and not handover.judges_neff(job):
             res, _ = steps.run("kernel", dict(job, role="whole"))
         else:
             res = handover.split(job, steps)
