@@ -1,8 +1,8 @@
 """nki.isa (nisa) of the current NKI API: every instruction writes an explicit destination, given first.
 
 Each call runs the classic instruction, which leaves its result pending as the last instruction of the trace, and
-then lands that result in dst (core.store_into / core._redirect): one instruction writing dst, the same record and
-cost as classic `dst[...] = nisa.op(...)`, so the performance model sees current and classic kernels alike.
+then lands that result in dst (assign.store_into / assign.redirect): one instruction writing dst, the same record
+and cost as classic `dst[...] = nisa.op(...)`, so the performance model sees current and classic kernels alike.
 Calls return None, as in nki.*: a classic-style `t = nisa.op(a, b)` has no dst and is refused by name."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import enum
 
 import numpy as np
 
-from .. import core, dtypes, isa as _ci, ops
+from .. import assign, compute, core, dtypes, isa as _ci, ops
 from ..context import current
 from ..hardware import VECTOR_TRANSPOSE_MAX
 from ..tensor import Tile
@@ -103,7 +103,7 @@ def _land(api, dst, result):
     if n_res != n_dst:
         raise cerr(f"{api}: the result has shape {tuple(result.shape)}, dst has shape {tuple(dst.shape)}",
                    "err_num_partition_mismatch")
-    core.store_into(dst, result)
+    assign.store_into(dst, result)
     return None
 
 
@@ -136,11 +136,11 @@ def nc_matmul(dst=_MISSING, stationary=_MISSING, moving=_MISSING, is_stationary_
     ctx = current()
     if accumulate is None:
         # 0.3.0: "the first write to a PSUM location overwrites, and subsequent writes accumulate" - the classic
-        # accumulation-group rule (core._continues_group) is that rule with loop-aware group starts.
-        acc = "add" if core._continues_group(dst, ctx) else None
+        # accumulation-group rule (assign.continues_group) is that rule with loop-aware group starts.
+        acc = "add" if assign.continues_group(dst, ctx) else None
     else:
         acc = "add" if accumulate else None
-    core._redirect(dst, res, pending, acc)
+    assign.redirect(dst, res, pending, acc)
 
 
 def nc_transpose(dst=_MISSING, data=_MISSING, engine=unknown_engine, name=None):
@@ -156,7 +156,7 @@ def nc_transpose(dst=_MISSING, data=_MISSING, engine=unknown_engine, name=None):
                                    else None)
             if dst.alloc.memory != "psum":
                 _dst(api, dst)
-                res = _ci.copy_op(api, res, dst.alloc.dtype, None)
+                res = compute.copy_op(api, res, dst.alloc.dtype, None)
             _land(api, dst, res)
             return
         e = _ci.vector_engine
@@ -172,7 +172,7 @@ def activation(dst=_MISSING, op=_MISSING, data=_MISSING, bias=None, scale=1.0, r
     _need(api, "dst, op, data, bias=None, scale=1.0, ...", dst=dst, op=op, data=data)
     _dst(api, dst)
     _dtype(api, dst, dtype)
-    _land(api, dst, _ci._activation(api, op, data, bias, scale, reduce_op, reduce_res, None, dst.dtype))
+    _land(api, dst, compute.activation(api, op, data, bias, scale, reduce_op, reduce_res, None, dst.dtype))
 
 
 def activation_reduce(dst=_MISSING, op=_MISSING, data=_MISSING, reduce_op=_MISSING, reduce_res=_MISSING, bias=None,
@@ -181,7 +181,7 @@ def activation_reduce(dst=_MISSING, op=_MISSING, data=_MISSING, reduce_op=_MISSI
     _need(api, "dst, op, data, reduce_op, reduce_res, ...", dst=dst, op=op, data=data, reduce_op=reduce_op,
           reduce_res=reduce_res)
     _dst(api, dst)
-    _land(api, dst, _ci._activation(api, op, data, bias, scale, reduce_op, reduce_res, None, dst.dtype))
+    _land(api, dst, compute.activation(api, op, data, bias, scale, reduce_op, reduce_res, None, dst.dtype))
 
 
 def exponential(dst=_MISSING, src=_MISSING, max_value=0.0, reduce_res=None, reduce_cmd=reduce_cmd.idle,
@@ -192,7 +192,7 @@ def exponential(dst=_MISSING, src=_MISSING, max_value=0.0, reduce_res=None, redu
         raise cerr(f"{api} is available on NeuronCore-v4 (trn3) only; this run targets {current().target}")
     _dst(api, dst)
     core.tile_arg(src, api, "src")
-    mv = _ci._operand(api, max_value, "max_value", src)
+    mv = compute.operand(api, max_value, "max_value", src)
     operands = [src] + ([mv] if isinstance(mv, Tile) else [])
     held = {}
 
@@ -408,7 +408,7 @@ def dma_compute(dst=_MISSING, srcs=_MISSING, reduce_op=_MISSING, scales=None, un
     srcs = list(srcs)
     if not srcs or not all(isinstance(s, Tile) for s in srcs):
         raise cerr(f"{api}: srcs must be a non-empty list of tensors")
-    f = ops.BINARY[_ci._binop(api, reduce_op)][0]
+    f = ops.BINARY[compute.binop(api, reduce_op)][0]
     sc = list(scales) if scales is not None else [1.0] * len(srcs)
     # One DMA per source into dst, each combining with what dst holds (the DMA engine's read-modify-write), as
     # dma_compute does in one instruction over all sources. A source that is dst itself is already in place, so it
