@@ -1,6 +1,6 @@
 """Assignment: `dst[...] = value` and `dst op= value`. An instruction's result assigned to a view lands in it
-directly (the instruction writes dst, no extra copy), as the compiler does, where the instruction can write
-dst's memory; a scalar becomes a memset and anything else a copy. A matmul result `+=` into
+directly (the instruction writes dst, no extra copy), as the compiler does, where the op registry says the
+instruction can write dst's memory; a scalar becomes a memset and anything else a copy. A matmul result `+=` into
 PSUM accumulates there, in accumulation groups (continues_group).
 
 Both front ends end here: the classic one through Tile's operators (tensor.py, tileops.py), current/ through
@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import compute, replay
+from . import compute, opregistry, replay
 from .context import current
 from .core import broadcastable, cerr, check_free_size, is_scalar, tile_arg, values
 from .ops import BINARY
@@ -53,9 +53,9 @@ def store_into(view, value, api="assignment", accumulate=False):
                        "err_num_partition_mismatch")
     if p is not None:
         instr = p[0]
-        eng, mem = instr.engine, view.alloc.memory
-        if not ((eng == "tensor" and mem != "psum") or (eng == "gpsimd" and mem == "psum") or
-                (eng != "dma" and mem == "hbm")):
+        # In place where the instruction can write view's memory (a matmul only into PSUM, GpSimd not into PSUM,
+        # no engine but DMA into HBM); elsewhere the compiler writes a buffer of its own and copies it over.
+        if view.alloc.memory in opregistry.operands(instr.op, instr.engine).writes:
             redirect(view, value, p, accumulate or value.alloc.reduce_op)
             return
         if accumulate:

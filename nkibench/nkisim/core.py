@@ -1,4 +1,4 @@
-"""Issuing instructions: operand checks, masks, the numeric computation
+"""Issuing instructions: operand checks (against the op registry's operand rules), masks, the numeric computation
 and the trace record. Every NKI API of both front ends funnels through run_op or dma (and assignment, assign.py),
 so the trace conventions live here in one place.
 """
@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from . import dtypes, errors, replay, taint
+from . import dtypes, errors, opregistry, replay, taint
 from .context import current, kernel_line
 from .hardware import FREE_MAX_PSUM, FREE_MAX_SBUF
 from .tensor import MaskedOperand, Tile, new_alloc
@@ -41,6 +41,24 @@ def tile_arg(x, api, name, allow=("sbuf", "psum")):
         raise cerr(f"operand '{name}' of '{api}' cannot be in {mem.upper()} (expected {'/'.join(allow).upper()})",
                    "err_unsupported_memory")
     return x
+
+
+def operand_rule(op, engine):
+    """Where instruction op's operands may be on engine (opregistry.Operands): what the front ends check."""
+    return opregistry.operands(op, engine)
+
+
+_ENGINE_NAMES = {"vector": "VectorE", "scalar": "ScalarE", "gpsimd": "GpSimd", "tensor": "TensorE"}
+
+
+def check_engine_access(api, op, engine, *tiles):
+    """Refuse an input tile in a memory instruction op cannot read on engine (GpSimd and PSUM), once the engine is
+    known: the same tile is fine for the instruction on another engine."""
+    reads = opregistry.operands(op, engine).reads
+    for t in tiles:
+        if isinstance(t, Tile) and t.alloc.memory not in reads:
+            raise cerr(f"'{api}' on {_ENGINE_NAMES.get(engine, engine)} cannot access {t.alloc.memory.upper()}",
+                       "err_unsupported_memory")
 
 
 def out_dtype(dtype, *operands):

@@ -5,7 +5,7 @@ import enum
 
 import numpy as np
 
-from . import assign, compute, core, dtypes, ops, taint
+from . import assign, compute, core, dtypes, opregistry, ops, taint
 from . import hardware as hw
 from .context import current
 from .core import cerr, out_dtype, run_op, tile_arg
@@ -80,14 +80,10 @@ def _eng(e, default, allowed=("vector", "scalar", "gpsimd")):
     return name, False
 
 
-def _no_psum_on_gpsimd(eng, api, *tiles):
-    if eng == "gpsimd" and any(isinstance(t, Tile) and t.alloc.memory == "psum" for t in tiles):
-        raise cerr(f"'{api}' on GpSimd cannot access PSUM", "err_unsupported_memory")
-
-
 # --- TensorE ------------------------------------------------------------------------------------------------------
 
 _FP8_NAMES = ("float8_e4m3", "float8_e4m3fn", "float8_e5m2")
+_MATMUL = opregistry.operands("nc_matmul", "tensor")  # SBUF operands, the result in PSUM
 
 
 def _double_row(perf_mode):
@@ -135,7 +131,7 @@ def _operand_to_sbuf(api, t, name):
     costs. HBM operands stay an error: the compiler does not insert a DMA."""
     if isinstance(t, Tile) and t.alloc.memory == "psum":
         return compute.copy_op(api, t, t.alloc.dtype, None)
-    tile_arg(t, api, name, ("sbuf",))
+    tile_arg(t, api, name, _MATMUL.reads)
     return t
 
 
@@ -150,7 +146,7 @@ def _double_row_matmul(api, stationary, moving, mask, dtype):
     for x, nm in ((stationary, "stationary"), (moving, "moving")):
         if isinstance(x, MaskedOperand):
             raise cerr(f"{api}: operand masks are not supported with perf_mode double_row")
-        tile_arg(x, api, nm, ("sbuf",))
+        tile_arg(x, api, nm, _MATMUL.reads)
         if len(x.shape) != 3 or x.shape[1] != 2:
             raise cerr(f"{api}: with perf_mode double_row the {nm} tile must be (K, 2, free): two contraction rows "
                        f"per partition, got shape {tuple(x.shape)}")
@@ -172,7 +168,7 @@ def _operand_box(api, x, name):
     """(tile, ((k_lo, k_hi), (f_lo, f_hi)) or None) for a matmul operand, masked (`t[pred]`) or not."""
     if not isinstance(x, MaskedOperand):
         return x, None
-    t = tile_arg(x.tile, api, name, ("sbuf",))
+    t = tile_arg(x.tile, api, name, _MATMUL.reads)
     if len(t.shape) != 2:
         raise cerr(f"{api}: operand masks need a 2-D operand, '{name}' has shape {t.shape}")
     mb = core.analyze_mask(x.pred, t.shape)
@@ -193,8 +189,8 @@ def unmask(api, stationary, moving, mask):
         return stationary, moving, mask
     s, sb = _operand_box(api, stationary, "stationary")
     mv, mb = _operand_box(api, moving, "moving")
-    tile_arg(s, api, "stationary", ("sbuf",))
-    tile_arg(mv, api, "moving", ("sbuf",))
+    tile_arg(s, api, "stationary", _MATMUL.reads)
+    tile_arg(mv, api, "moving", _MATMUL.reads)
     m, n = compute.free_size(s), compute.free_size(mv)
     if ((0, 0), (0, 0)) in (sb, mb):
         return s, mv, np.zeros((m, n), bool)  # an operand mask that selects nothing drops the instruction
@@ -242,26 +238,28 @@ def _matmul(api, op, stationary, moving, k, m, n, mask, dtype, **flags):
             return np.matmul(s.transpose(1, 0, 2).reshape(-1, m).T, mv.transpose(1, 0, 2).reshape(-1, n))
         return np.matmul(s.reshape(s.shape[0], -1).T, mv.reshape(mv.shape[0], -1))
 
-    return run_op(api, op, "tensor", [stationary, moving], fn, (m, n), odt, mask=mask, out_mem="psum", attrs=attrs,
+    return run_op(api, op, "tensor", [stationary, moving], fn, (m, n), odt, mask=mask, out_mem=_MATMUL.writes[0],
+                  attrs=attrs,
                   boxes=boxes, counts_override=(k, nn))
+
+
+def transpose_rule(api, data, eng):
+    """Check a transpose's input against the registry's rule for eng (where it may be, the largest side the engine
+    handles); the rule (its result goes to rule.writes[0])."""
+    rule = core.operand_rule("nc_transpose", eng)
+    tile_arg(data, api, "data", rule.reads)
+    n = rule.max_side
+    if data.shape[0] > n or compute.free_size(data) > n:
+        raise cerr(f"nc_transpose on the {eng.capitalize()} engine handles at most {n}x{n}, got {data.shape}",
+                   "err_size_of_dimension_exceed_arch_limit")
+    return rule
 
 
 def nc_transpose(data, engine=None, mask=None, dtype=None, **kwargs):
     api = "nisa.nc_transpose"
     eng, _ = _eng(engine, "tensor", ("tensor", "vector"))
+    rule = transpose_rule(api, data, eng)
     p, f = data.shape[0], compute.free_size(data)
-    if eng == "tensor":
-        tile_arg(data, api, "data", ("sbuf",))
-        if p > hw.TENSOR_TRANSPOSE_MAX or f > hw.TENSOR_TRANSPOSE_MAX:
-            raise cerr(f"nc_transpose on the Tensor engine handles at most {hw.TENSOR_TRANSPOSE_MAX}x"
-                       f"{hw.TENSOR_TRANSPOSE_MAX}, got {data.shape}",
-                       "err_size_of_dimension_exceed_arch_limit")
-    else:
-        tile_arg(data, api, "data")
-        if p > hw.VECTOR_TRANSPOSE_MAX or f > hw.VECTOR_TRANSPOSE_MAX:
-            raise cerr(f"nc_transpose on the Vector engine handles at most {hw.VECTOR_TRANSPOSE_MAX}x"
-                       f"{hw.VECTOR_TRANSPOSE_MAX}, got {data.shape}",
-                       "err_size_of_dimension_exceed_arch_limit")
     odt = out_dtype(dtype, data)
     two_d = len(data.shape) == 2
 
@@ -271,7 +269,7 @@ def nc_transpose(data, engine=None, mask=None, dtype=None, **kwargs):
     attrs = {"k": p, "m": f, "n": p, "is_transpose": True, "moving_dtype": data.alloc.dtype.name,
              "stationary_dtype": data.alloc.dtype.name, "accumulate": False} if eng == "tensor" else {}
     return run_op(api, "nc_transpose", eng, [data], lambda d: d.reshape(d.shape[0], -1).T, (f, p), odt, mask=mask,
-                  out_mem="psum" if eng == "tensor" else "sbuf", attrs=attrs, boxes=boxes)
+                  out_mem=rule.writes[0], attrs=attrs, boxes=boxes)
 
 
 # --- ScalarE ------------------------------------------------------------------------------------------------------
@@ -300,7 +298,7 @@ def tensor_tensor(data1, data2, op, engine=None, mask=None, dtype=None, **kwargs
         raise cerr("tensor_tensor inputs cannot both be in PSUM", "err_unsupported_memory")
     odt = out_dtype(dtype, data1, data2)
     eng, auto = _eng(engine, compute.binary_engine(name, data1, data2))
-    _no_psum_on_gpsimd(eng, api, data1, data2)
+    core.check_engine_access(api, "tensor_tensor", eng, data1, data2)
     return compute.binary_op(api, name, data1, data2, odt, mask, eng, auto)
 
 
@@ -311,7 +309,7 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     n0 = compute.binop(api, op0)
     n1 = compute.binop(api, op1) if op1 is not None else None
     eng, auto = _eng(engine, "vector")
-    _no_psum_on_gpsimd(eng, api, data)
+    core.check_engine_access(api, "tensor_scalar", eng, data)
     return compute.scalar_op(api, data, n0, operand0, reverse0, n1, operand1, reverse1, out_dtype(dtype, data), mask,
                              eng, auto)
 
@@ -363,7 +361,7 @@ def tensor_reduce(op, data, axis, mask=None, dtype=None, negate=False, keepdims=
 
 def tensor_partition_reduce(op, data, mask=None, dtype=None, **kwargs):
     api = "nisa.tensor_partition_reduce"
-    tile_arg(data, api, "data", ("sbuf",))
+    tile_arg(data, api, "data", core.operand_rule("tensor_partition_reduce", "gpsimd").reads)
     name = ops.reduce(op)
     f = ops.REDUCE[name]
     shape = (1,) + tuple(data.shape[1:])
@@ -401,7 +399,7 @@ def tensor_copy(src, mask=None, dtype=None, engine=None, **kwargs):
     api = "nisa.tensor_copy"
     tile_arg(src, api, "src")
     eng, auto = _eng(engine, "vector")
-    _no_psum_on_gpsimd(eng, api, src)
+    core.check_engine_access(api, "tensor_copy", eng, src)
     return compute.copy_op(api, src, out_dtype(dtype, src), mask, eng, auto)
 
 

@@ -576,8 +576,9 @@ def matmul(x, y, transpose_x=False, mask=None, dtype=None, **kwargs):
 
 def transpose(x, mask=None, dtype=None, **kwargs):
     tile_arg(x, "nl.transpose", "x")
-    if x.shape[0] > 128 or math.prod(x.shape[1:]) > 128:
-        raise cerr(f"nl.transpose handles at most 128x128, got {x.shape}", "err_size_of_dimension_exceed_arch_limit")
+    n = core.operand_rule("nc_transpose", "tensor").max_side  # the compiler lowers it to a TensorE transpose
+    if x.shape[0] > n or math.prod(x.shape[1:]) > n:
+        raise cerr(f"nl.transpose handles at most {n}x{n}, got {x.shape}", "err_size_of_dimension_exceed_arch_limit")
     if x.alloc.memory != "sbuf":
         x = compute.copy_op("nl.transpose", x, x.alloc.dtype, None)
     return isa.nc_transpose(x, mask=mask, dtype=dtype)
