@@ -243,7 +243,7 @@ def _matmul(api, op, stationary, moving, k, m, n, mask, dtype, **flags):
                   boxes=boxes, counts_override=(k, nn))
 
 
-def transpose_rule(api, data, eng):
+def _transpose_rule(api, data, eng):
     """Check a transpose's input against the registry's rule for eng (where it may be, the largest side the engine
     handles); the rule (its result goes to rule.writes[0])."""
     rule = core.operand_rule("nc_transpose", eng)
@@ -258,7 +258,7 @@ def transpose_rule(api, data, eng):
 def nc_transpose(data, engine=None, mask=None, dtype=None, **kwargs):
     api = "nisa.nc_transpose"
     eng, _ = _eng(engine, "tensor", ("tensor", "vector"))
-    rule = transpose_rule(api, data, eng)
+    rule = _transpose_rule(api, data, eng)
     p, f = data.shape[0], compute.free_size(data)
     odt = out_dtype(dtype, data)
     two_d = len(data.shape) == 2

@@ -8,12 +8,11 @@ import sys
 
 import numpy as np
 
-from . import compute, core, dtypes, isa, ops, replay, taint, tileops
+from . import compute, core, creation, dtypes, isa, ops, replay, taint, tileops
 from .context import active, current, kernel_line
 from .core import cerr, out_dtype, tile_arg
 from .dtypes import (bfloat16, bool_, float8_e4m3, float8_e4m3fn, float8_e5m2, float16, float32, float32r,  # noqa
                      int8, int16, int32, int64, tfloat32, uint8, uint16, uint32, uint64)
-from .creation import create
 from .tensor import MaskedOperand, ParDim, Tile, cached_arange, new_alloc
 
 
@@ -98,7 +97,7 @@ def ndarray(shape, dtype=float32, buffer=None, name="", **kwargs):
 
 def _create(shape, dtype, buffer, name, init):
     b = _buffer(buffer)
-    return create(shape, dtype, b.memory, b.name, name, init)
+    return creation.create(shape, dtype, b.memory, b.name, name, init)
 
 
 def zeros(shape, dtype=float32, buffer=None, name="", **kwargs):
