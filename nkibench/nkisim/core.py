@@ -1,8 +1,6 @@
-"""Issuing instructions: operand checks, masks, the numeric computation, the trace record, and the rule that an
-instruction's result written into `dst[...] = op(...)` lands in dst directly (no extra copy), as the compiler does.
-
-Every NKI API in language.py and isa.py funnels through run_op, dma or store_into, so the trace conventions live
-here in one place.
+"""Issuing instructions: operand checks (against the op registry's operand rules), masks, the numeric computation
+and the trace record. Every NKI API of both front ends funnels through run_op or dma (and assignment, assign.py),
+so the trace conventions live here in one place.
 """
 from __future__ import annotations
 
@@ -10,7 +8,7 @@ import math
 
 import numpy as np
 
-from . import dtypes, errors, replay, taint
+from . import dtypes, errors, opregistry, replay, taint
 from .context import current, kernel_line
 from .hardware import FREE_MAX_PSUM, FREE_MAX_SBUF
 from .tensor import MaskedOperand, Tile, new_alloc
@@ -43,6 +41,24 @@ def tile_arg(x, api, name, allow=("sbuf", "psum")):
         raise cerr(f"operand '{name}' of '{api}' cannot be in {mem.upper()} (expected {'/'.join(allow).upper()})",
                    "err_unsupported_memory")
     return x
+
+
+def operand_rule(op, engine):
+    """Where instruction op's operands may be on engine (opregistry.Operands): what the front ends check."""
+    return opregistry.operands(op, engine)
+
+
+_ENGINE_NAMES = {"vector": "VectorE", "scalar": "ScalarE", "gpsimd": "GpSimd", "tensor": "TensorE"}
+
+
+def check_engine_access(api, op, engine, *tiles):
+    """Refuse an input tile in a memory instruction op cannot read on engine (GpSimd and PSUM), once the engine is
+    known: the same tile is fine for the instruction on another engine."""
+    reads = opregistry.operands(op, engine).reads
+    for t in tiles:
+        if isinstance(t, Tile) and t.alloc.memory not in reads:
+            raise cerr(f"'{api}' on {_ENGINE_NAMES.get(engine, engine)} cannot access {t.alloc.memory.upper()}",
+                       "err_unsupported_memory")
 
 
 def out_dtype(dtype, *operands):
@@ -321,7 +337,7 @@ def dma(api, src, dst=None, *, mask=None, dtype=None, attrs=None, out_shape=None
             if rmw is not None:
                 vals = rmw(values(d), np.asarray(vals, dtype=np.float32))
             vals = d.alloc.dtype.cast(vals)
-            vals = np.broadcast_to(vals, d.shape) if _bcastable(vals.shape, d.shape) else vals.reshape(d.shape)
+            vals = np.broadcast_to(vals, d.shape) if broadcastable(vals.shape, d.shape) else vals.reshape(d.shape)
             d.write(vals, submask)
     d.alloc.written = True
     instr = ctx.record("dma", "dma", parts, free, d.alloc.dtype.name, (s.alloc.dtype.name,), tuple(reads), (w,),
@@ -329,157 +345,6 @@ def dma(api, src, dst=None, *, mask=None, dtype=None, attrs=None, out_shape=None
     if result is not None:
         result.alloc.pending = (instr, box, submask)
     return result
-
-
-# --- assignment: `dst[...] = value` and `dst[...] += value` ------------------------------------------------------
-
-def _fresh(value):
-    if not isinstance(value, Tile) or value.key is not None or value.inner is not None:
-        return None
-    p = value.alloc.pending
-    if p is None:
-        return None
-    tr = current().trace.instrs
-    return p if tr and p[0] is tr[-1] else None
-
-
-def store_into(view, value, api="assignment", accumulate=False):
-    if isinstance(value, np.ndarray) and value.ndim > 0:
-        raise cerr("cannot assign an index expression to a tile; use nisa.iota to materialize it")
-    if is_scalar(value) or (isinstance(value, np.ndarray) and value.ndim == 0):
-        if view.alloc.memory == "hbm":
-            raise cerr("HBM tensors can only be written by DMA (nl.store)", "err_unsupported_memory")
-        from . import isa
-        isa._memset_into(view, value)
-        return
-    if not isinstance(value, Tile):
-        raise cerr(f"cannot assign a {type(value).__name__} to a tile")
-    p = _fresh(value)
-    if p is not None and value.shape != view.shape:
-        if math.prod(value.shape) != math.prod(view.shape) or p[1] is not None:
-            raise cerr(f"shape mismatch: cannot assign a tile of shape {value.shape} to a view of shape {view.shape}",
-                       "err_num_partition_mismatch")
-    elif value.shape != view.shape:
-        try:
-            ok = np.broadcast_shapes(value.shape, view.shape) == tuple(view.shape)
-        except ValueError:
-            ok = False
-        if not ok and math.prod(value.shape) != math.prod(view.shape):
-            raise cerr(f"shape mismatch: cannot assign a tile of shape {value.shape} to a view of shape {view.shape}",
-                       "err_num_partition_mismatch")
-    if p is not None:
-        instr = p[0]
-        eng, mem = instr.engine, view.alloc.memory
-        if not ((eng == "tensor" and mem != "psum") or (eng == "gpsimd" and mem == "psum") or
-                (eng != "dma" and mem == "hbm")):
-            _redirect(view, value, p, accumulate or value.alloc.reduce_op)
-            return
-        if accumulate:
-            raise cerr("matmul results can only accumulate (+=) into PSUM", "err_unsupported_memory")
-    if view.alloc.memory == "hbm":
-        raise cerr("HBM tensors can only be written by DMA: use nl.store(dst, value)", "err_unsupported_memory")
-    if accumulate:
-        from . import language
-        store_into(view, getattr(language, accumulate)(view, value))
-        return
-    from . import isa
-    src = value
-    if value.shape != view.shape and math.prod(value.shape) == math.prod(view.shape):
-        try:
-            np.broadcast_shapes(value.shape, view.shape)
-        except ValueError:
-            src = value
-    isa._copy_into(view, src)
-
-
-def _redirect(view, value, p, accumulate):
-    ctx = current()
-    instr, obox, submask = p
-    alloc = value.alloc
-    if view.alloc.memory == "psum" and instr.engine in ("vector", "scalar"):
-        check_free_size(instr.attrs.get("api", instr.op), instr.engine, instr.free_elems, True)
-    dv = view.restrict(obox) if obox is not None else view
-    if accumulate and instr.engine == "tensor" and view.alloc.memory == "psum":
-        ctx.fold_zero_fill(view.alloc)
-    acc = dv.access()
-    if ctx.numeric:
-        raw = alloc.raw[0] if alloc.raw is not None else alloc.data
-        dt = view.alloc.dtype
-        shape = dv.shape
-        vals = np.asarray(raw, dtype=np.float32) if accumulate else raw
-        if vals.shape != tuple(shape):
-            vals = np.broadcast_to(vals, shape) if _bcastable(vals.shape, shape) else vals.reshape(shape)
-        if accumulate:
-            from .ops import BINARY
-            vals = BINARY[accumulate][0](values(dv), vals)
-        dv.write(dt.cast(vals), submask)
-    view.alloc.written = True
-    instr.writes = (acc,) + tuple(instr.writes[1:])
-    instr.dtype = view.alloc.dtype.name
-    if accumulate:
-        instr.attrs["accumulate"] = True
-        instr.reads = tuple(instr.reads) + (acc,)
-    elif alloc.reduce_op is not None:
-        instr.reads = tuple(instr.reads) + (acc,)
-    alloc.pending = None
-    alloc.raw = None
-    if alloc.use is not None:
-        alloc.use[0] = None  # the result was written into view, never into a buffer of its own: nothing to allocate
-    ctx.release(alloc)
-
-
-def _bcastable(a, b):
-    try:
-        return np.broadcast_shapes(a, b) == tuple(b)
-    except ValueError:
-        return False
-
-
-def setitem(self, key, value):
-    view = self[key]
-    if isinstance(value, Tile) and value._done == len(current().trace) and value.alloc is view.alloc:
-        value._done = -1  # the `+=` already wrote it
-        return
-    store_into(view, value)
-
-
-def inplace(op_name):
-    def method(self, other):
-        ctx = current()
-        p = _fresh(other)
-        if op_name == "add" and p is not None and p[0].engine == "tensor":
-            if self.alloc.memory != "psum":
-                raise cerr("matmul results can only accumulate (+=) into PSUM", "err_unsupported_memory")
-            _redirect(self, other, p, "add" if _continues_group(self, ctx) else None)
-        else:
-            from . import language
-            store_into(self, getattr(language, op_name)(self, other))
-        self._done = len(ctx.trace)
-        return self
-    return method
-
-
-def _continues_group(view, ctx):
-    """Whether `psum[...] += matmul` adds to the region (True) or starts a new accumulation group that overwrites it.
-
-    The compiler turns `+=` inside a loop into an accumulation group whose first matmul overwrites the PSUM bank.
-    A fresh nl.zeros per outer iteration (the standard pattern) makes this invisible, but a PSUM tile allocated
-    once and reused across iterations of an outer loop must not carry the previous iteration's sums. We start a new
-    group when the `+=` runs in a new execution of its innermost loop (a new loop_id) *and* the region has been read
-    since the last accumulation (its partial sums were consumed, e.g. copied out). Both conditions are needed: a
-    contraction split over two nested loops (`for kb: for ki: acc += ...`) re-enters the inner loop without reading
-    acc, and stays one group."""
-    a = view.alloc
-    loop_id = ctx.loops[-1][0] if ctx.loops else None
-    region = view.box()
-    if ctx.replay_active:
-        replay.note_outer_psum(ctx, a, region)
-    groups = a.groups
-    if groups is None:
-        groups = a.groups = {}
-    last = groups.get(region)
-    groups[region] = (loop_id, a.psum_reads)
-    return last is None or last[0] == loop_id or last[1] == a.psum_reads
 
 
 def note_psum_reads(tiles):
@@ -491,8 +356,8 @@ def note_psum_reads(tiles):
                 replay.note_outer_psum(t.alloc.ctx, t.alloc)
 
 
-Tile.__setitem__ = setitem
-Tile.__iadd__ = inplace("add")
-Tile.__isub__ = inplace("subtract")
-Tile.__imul__ = inplace("multiply")
-Tile.__itruediv__ = inplace("divide")
+def broadcastable(a, b):
+    try:
+        return np.broadcast_shapes(a, b) == tuple(b)
+    except ValueError:
+        return False

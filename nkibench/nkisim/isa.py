@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import enum
-import math
 
 import numpy as np
 
-from . import core, dtypes, ops, taint
+from . import assign, compute, core, dtypes, opregistry, ops, taint
 from . import hardware as hw
 from .context import current
 from .core import cerr, out_dtype, run_op, tile_arg
@@ -81,25 +80,10 @@ def _eng(e, default, allowed=("vector", "scalar", "gpsimd")):
     return name, False
 
 
-def _attrs(auto, **kw):
-    a = dict(kw)
-    if auto:
-        a["engine_auto"] = True
-    return a
-
-
-def _no_psum_on_gpsimd(eng, api, *tiles):
-    if eng == "gpsimd" and any(isinstance(t, Tile) and t.alloc.memory == "psum" for t in tiles):
-        raise cerr(f"'{api}' on GpSimd cannot access PSUM", "err_unsupported_memory")
-
-
-def _free_size(t):
-    return math.prod(t.shape[1:])
-
-
 # --- TensorE ------------------------------------------------------------------------------------------------------
 
 _FP8_NAMES = ("float8_e4m3", "float8_e4m3fn", "float8_e5m2")
+_MATMUL = opregistry.operands("nc_matmul", "tensor")  # SBUF operands, the result in PSUM
 
 
 def _double_row(perf_mode):
@@ -123,8 +107,8 @@ def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero
     stationary, moving, mask = unmask(api, stationary, moving, mask)
     stationary = _operand_to_sbuf(api, stationary, "stationary")
     moving = _operand_to_sbuf(api, moving, "moving")
-    k, m = stationary.shape[0], _free_size(stationary)
-    k2, n = moving.shape[0], _free_size(moving)
+    k, m = stationary.shape[0], compute.free_size(stationary)
+    k2, n = moving.shape[0], compute.free_size(moving)
     if k != k2:
         raise cerr(f"nc_matmul contraction (partition) sizes differ: stationary {stationary.shape}, moving "
                    f"{moving.shape}", "err_num_partition_mismatch")
@@ -146,8 +130,8 @@ def _operand_to_sbuf(api, t, name):
     SBUF first; that copy (a tensor_copy the compiler picks the engine of, here VectorE, which reads PSUM) is what it
     costs. HBM operands stay an error: the compiler does not insert a DMA."""
     if isinstance(t, Tile) and t.alloc.memory == "psum":
-        return copy_op(api, t, t.alloc.dtype, None)
-    tile_arg(t, api, name, ("sbuf",))
+        return compute.copy_op(api, t, t.alloc.dtype, None)
+    tile_arg(t, api, name, _MATMUL.reads)
     return t
 
 
@@ -162,7 +146,7 @@ def _double_row_matmul(api, stationary, moving, mask, dtype):
     for x, nm in ((stationary, "stationary"), (moving, "moving")):
         if isinstance(x, MaskedOperand):
             raise cerr(f"{api}: operand masks are not supported with perf_mode double_row")
-        tile_arg(x, api, nm, ("sbuf",))
+        tile_arg(x, api, nm, _MATMUL.reads)
         if len(x.shape) != 3 or x.shape[1] != 2:
             raise cerr(f"{api}: with perf_mode double_row the {nm} tile must be (K, 2, free): two contraction rows "
                        f"per partition, got shape {tuple(x.shape)}")
@@ -184,7 +168,7 @@ def _operand_box(api, x, name):
     """(tile, ((k_lo, k_hi), (f_lo, f_hi)) or None) for a matmul operand, masked (`t[pred]`) or not."""
     if not isinstance(x, MaskedOperand):
         return x, None
-    t = tile_arg(x.tile, api, name, ("sbuf",))
+    t = tile_arg(x.tile, api, name, _MATMUL.reads)
     if len(t.shape) != 2:
         raise cerr(f"{api}: operand masks need a 2-D operand, '{name}' has shape {t.shape}")
     mb = core.analyze_mask(x.pred, t.shape)
@@ -205,9 +189,9 @@ def unmask(api, stationary, moving, mask):
         return stationary, moving, mask
     s, sb = _operand_box(api, stationary, "stationary")
     mv, mb = _operand_box(api, moving, "moving")
-    tile_arg(s, api, "stationary", ("sbuf",))
-    tile_arg(mv, api, "moving", ("sbuf",))
-    m, n = _free_size(s), _free_size(mv)
+    tile_arg(s, api, "stationary", _MATMUL.reads)
+    tile_arg(mv, api, "moving", _MATMUL.reads)
+    m, n = compute.free_size(s), compute.free_size(mv)
     if ((0, 0), (0, 0)) in (sb, mb):
         return s, mv, np.zeros((m, n), bool)  # an operand mask that selects nothing drops the instruction
     kr = []
@@ -254,26 +238,28 @@ def _matmul(api, op, stationary, moving, k, m, n, mask, dtype, **flags):
             return np.matmul(s.transpose(1, 0, 2).reshape(-1, m).T, mv.transpose(1, 0, 2).reshape(-1, n))
         return np.matmul(s.reshape(s.shape[0], -1).T, mv.reshape(mv.shape[0], -1))
 
-    return run_op(api, op, "tensor", [stationary, moving], fn, (m, n), odt, mask=mask, out_mem="psum", attrs=attrs,
+    return run_op(api, op, "tensor", [stationary, moving], fn, (m, n), odt, mask=mask, out_mem=_MATMUL.writes[0],
+                  attrs=attrs,
                   boxes=boxes, counts_override=(k, nn))
+
+
+def _transpose_rule(api, data, eng):
+    """Check a transpose's input against the registry's rule for eng (where it may be, the largest side the engine
+    handles); the rule (its result goes to rule.writes[0])."""
+    rule = core.operand_rule("nc_transpose", eng)
+    tile_arg(data, api, "data", rule.reads)
+    n = rule.max_side
+    if data.shape[0] > n or compute.free_size(data) > n:
+        raise cerr(f"nc_transpose on the {eng.capitalize()} engine handles at most {n}x{n}, got {data.shape}",
+                   "err_size_of_dimension_exceed_arch_limit")
+    return rule
 
 
 def nc_transpose(data, engine=None, mask=None, dtype=None, **kwargs):
     api = "nisa.nc_transpose"
     eng, _ = _eng(engine, "tensor", ("tensor", "vector"))
-    p, f = data.shape[0], _free_size(data)
-    if eng == "tensor":
-        tile_arg(data, api, "data", ("sbuf",))
-        if p > hw.TENSOR_TRANSPOSE_MAX or f > hw.TENSOR_TRANSPOSE_MAX:
-            raise cerr(f"nc_transpose on the Tensor engine handles at most {hw.TENSOR_TRANSPOSE_MAX}x"
-                       f"{hw.TENSOR_TRANSPOSE_MAX}, got {data.shape}",
-                       "err_size_of_dimension_exceed_arch_limit")
-    else:
-        tile_arg(data, api, "data")
-        if p > hw.VECTOR_TRANSPOSE_MAX or f > hw.VECTOR_TRANSPOSE_MAX:
-            raise cerr(f"nc_transpose on the Vector engine handles at most {hw.VECTOR_TRANSPOSE_MAX}x"
-                       f"{hw.VECTOR_TRANSPOSE_MAX}, got {data.shape}",
-                       "err_size_of_dimension_exceed_arch_limit")
+    rule = _transpose_rule(api, data, eng)
+    p, f = data.shape[0], compute.free_size(data)
     odt = out_dtype(dtype, data)
     two_d = len(data.shape) == 2
 
@@ -283,65 +269,22 @@ def nc_transpose(data, engine=None, mask=None, dtype=None, **kwargs):
     attrs = {"k": p, "m": f, "n": p, "is_transpose": True, "moving_dtype": data.alloc.dtype.name,
              "stationary_dtype": data.alloc.dtype.name, "accumulate": False} if eng == "tensor" else {}
     return run_op(api, "nc_transpose", eng, [data], lambda d: d.reshape(d.shape[0], -1).T, (f, p), odt, mask=mask,
-                  out_mem="psum" if eng == "tensor" else "sbuf", attrs=attrs, boxes=boxes,
-                  counts_override=None)
+                  out_mem=rule.writes[0], attrs=attrs, boxes=boxes)
 
 
 # --- ScalarE ------------------------------------------------------------------------------------------------------
 
 def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None, mask=None,
                dtype=None, **kwargs):
-    return _activation("nisa.activation", op, data, bias, scale, reduce_op, reduce_res, mask, dtype)
+    return compute.activation("nisa.activation", op, data, bias, scale, reduce_op, reduce_res, mask, dtype)
 
 
 def activation_reduce(op, data, reduce_op=None, reduce_res=None, bias=None, scale=1.0, mask=None, dtype=None,
                       **kwargs):
     if reduce_res is None:
         raise cerr("activation_reduce needs reduce_res")
-    return _activation("nisa.activation_reduce", op, data, bias, scale, reduce_op or np.add, reduce_res, mask, dtype)
-
-
-def _activation(api, op, data, bias, scale, reduce_op, reduce_res, mask, dtype, engine="scalar", opname="activation"):
-    try:
-        name = ops.unary(op)
-    except ValueError as e:
-        raise cerr(f"{api}: {e}") from None
-    tile_arg(data, api, "data")
-    operands = [data]
-    if isinstance(bias, Tile):
-        tile_arg(bias, api, "bias")
-        operands.append(bias)
-    if isinstance(scale, Tile):
-        tile_arg(scale, api, "scale")
-        operands.append(scale)
-    f = ops.UNARY[name]
-    has_bias = isinstance(bias, Tile)
-    has_scale = isinstance(scale, Tile)
-    const_bias = np.float32(bias) if bias is not None and not has_bias else None
-    const_scale = np.float32(scale) if not has_scale else None
-    held = {}
-
-    def fn(d, *rest):
-        rest = list(rest)
-        b = rest.pop(0) if has_bias else const_bias
-        s = rest.pop(0) if has_scale else const_scale
-        x = d * s if s is not None and not (not has_scale and s == 1.0) else d
-        if b is not None:
-            x = x + b
-        r = f(x)
-        held["r"] = r
-        return r
-
-    side = ()
-    attrs = {"func": name}
-    if reduce_res is not None:
-        tile_arg(reduce_res, api, "reduce_res")
-        rname = ops.reduce(reduce_op or np.add)
-        attrs["reduce_op"] = rname
-        axes = tuple(range(1, len(data.shape)))
-        side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True)),)
-    return run_op(api, opname, engine, operands, fn, data.shape, out_dtype(dtype, data), mask=mask, attrs=attrs,
-                  side_writes=side)
+    return compute.activation("nisa.activation_reduce", op, data, bias, scale, reduce_op or np.add, reduce_res, mask,
+                              dtype)
 
 
 # --- VectorE / GpSimd elementwise ---------------------------------------------------------------------------------
@@ -350,95 +293,25 @@ def tensor_tensor(data1, data2, op, engine=None, mask=None, dtype=None, **kwargs
     api = "nisa.tensor_tensor"
     tile_arg(data1, api, "data1")
     tile_arg(data2, api, "data2")
-    name = _binop(api, op)
+    name = compute.binop(api, op)
     if data1.alloc.memory == "psum" and data2.alloc.memory == "psum":
         raise cerr("tensor_tensor inputs cannot both be in PSUM", "err_unsupported_memory")
     odt = out_dtype(dtype, data1, data2)
-    default = "gpsimd" if name == "power" or (
-        name in ("add", "subtract", "multiply") and data1.alloc.dtype.kind in "iu" and data2.alloc.dtype.kind in "iu"
-        and max(data1.alloc.dtype.itemsize, data2.alloc.dtype.itemsize) >= 4) else "vector"
-    eng, auto = _eng(engine, default)
-    _no_psum_on_gpsimd(eng, api, data1, data2)
-    return binary_op(api, name, data1, data2, odt, mask, eng, auto)
-
-
-def _binop(api, op):
-    try:
-        return ops.binary(op)
-    except ValueError as e:
-        raise cerr(f"{api}: {e}") from None
-
-
-def binary_op(api, name, a, b, odt, mask, eng, auto, opname="tensor_tensor"):
-    try:
-        shape = np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise cerr(f"{api}: operand shapes {a.shape} and {b.shape} do not match", "err_num_partition_mismatch") \
-            from None
-    f, kind = ops.BINARY[name]
-    bitvec = kind == "bitvec"
-    return run_op(api, opname, eng, [a, b], lambda x, y: f(x, y), shape, odt, mask=mask,
-                  attrs=_attrs(auto, alu_op=name), as_int=bitvec)
+    eng, auto = _eng(engine, compute.binary_engine(name, data1, data2))
+    core.check_engine_access(api, "tensor_tensor", eng, data1, data2)
+    return compute.binary_op(api, name, data1, data2, odt, mask, eng, auto)
 
 
 def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False, engine=None,
                   mask=None, dtype=None, **kwargs):
     api = "nisa.tensor_scalar"
     tile_arg(data, api, "data")
-    n0 = _binop(api, op0)
-    n1 = _binop(api, op1) if op1 is not None else None
+    n0 = compute.binop(api, op0)
+    n1 = compute.binop(api, op1) if op1 is not None else None
     eng, auto = _eng(engine, "vector")
-    _no_psum_on_gpsimd(eng, api, data)
-    return scalar_op(api, data, n0, operand0, reverse0, n1, operand1, reverse1, out_dtype(dtype, data), mask, eng,
-                     auto)
-
-
-def _operand(api, x, name, data):
-    if isinstance(x, Tile):
-        tile_arg(x, api, name)
-        if x.shape[0] != data.shape[0] or _free_size(x) != 1:
-            raise cerr(f"{api}: {name} must be a scalar or a per-partition ({data.shape[0]}, 1) vector, got "
-                       f"{x.shape}", "err_num_partition_mismatch")
-        return x
-    if isinstance(x, np.ndarray) and x.ndim == 0:
-        return x[()]
-    if core.is_scalar(x):
-        return x
-    raise cerr(f"{api}: {name} must be a scalar or a tile, got {type(x).__name__}")
-
-
-def scalar_op(api, data, n0, operand0, reverse0, n1, operand1, reverse1, odt, mask, eng, auto,
-              side=(), held=None, opname="tensor_scalar"):
-    o0 = _operand(api, operand0, "operand0", data)
-    operands = [data]
-    if isinstance(o0, Tile):
-        operands.append(o0)
-    o1 = None
-    if n1 is not None:
-        o1 = _operand(api, operand1, "operand1", data)
-        if isinstance(o1, Tile):
-            operands.append(o1)
-    f0, k0 = ops.BINARY[n0]
-    f1, k1 = ops.BINARY[n1] if n1 is not None else (None, None)
-    bitvec = k0 == "bitvec" or k1 == "bitvec"
-    t0, t1 = isinstance(o0, Tile), isinstance(o1, Tile)
-    c0 = None if t0 else (np.int64(o0) if bitvec else np.float32(o0))
-    c1 = None if (t1 or n1 is None) else (np.int64(o1) if bitvec else np.float32(o1))
-
-    def fn(d, *rest):
-        rest = list(rest)
-        a0 = rest.pop(0) if t0 else c0
-        r = f0(a0, d) if reverse0 else f0(d, a0)
-        if f1 is not None:
-            a1 = rest.pop(0) if t1 else c1
-            r = f1(a1, r) if reverse1 else f1(r, a1)
-        if held is not None:
-            held["r"] = r
-        return r
-
-    attrs = _attrs(auto, op0=n0, op1=n1)
-    return run_op(api, opname, eng, operands, fn, data.shape, odt, mask=mask, attrs=attrs, as_int=bitvec,
-                  side_writes=side)
+    core.check_engine_access(api, "tensor_scalar", eng, data)
+    return compute.scalar_op(api, data, n0, operand0, reverse0, n1, operand1, reverse1, out_dtype(dtype, data), mask,
+                             eng, auto)
 
 
 def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, mask=None, dtype=None,
@@ -446,8 +319,8 @@ def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, rev
     api = "nisa.scalar_tensor_tensor"
     tile_arg(data, api, "data")
     tile_arg(operand1, api, "operand1")
-    n0, n1 = _binop(api, op0), _binop(api, op1)
-    o0 = _operand(api, operand0, "operand0", data)
+    n0, n1 = compute.binop(api, op0), compute.binop(api, op1)
+    o0 = compute.operand(api, operand0, "operand0", data)
     f0, f1 = ops.BINARY[n0][0], ops.BINARY[n1][0]
     t0 = isinstance(o0, Tile)
     operands = [data, operand1] + ([o0] if t0 else [])
@@ -467,58 +340,13 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
     api = "nisa.tensor_scalar_reduce"
     tile_arg(data, api, "data")
     tile_arg(reduce_res, api, "reduce_res")
-    n0 = _binop(api, op0)
+    n0 = compute.binop(api, op0)
     rname = ops.reduce(reduce_op)
     held = {}
     axes = tuple(range(1, len(data.shape)))
     side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True)),)
-    return scalar_op(api, data, n0, operand0, reverse0, None, None, False, out_dtype(dtype, data), mask, "vector",
-                     False, side=side, held=held, opname="tensor_scalar_reduce")
-
-
-def _reduce_axes(api, data, axis):
-    if axis is None:
-        axes = tuple(range(1, len(data.shape)))
-    elif isinstance(axis, (list, tuple)):
-        axes = tuple(int(a) for a in axis)
-    else:
-        axes = (int(axis),)
-    nd = len(data.shape)
-    axes = tuple(sorted(a + nd if a < 0 else a for a in axes))
-    # Any free axes, not only trailing ones: the documented max/avg-pool examples reduce axes [2, 4] of a 5-D view
-    # (nki-facts §1.4). The partition axis (0) cannot be reduced by these instructions.
-    if not axes or 0 in axes or len(set(axes)) != len(axes) or axes[-1] >= nd:
-        raise cerr(f"{api}: reduction axes must be free axes of the tile (1 to {nd - 1}), got {list(axes)} "
-                   f"for shape {data.shape}", "err_unsupported_reduction_axis")
-    return axes
-
-
-def reduce_op(api, name, data, axis, odt, mask, keepdims=False, negate=False, engine="vector", opname="tensor_reduce",
-              auto=False):
-    axes = _reduce_axes(api, data, axis)
-    shape = tuple(data.shape)
-    if keepdims:
-        out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
-    else:
-        out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
-    pad = max(0, 2 - len(out_shape))
-    out_shape = out_shape + (1,) * pad
-    f = ops.REDUCE[name]
-    bitvec = name.startswith("bitwise")
-
-    def obox_fn(box):
-        if keepdims:
-            return tuple((0, 1) if i in axes else b for i, b in enumerate(box))
-        return tuple(b for i, b in enumerate(box) if i not in axes) + ((0, 1),) * pad
-
-    def fn(d):
-        r = f(d, axes, keepdims)
-        if negate:
-            r = -r
-        return r.reshape(r.shape + (1,) * pad)
-
-    return run_op(api, opname, engine, [data], fn, out_shape, odt, mask=mask, space=shape, obox_fn=obox_fn,
-                  attrs=_attrs(auto, reduce_op=name, negate=bool(negate)), as_int=bitvec)
+    return compute.scalar_op(api, data, n0, operand0, reverse0, None, None, False, out_dtype(dtype, data), mask,
+                             "vector", False, side=side, held=held, opname="tensor_scalar_reduce")
 
 
 def tensor_reduce(op, data, axis, mask=None, dtype=None, negate=False, keepdims=False, **kwargs):
@@ -528,12 +356,12 @@ def tensor_reduce(op, data, axis, mask=None, dtype=None, negate=False, keepdims=
         name = ops.reduce(op)
     except ValueError as e:
         raise cerr(f"{api}: {e}") from None
-    return reduce_op(api, name, data, axis, out_dtype(dtype, data), mask, keepdims, negate)
+    return compute.reduce_op(api, name, data, axis, out_dtype(dtype, data), mask, keepdims, negate)
 
 
 def tensor_partition_reduce(op, data, mask=None, dtype=None, **kwargs):
     api = "nisa.tensor_partition_reduce"
-    tile_arg(data, api, "data", ("sbuf",))
+    tile_arg(data, api, "data", core.operand_rule("tensor_partition_reduce", "gpsimd").reads)
     name = ops.reduce(op)
     f = ops.REDUCE[name]
     shape = (1,) + tuple(data.shape[1:])
@@ -546,9 +374,9 @@ def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1
     api = "nisa.tensor_tensor_scan"
     tile_arg(data0, api, "data0")
     tile_arg(data1, api, "data1")
-    n0, n1 = _binop(api, op0), _binop(api, op1)
+    n0, n1 = compute.binop(api, op0), compute.binop(api, op1)
     f0, f1 = ops.BINARY[n0][0], ops.BINARY[n1][0]
-    init = _operand(api, initial, "initial", data0)
+    init = compute.operand(api, initial, "initial", data0)
     operands = [data0, data1] + ([init] if isinstance(init, Tile) else [])
     cinit = None if isinstance(init, Tile) else np.float32(init)
 
@@ -571,21 +399,8 @@ def tensor_copy(src, mask=None, dtype=None, engine=None, **kwargs):
     api = "nisa.tensor_copy"
     tile_arg(src, api, "src")
     eng, auto = _eng(engine, "vector")
-    _no_psum_on_gpsimd(eng, api, src)
-    return copy_op(api, src, out_dtype(dtype, src), mask, eng, auto)
-
-
-def copy_op(api, src, odt, mask, eng="vector", auto=True):
-    return run_op(api, "tensor_copy", eng, [src], lambda d: d, src.shape, odt, mask=mask, attrs=_attrs(auto))
-
-
-def _copy_into(view, src):
-    tile_arg(src, "assignment", "value")
-    core.store_into(view, copy_op("assignment", src, view.alloc.dtype, None))
-
-
-def _memset_into(view, value):
-    core.store_into(view, memset(view.shape, value, view.alloc.dtype))
+    core.check_engine_access(api, "tensor_copy", eng, src)
+    return compute.copy_op(api, src, out_dtype(dtype, src), mask, eng, auto)
 
 
 def tensor_copy_predicated(src, dst, predicate, mask=None, dtype=None, reverse_pred=False, **kwargs):
@@ -600,16 +415,13 @@ def tensor_copy_predicated(src, dst, predicate, mask=None, dtype=None, reverse_p
 
     res = run_op(api, "tensor_copy_predicated", "vector", [src, predicate, dst], fn, dst.shape, dst.alloc.dtype,
                  mask=mask)
-    core.store_into(dst, res)
+    assign.store_into(dst, res)
     return dst
 
 
 def memset(shape, value, dtype, mask=None, engine=None, **kwargs):
     eng, auto = _eng(engine, "vector", ("vector", "gpsimd"))
-    odt = dtypes.normalize(dtype)
-    v = np.float32(value) if odt.is_float else value
-    return run_op("nisa.memset", "memset", eng, [], lambda: np.asarray(v), tuple(shape), odt, mask=mask,
-                  attrs=_attrs(auto, value=float(value)))
+    return compute.memset(shape, value, dtypes.normalize(dtype), mask, eng, auto)
 
 
 def iota(expr, dtype, mask=None, **kwargs):
@@ -676,7 +488,7 @@ def select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd
         side = ((reduce_res, lambda: ops.REDUCE[rname](held["r"], axes, True)),)
     res = run_op(api, "select_reduce", "vector", operands, fn, on_true.shape, dst.alloc.dtype, mask=mask,
                  side_writes=side)
-    core.store_into(dst, res)
+    assign.store_into(dst, res)
     return dst
 
 
@@ -686,9 +498,9 @@ def range_select(on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=No
     if current().target != "trn2":
         raise cerr("range_select is only available on NeuronCore-v3 (trn2)")
     tile_arg(on_true_tile, api, "on_true_tile")
-    c0, c1 = ops.BINARY[_binop(api, comp_op0)][0], ops.BINARY[_binop(api, comp_op1)][0]
-    b0 = _operand(api, bound0, "bound0", on_true_tile)
-    b1 = _operand(api, bound1, "bound1", on_true_tile)
+    c0, c1 = ops.BINARY[compute.binop(api, comp_op0)][0], ops.BINARY[compute.binop(api, comp_op1)][0]
+    b0 = compute.operand(api, bound0, "bound0", on_true_tile)
+    b1 = compute.operand(api, bound1, "bound1", on_true_tile)
     operands = [on_true_tile] + [b for b in (b0, b1) if isinstance(b, Tile)]
     t0, t1 = isinstance(b0, Tile), isinstance(b1, Tile)
     held = {}
@@ -714,9 +526,9 @@ def range_select(on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=No
 def bn_stats(data, mask=None, dtype=None, **kwargs):
     api = "nisa.bn_stats"
     tile_arg(data, api, "data")
-    if _free_size(data) > hw.BN_STATS_FMAX:
+    if compute.free_size(data) > hw.BN_STATS_FMAX:
         raise cerr(f"bn_stats handles at most bn_stats_fmax={hw.BN_STATS_FMAX} elements per partition, got "
-                   f"{_free_size(data)}",
+                   f"{compute.free_size(data)}",
                    "err_size_of_dimension_exceed_arch_limit")
 
     def fn(d):
@@ -736,7 +548,7 @@ def bn_stats(data, mask=None, dtype=None, **kwargs):
 def bn_aggr(data, mask=None, dtype=None, **kwargs):
     api = "nisa.bn_aggr"
     tile_arg(data, api, "data")
-    if _free_size(data) % 3:
+    if compute.free_size(data) % 3:
         raise cerr("bn_aggr expects bn_stats outputs (a multiple of 3 values per partition)")
 
     def fn(d):
@@ -754,7 +566,7 @@ def bn_aggr(data, mask=None, dtype=None, **kwargs):
 def dropout(data, prob, mask=None, dtype=None, **kwargs):
     api = "nisa.dropout"
     tile_arg(data, api, "data")
-    p = _operand(api, prob, "prob", data)
+    p = compute.operand(api, prob, "prob", data)
     operands = [data] + ([p] if isinstance(p, Tile) else [])
     ctx = current()
 
@@ -830,7 +642,7 @@ def nc_stream_shuffle(src, dst, shuffle_mask, mask=None, dtype=None, **kwargs):
         return out
 
     res = run_op(api, "nc_stream_shuffle", "vector", [src, dst], fn, dst.shape, dst.alloc.dtype, mask=mask)
-    core.store_into(dst, res)
+    assign.store_into(dst, res)
     return dst
 
 
@@ -842,7 +654,7 @@ def dma_copy(dst=None, src=None, mask=None, dst_rmw_op=None, oob_mode=None, dge_
         raise cerr("dma_copy needs dst and src tiles")
     rmw = None
     if dst_rmw_op is not None:
-        rmw = ops.BINARY[_binop(api, dst_rmw_op)][0]
+        rmw = ops.BINARY[compute.binop(api, dst_rmw_op)][0]
     core.dma(api, src, dst, mask=mask, rmw=rmw, attrs={"dge_mode": getattr(dge_mode, "name", None)})
     return dst
 

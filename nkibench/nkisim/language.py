@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from . import core, dtypes, isa, ops, replay, taint
+from . import compute, core, creation, dtypes, isa, ops, replay, taint, tileops
 from .context import active, current, kernel_line
 from .core import cerr, out_dtype, tile_arg
 from .dtypes import (bfloat16, bool_, float8_e4m3, float8_e4m3fn, float8_e5m2, float16, float32, float32r,  # noqa
@@ -97,27 +97,7 @@ def ndarray(shape, dtype=float32, buffer=None, name="", **kwargs):
 
 def _create(shape, dtype, buffer, name, init):
     b = _buffer(buffer)
-    ctx = current()
-    if b is shared_hbm:
-        # SPMD instances share shared_hbm tensors: the k-th allocation of every instance is the same tensor.
-        pos = ctx.shared_hbm_pos
-        ctx.shared_hbm_pos += 1
-        if pos < len(ctx.shared_hbm):
-            return Tile(ctx.shared_hbm[pos])
-    if b.memory == "hbm" and not (isinstance(init, str) and init == "garbage"):
-        raise cerr("HBM tensors cannot have an initial value (use nl.ndarray and write them with nl.store)")
-    if b.memory == "psum" and isinstance(init, str) and init == "garbage":
-        init = "zeros"  # PSUM starts an accumulation group from zero: the first matmul overwrites on hardware
-    a = new_alloc(shape, dtype, b.memory, name=name or None, init=init, hbm_kind=b.name)
-    if b is shared_hbm:
-        ctx.shared_hbm.append(a)
-    t = Tile(a)
-    if b.memory == "sbuf" and not (isinstance(init, str) and init == "garbage"):
-        # The compiler initializes SBUF tensors with memset instructions; PSUM zeros fold into the matmul group.
-        value = 0 if isinstance(init, str) else init
-        ctx.record("memset", "vector", a.shape[a.pdim], math.prod(a.shape[a.pdim + 1:]) * _b.max(1, a.nblocks),
-                   a.dtype.name, (), (), (t.access(touch=False),), attrs={"value": float(value), "engine_auto": True})
-    return t
+    return creation.create(shape, dtype, b.memory, b.name, name, init)
 
 
 def zeros(shape, dtype=float32, buffer=None, name="", **kwargs):
@@ -149,6 +129,7 @@ def full_like(a, fill_value, dtype=None, buffer=None, name="", **kwargs):
 
 
 def _like_buffer(a):
+    """The buffer a new tensor "like" a goes in: a's own, and private HBM for a tensor in HBM unless shared."""
     if isinstance(a, Tile):
         return {"sbuf": sbuf, "psum": psum}.get(a.alloc.memory, shared_hbm if a.alloc.hbm_kind == "shared_hbm"
                                                 else private_hbm)
@@ -332,7 +313,7 @@ def loop_reduce(x, op, loop_indices, mask=None, dtype=None, **kwargs):
         name = ops.binary(op)
     except ValueError as e:
         raise cerr(f"{api}: {e}") from None
-    res = isa.copy_op(api, x, out_dtype(dtype, x), mask, "vector", False)
+    res = compute.copy_op(api, x, out_dtype(dtype, x), mask, "vector", False)
     ins = res.alloc.pending[0] if res.alloc.pending else None
     if ins is not None:
         ins.op = "tensor_tensor"
@@ -413,7 +394,7 @@ def store(dst, value, mask=None, **kwargs):
         value = isa.memset(dst.shape, value, dst.dtype)
     tile_arg(value, "nl.store", "value")
     if value.alloc.memory == "psum":
-        value = isa.copy_op("nl.store", value, value.alloc.dtype, mask)  # DMA cannot read PSUM: evict first
+        value = compute.copy_op("nl.store", value, value.alloc.dtype, mask)  # DMA cannot read PSUM: evict first
     core.dma("nl.store", value, dst, mask=mask)
 
 
@@ -432,47 +413,11 @@ def atomic_rmw(dst, value, op, mask=None, **kwargs):
 
 
 def copy(src, mask=None, dtype=None, **kwargs):
-    tile_arg(src, "nl.copy", "src")
-    return isa.copy_op("nl.copy", src, out_dtype(dtype, src), mask, "vector", True)
+    return compute.copy(src, dtype, mask)
 
 
 def broadcast_to(src, shape, **kwargs):
-    return _broadcast_to(src, shape)
-
-
-def _broadcast_to(src, shape):
-    shape = tuple(int(s) for s in shape)
-    if tuple(src.shape) == shape:
-        return src
-    try:
-        ok = np.broadcast_shapes(src.shape, shape) == shape
-    except ValueError:
-        ok = False
-    if not ok:
-        raise cerr(f"cannot broadcast shape {src.shape} to {shape}")
-    if src.alloc.memory == "hbm" or len(src.shape) != len(shape) or src.shape[0] == shape[0]:
-        # Free-axis broadcast (and DMA broadcast from HBM) is a stride-0 access pattern: no instruction.
-        if src.inner is not None:
-            return Tile(src.alloc, src.key, shape, src.inner)
-        return Tile(src.alloc, src.key, shape, src.shape)
-    # Partition broadcast: TensorE multiplies a ones column by the row, 512 columns at a time, then evicts PSUM.
-    tile_arg(src, "broadcast_to", "src")
-    p, f = shape[0], math.prod(shape[1:])
-    out = ndarray(shape, src.dtype, buffer=sbuf)
-    flat = src.reshape((1, f)) if len(src.shape) != 2 else src
-    srcv = flat if flat.shape[1] == f else Tile(flat.alloc, flat.key, (1, f), flat.shape)
-    outv = out.reshape((p, f)) if len(shape) != 2 else out
-    for c0 in range(0, f, 512):
-        c1 = _b.min(f, c0 + 512)
-        piece = srcv[0:1, c0:c1]
-        mm = core.run_op("broadcast_to", "nc_matmul", "tensor", [piece],
-                        lambda v, p=p: np.broadcast_to(v, (p, v.shape[1])), (p, c1 - c0), dtypes.float32,
-                        out_mem="psum", counts_override=(1, c1 - c0),
-                        attrs={"k": 1, "m": p, "n": c1 - c0, "moving_dtype": src.alloc.dtype.name,
-                               "stationary_dtype": src.alloc.dtype.name, "accumulate": False,
-                               "is_stationary_onezero": True, "broadcast": True})
-        outv[0:p, c0:c1] = mm
-    return out
+    return tileops.broadcast_to(src, shape)
 
 
 # --- elementwise, math, reductions --------------------------------------------------------------------------------
@@ -496,7 +441,7 @@ def _activation_fn(name):
     def f(x, dtype=None, mask=None, **kwargs):
         if not isinstance(x, (Tile, MaskedOperand)):
             return ops.UNARY[name](np.float32(x))
-        return isa._activation(f"nl.{name}", name, x, None, 1.0, None, None, mask, dtype)
+        return compute.activation(f"nl.{name}", name, x, None, 1.0, None, None, mask, dtype)
     return _NlOp(name, f)
 
 
@@ -513,73 +458,21 @@ def _identity_impl(x, dtype=None, mask=None, **kwargs):
 identity = _NlOp("identity", _identity_impl, "copy")
 
 
-def _vector_unary(name, fn, bool_out=False):
+def _vector_unary(name):
     def f(x, dtype=None, mask=None, **kwargs):
-        api = f"nl.{name}"
-        tile_arg(x, api, "x")
-        odt = dtypes.normalize(dtype) if dtype is not None else (bool_ if bool_out else x.dtype)
-        return core.run_op(api, "tensor_scalar", "vector", [x], fn, x.shape, odt, mask=mask,
-                           as_int=name == "invert", attrs={"op0": name})
+        return compute.vector_unary(name, x, dtype, mask)
     return _NlOp(name, f)
 
 
-logical_not = _vector_unary("logical_not", lambda a: (a == 0).astype(np.float32), True)
-invert = _vector_unary("invert", lambda a: np.invert(a))
+logical_not = _vector_unary("logical_not")
+invert = _vector_unary("invert")
 bitwise_not = invert
 
 
 def _binary_fn(name, bool_out=False):
     def f(x, y, dtype=None, mask=None, **kwargs):
-        return elementwise(name, x, y, dtype, mask, bool_out)
+        return compute.elementwise(name, x, y, dtype, mask, bool_out)
     return _NlOp(name, f)
-
-
-def elementwise(name, x, y, dtype=None, mask=None, bool_out=False):
-    api = f"nl.{name}"
-    fn, kind = ops.BINARY[name]
-    for v, nm in ((x, "x"), (y, "y")):
-        if isinstance(v, MaskedOperand):
-            tile_arg(v, api, nm)  # raises: operand masks are for matmul only
-    xt, yt = isinstance(x, Tile), isinstance(y, Tile)
-    if not xt and not yt:
-        return fn(np.float32(x), np.float32(y)) if kind != "bitvec" else fn(np.int64(x), np.int64(y))
-    for v, nm in ((x, "x"), (y, "y")):
-        if isinstance(v, Tile):
-            tile_arg(v, api, nm)
-        elif not core.is_scalar(v) and not (isinstance(v, np.ndarray) and v.ndim == 0):
-            raise cerr(f"{api}: operand '{nm}' must be a tile or a scalar, got {type(v).__name__}")
-    if dtype is not None:
-        odt = dtypes.normalize(dtype)
-    elif bool_out:
-        odt = bool_
-    else:
-        odt = None
-        for v in (x, y):
-            d = v.alloc.dtype if isinstance(v, Tile) else dtypes.of_scalar(v)
-            odt = d if odt is None else dtypes.promote(odt, d)
-    if xt and yt:
-        vec = _per_partition(x, y) or _per_partition(y, x)
-        if vec is None:
-            eng = "gpsimd" if name == "power" or (name in ("add", "subtract", "multiply") and x.dtype.kind in "iu"
-                                                   and y.dtype.kind in "iu" and _b.max(x.itemsize, y.itemsize) >= 4) \
-                else "vector"
-            return isa.binary_op(api, name, x, y, odt, mask, eng, eng == "vector")
-        data, operand = vec
-        reverse = data is y
-    elif xt:
-        data, operand, reverse = x, y, False
-    else:
-        data, operand, reverse = y, x, True
-    eng = "gpsimd" if name == "power" else "vector"
-    return isa.scalar_op(api, data, name, operand, reverse, None, None, False, odt, mask, eng, True)
-
-
-def _per_partition(a, b):
-    """(data, operand) when b is a (P, 1) vector broadcast along a's free axis: that is a tensor_scalar."""
-    if len(a.shape) >= 2 and len(b.shape) == len(a.shape) and b.shape[0] == a.shape[0] and \
-            math.prod(b.shape[1:]) == 1 and math.prod(a.shape[1:]) > 1:
-        return a, b
-    return None
 
 
 for _n in ("add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "mod", "fmod", "bitwise_and",
@@ -597,7 +490,7 @@ def _reduce_fn(name, rop):
         odt = out_dtype(dtype, x)
         if name in ("all", "any") and dtype is None:
             odt = bool_
-        return isa.reduce_op(api, rop, x, axis, odt, mask, keepdims, auto=False)
+        return compute.reduce_op(api, rop, x, axis, odt, mask, keepdims, auto=False)
     return _NlOp(name, f, rop)
 
 
@@ -612,10 +505,10 @@ any = _reduce_fn("any", "logical_or")  # noqa: A001
 def _mean(x, axis, dtype=None, mask=None, keepdims=False, **kwargs):
     tile_arg(x, "nl.mean", "x")
     odt = dtypes.normalize(dtype) if dtype is not None else (x.dtype if x.dtype.is_float else float32)
-    axes = isa._reduce_axes("nl.mean", x, axis)
+    axes = compute.reduce_axes("nl.mean", x, axis)
     n = math.prod(x.shape[a] for a in axes)
-    s = isa.reduce_op("nl.mean", "add", x, axis, float32, mask, keepdims)
-    return isa.scalar_op("nl.mean", s, "multiply", 1.0 / n, False, None, None, False, odt, None, "vector", True)
+    s = compute.reduce_op("nl.mean", "add", x, axis, float32, mask, keepdims)
+    return compute.scalar_op("nl.mean", s, "multiply", 1.0 / n, False, None, None, False, odt, None, "vector", True)
 
 
 mean = _NlOp("mean", _mean, "mean")
@@ -666,13 +559,13 @@ def matmul(x, y, transpose_x=False, mask=None, dtype=None, **kwargs):
     if not transpose_x:
         # x is [M, K]; TensorE wants the contraction on partitions, so the compiler transposes x first.
         if x.alloc.memory != "sbuf":
-            x = isa.copy_op(api, x, x.alloc.dtype, None)
+            x = compute.copy_op(api, x, x.alloc.dtype, None)
         t = isa.nc_transpose(x)
-        x = isa.copy_op(api, t, x.alloc.dtype, None)
+        x = compute.copy_op(api, t, x.alloc.dtype, None)
     elif x.alloc.memory != "sbuf":
-        x = isa.copy_op(api, x, x.alloc.dtype, None)
+        x = compute.copy_op(api, x, x.alloc.dtype, None)
     if y.alloc.memory != "sbuf":
-        y = isa.copy_op(api, y, y.alloc.dtype, None)
+        y = compute.copy_op(api, y, y.alloc.dtype, None)
     if xpred is not None:
         x = MaskedOperand(x, xpred)
     if ypred is not None:
@@ -682,10 +575,11 @@ def matmul(x, y, transpose_x=False, mask=None, dtype=None, **kwargs):
 
 def transpose(x, mask=None, dtype=None, **kwargs):
     tile_arg(x, "nl.transpose", "x")
-    if x.shape[0] > 128 or math.prod(x.shape[1:]) > 128:
-        raise cerr(f"nl.transpose handles at most 128x128, got {x.shape}", "err_size_of_dimension_exceed_arch_limit")
+    n = core.operand_rule("nc_transpose", "tensor").max_side  # the compiler lowers it to a TensorE transpose
+    if x.shape[0] > n or math.prod(x.shape[1:]) > n:
+        raise cerr(f"nl.transpose handles at most {n}x{n}, got {x.shape}", "err_size_of_dimension_exceed_arch_limit")
     if x.alloc.memory != "sbuf":
-        x = isa.copy_op("nl.transpose", x, x.alloc.dtype, None)
+        x = compute.copy_op("nl.transpose", x, x.alloc.dtype, None)
     return isa.nc_transpose(x, mask=mask, dtype=dtype)
 
 
@@ -734,101 +628,3 @@ def gather_flattened(data, indices, mask=None, dtype=None, **kwargs):
 
 def all_reduce(*args, **kwargs):
     raise cerr("nl.all_reduce (collectives across SPMD programs) is not supported by nkisim")
-
-
-# --- tile methods and Python operators ----------------------------------------------------------------------------
-
-def _reshape(self, *shape, **kwargs):
-    if "shape" in kwargs:  # t.reshape(shape=(...)), as nki-samples' vision kernels write it
-        if shape:
-            raise cerr("reshape takes its shape once: positionally or as shape=")
-        shape = (kwargs.pop("shape"),)
-    if kwargs:
-        raise cerr(f"reshape got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    shape = tuple(int(s) for s in shape)
-    if -1 in shape:
-        known = math.prod(s for s in shape if s != -1)
-        shape = tuple(self.size // known if s == -1 else s for s in shape)
-    if math.prod(shape) != self.size:
-        raise cerr(f"cannot reshape a tile of shape {self.shape} to {shape}")
-    if self.key is not None or self.inner is not None:
-        raise cerr("only whole tensors can be reshaped (reshape the tensor, then index it)")
-    a = self.alloc
-    if a.memory != "hbm" and shape[0] != a.shape[a.pdim]:
-        raise cerr(f"reshape cannot change the partition dimension ({a.shape[a.pdim]} -> {shape[0]})")
-    data = a.dense() if (a.data is not None or a.lazy is not None or a.raw is not None) else None
-    a.pending = None
-    alias = new_alloc(shape, a.dtype, a.memory, name=a.name, init=None, hbm_kind=a.hbm_kind, track=False,
-                      data=data.reshape(shape) if data is not None else None)
-    alias.tid = a.tid  # same memory, same tensor as far as the trace is concerned
-    return Tile(alias)
-
-
-def _view(self, dtype):
-    """t.view(dtype): the same bytes read as another dtype (nki-samples' rmsnorm_quant stores each row's float32
-    dequantizing scale as 4 float8_e4m3 elements through `scales.view(nl.float8_e4m3)`). The last dimension scales by
-    the ratio of the itemsizes; the alias is the same tensor to the trace (as reshape's is), and it reads the
-    tensor's bytes as they are when read. Writing through it is not simulated."""
-    dt = dtypes.normalize(dtype)
-    if self.key is not None or self.inner is not None:
-        raise cerr("view(dtype) reinterprets whole tensors only (view the tensor, then index it)")
-    a = self.alloc
-    last = a.shape[-1] * a.dtype.itemsize
-    if last % dt.itemsize or (a.pdim is not None and a.pdim == len(a.shape) - 1):
-        raise cerr(f"cannot view a tensor of shape {a.shape} and dtype {a.dtype.name} as {dt.name}: the bytes of its "
-                   f"last free dimension ({last}) must split into {dt.name} elements ({dt.itemsize} bytes)")
-    shape = a.shape[:-1] + (last // dt.itemsize,)
-    alias = new_alloc(shape, dt, a.memory, name=a.name, init=None, hbm_kind=a.hbm_kind, track=False)
-    alias.tid = a.tid  # the same bytes of the same tensor, as far as the trace is concerned
-    alias.source = a
-    return Tile(alias)
-
-
-Tile.reshape = _reshape
-Tile.view = _view
-Tile.broadcast_to = lambda self, *shape: _broadcast_to(self, shape[0] if len(shape) == 1 and isinstance(
-    shape[0], (tuple, list)) else shape)
-Tile.astype = lambda self, dtype: copy(self, dtype=dtype)
-
-
-def _op(name, reverse=False):
-    fn = globals()[name]
-    if reverse:
-        return lambda a, b: fn(b, a)
-    return lambda a, b: fn(a, b)
-
-
-for _m, _n in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"), ("pow", "power"),
-               ("mod", "mod"), ("and", "logical_and"), ("or", "logical_or"), ("xor", "logical_xor"),
-               ("lshift", "left_shift"), ("rshift", "right_shift")):
-    setattr(Tile, f"__{_m}__", _op(_n))
-    setattr(Tile, f"__r{_m}__", _op(_n, True))
-for _m, _n in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")):
-    setattr(Tile, f"__{_m}__", _op(_n))
-
-
-def _eq_op(name):
-    """`==` / `!=` are elementwise (nl.equal / nl.not_equal) against a tile or a scalar. Anything else (None, a
-    string, an index array) gets NotImplemented, so Python falls back to identity and `t == None` stays False."""
-    fn = globals()[name]
-
-    def method(a, b):
-        if isinstance(b, Tile) or core.is_scalar(b) or (isinstance(b, np.ndarray) and b.ndim == 0):
-            return fn(a, b)
-        return NotImplemented
-    return method
-
-
-Tile.__eq__ = _eq_op("equal")
-Tile.__ne__ = _eq_op("not_equal")
-# Tiles stay hashable by identity: nkisim (and kernels) keep them in dicts and sets, and Python's container lookups
-# try `is` before `==`, so an elementwise `==` never runs there.
-Tile.__hash__ = object.__hash__
-Tile.__neg__ = lambda self: isa.scalar_op("neg", self, "multiply", -1.0, False, None, None, False, self.dtype, None,
-                                          "vector", True)
-Tile.__abs__ = lambda self: abs(self)
-Tile.__invert__ = lambda self: invert(self)
-Tile.__floordiv__ = lambda a, b: floor(divide(a, b))
-Tile.__rfloordiv__ = lambda a, b: floor(divide(b, a))

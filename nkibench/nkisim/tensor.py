@@ -170,9 +170,9 @@ def new_alloc(shape, dtype, memory, name=None, init="garbage", data=None, hbm_ki
     a.footprint = 0
     a.lazy = None
     a.fill = None
-    a.groups = None  # PSUM: region -> (loop_id, psum_reads) at its last matmul `+=` (see core._continues_group)
+    a.groups = None  # PSUM: region -> (loop_id, psum_reads) at its last matmul `+=` (see assign.continues_group)
     a.psum_reads = 0
-    a.source = None  # a .view(dtype) alias: the allocation whose bytes it reads (language._view)
+    a.source = None  # a .view(dtype) alias: the allocation whose bytes it reads (Tile.view)
     shape = a.shape
     if not ctx.numeric:
         a.data = None
@@ -314,7 +314,7 @@ def _pad_adv(c, k):
     return c.reshape(c.shape + (1,) * k)
 
 
-def _simplify(comps):
+def simplify_key(comps):
     """Turn an advanced key whose arrays are plain strided aranges, one per result axis in order, into slices."""
     arrays = [c for c in comps if isinstance(c, np.ndarray)]
     if not arrays or any(isinstance(c, Tile) for c in comps):
@@ -383,7 +383,7 @@ def _progression(c, k):
 def _fast_key(raw, shape):
     """The key for the everyday index of a whole tensor, `t[j, k * 128 + i_p, i_f]` or `t[j, 0:128, 0:512]`, or None
     to take the general path (which also raises the errors). Indexing is the most frequent thing a kernel does, and
-    this path gives the same key as _norm_user_key + _simplify for these forms."""
+    this path gives the same key as _norm_user_key + simplify_key for these forms."""
     if type(raw) is not tuple:
         raw = (raw,)
     if len(raw) > len(shape):
@@ -550,6 +550,180 @@ class Tile:
     def __index__(self):
         raise _cerr("a tile cannot be used as a Python integer")
 
+    # --- Python operators: each issues the instruction the compiler emits for it (tileops.py says which) ----
+    def __setitem__(self, key, value):
+        _ops().setitem(self, key, value)
+
+    def __iadd__(self, other):
+        return _ops().inplace("add", self, other)
+
+    def __isub__(self, other):
+        return _ops().inplace("subtract", self, other)
+
+    def __imul__(self, other):
+        return _ops().inplace("multiply", self, other)
+
+    def __itruediv__(self, other):
+        return _ops().inplace("divide", self, other)
+
+    def __add__(self, other):
+        return _ops().binary("add", self, other)
+
+    def __radd__(self, other):
+        return _ops().binary("add", other, self)
+
+    def __sub__(self, other):
+        return _ops().binary("subtract", self, other)
+
+    def __rsub__(self, other):
+        return _ops().binary("subtract", other, self)
+
+    def __mul__(self, other):
+        return _ops().binary("multiply", self, other)
+
+    def __rmul__(self, other):
+        return _ops().binary("multiply", other, self)
+
+    def __truediv__(self, other):
+        return _ops().binary("divide", self, other)
+
+    def __rtruediv__(self, other):
+        return _ops().binary("divide", other, self)
+
+    def __pow__(self, other):
+        return _ops().binary("power", self, other)
+
+    def __rpow__(self, other):
+        return _ops().binary("power", other, self)
+
+    def __mod__(self, other):
+        return _ops().binary("mod", self, other)
+
+    def __rmod__(self, other):
+        return _ops().binary("mod", other, self)
+
+    def __and__(self, other):
+        return _ops().binary("logical_and", self, other)
+
+    def __rand__(self, other):
+        return _ops().binary("logical_and", other, self)
+
+    def __or__(self, other):
+        return _ops().binary("logical_or", self, other)
+
+    def __ror__(self, other):
+        return _ops().binary("logical_or", other, self)
+
+    def __xor__(self, other):
+        return _ops().binary("logical_xor", self, other)
+
+    def __rxor__(self, other):
+        return _ops().binary("logical_xor", other, self)
+
+    def __lshift__(self, other):
+        return _ops().binary("left_shift", self, other)
+
+    def __rlshift__(self, other):
+        return _ops().binary("left_shift", other, self)
+
+    def __rshift__(self, other):
+        return _ops().binary("right_shift", self, other)
+
+    def __rrshift__(self, other):
+        return _ops().binary("right_shift", other, self)
+
+    def __floordiv__(self, other):
+        return _ops().floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops().floordiv(other, self)
+
+    def __lt__(self, other):
+        return _ops().binary("less", self, other)
+
+    def __le__(self, other):
+        return _ops().binary("less_equal", self, other)
+
+    def __gt__(self, other):
+        return _ops().binary("greater", self, other)
+
+    def __ge__(self, other):
+        return _ops().binary("greater_equal", self, other)
+
+    def __eq__(self, other):
+        return _ops().equality("equal", self, other)
+
+    def __ne__(self, other):
+        return _ops().equality("not_equal", self, other)
+
+    # Tiles stay hashable by identity: nkisim (and kernels) keep them in dicts and sets, and Python's container
+    # lookups try `is` before `==`, so an elementwise `==` never runs there.
+    __hash__ = object.__hash__
+
+    def __neg__(self):
+        return _ops().negative(self)
+
+    def __abs__(self):
+        return _ops().absolute(self)
+
+    def __invert__(self):
+        return _ops().invert(self)
+
+    # --- methods kernels call ------------------------------------------------------------------------------
+    def astype(self, dtype):
+        return _ops().astype(self, dtype)
+
+    def broadcast_to(self, *shape):
+        return _ops().broadcast_to(self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list))
+                                   else shape)
+
+    def reshape(self, *shape, **kwargs):
+        """The whole tensor under another shape: an alias of the same memory, no instruction."""
+        if "shape" in kwargs:  # t.reshape(shape=(...)), as nki-samples' vision kernels write it
+            if shape:
+                raise _cerr("reshape takes its shape once: positionally or as shape=")
+            shape = (kwargs.pop("shape"),)
+        if kwargs:
+            raise _cerr(f"reshape got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = tuple(int(s) for s in shape)
+        if -1 in shape:
+            known = math.prod(s for s in shape if s != -1)
+            shape = tuple(self.size // known if s == -1 else s for s in shape)
+        if math.prod(shape) != self.size:
+            raise _cerr(f"cannot reshape a tile of shape {self.shape} to {shape}")
+        if self.key is not None or self.inner is not None:
+            raise _cerr("only whole tensors can be reshaped (reshape the tensor, then index it)")
+        a = self.alloc
+        if a.memory != "hbm" and shape[0] != a.shape[a.pdim]:
+            raise _cerr(f"reshape cannot change the partition dimension ({a.shape[a.pdim]} -> {shape[0]})")
+        data = a.dense() if (a.data is not None or a.lazy is not None or a.raw is not None) else None
+        a.pending = None
+        alias = new_alloc(shape, a.dtype, a.memory, name=a.name, init=None, hbm_kind=a.hbm_kind, track=False,
+                          data=data.reshape(shape) if data is not None else None)
+        alias.tid = a.tid  # same memory, same tensor as far as the trace is concerned
+        return Tile(alias)
+
+    def view(self, dtype):
+        """t.view(dtype): the same bytes read as another dtype (nki-samples' rmsnorm_quant stores each row's float32
+        dequantizing scale as 4 float8_e4m3 elements through `scales.view(nl.float8_e4m3)`). The last dimension
+        scales by the ratio of the itemsizes; the alias is the same tensor to the trace (as reshape's is), and it
+        reads the tensor's bytes as they are when read. Writing through it is not simulated."""
+        dt = dtypes.normalize(dtype)
+        if self.key is not None or self.inner is not None:
+            raise _cerr("view(dtype) reinterprets whole tensors only (view the tensor, then index it)")
+        a = self.alloc
+        last = a.shape[-1] * a.dtype.itemsize
+        if last % dt.itemsize or (a.pdim is not None and a.pdim == len(a.shape) - 1):
+            raise _cerr(f"cannot view a tensor of shape {a.shape} and dtype {a.dtype.name} as {dt.name}: the bytes of "
+                        f"its last free dimension ({last}) must split into {dt.name} elements ({dt.itemsize} bytes)")
+        shape = a.shape[:-1] + (last // dt.itemsize,)
+        alias = new_alloc(shape, dt, a.memory, name=a.name, init=None, hbm_kind=a.hbm_kind, track=False)
+        alias.tid = a.tid  # the same bytes of the same tensor, as far as the trace is concerned
+        alias.source = a
+        return Tile(alias)
+
     # --- indexing -----------------------------------------------------------------------------------------
     def __getitem__(self, raw):
         if isinstance(raw, np.ndarray) and raw.dtype == np.bool_:
@@ -601,7 +775,7 @@ class Tile:
     def _view(self, comps):
         key = _compose(self, comps)
         if any(isinstance(c, np.ndarray) for c in key):
-            key = _simplify(key)
+            key = simplify_key(key)
         return Tile(self.alloc, key, _key_shape(key))
 
     def _index_broadcast(self, raw):
@@ -627,7 +801,7 @@ class Tile:
         comps = [slice(lo, hi, 1) if n != 1 else slice(0, 1, 1) for (lo, hi), n in zip(vbox, shape)]
         key = _compose(self, comps)
         if any(isinstance(c, np.ndarray) for c in key):
-            key = _simplify(key)
+            key = simplify_key(key)
         return Tile(self.alloc, key, _key_shape(key))
 
     # --- data (numeric mode only) --------------------------------------------------------------------------
@@ -824,3 +998,15 @@ def _block_ids(box, shape):
 
 def whole(alloc):
     return Tile(alloc)
+
+
+_OPS = []
+
+
+def _ops():
+    """tileops, which gives Tile's operators their meaning. It issues instructions (core, compute, assign), which
+    stand on this module, so it is bound when an operator first runs rather than imported here."""
+    if not _OPS:
+        from . import tileops
+        _OPS.append(tileops)
+    return _OPS[0]

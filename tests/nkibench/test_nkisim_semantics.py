@@ -84,7 +84,7 @@ def test_fast_index_path_matches_general_path():
                 (0, slice(0, 64), slice(8, None, 2)), 3, (1, 5 + ip[:64], jf[:, ::-1])]
         for raw in keys:
             fast = tensor._fast_key(raw, t.shape)
-            comps = tensor._simplify(tensor._norm_user_key(raw, t.shape))
+            comps = tensor.simplify_key(tensor._norm_user_key(raw, t.shape))
             if fast is None:
                 continue
             assert [(c.start, c.stop, c.step) if isinstance(c, slice) else c for c in fast] == \

@@ -1,8 +1,10 @@
 """nki.isa (nisa) of the current NKI API: every instruction writes an explicit destination, given first.
 
 Each call runs the classic instruction, which leaves its result pending as the last instruction of the trace, and
-then lands that result in dst (core.store_into / core._redirect): one instruction writing dst, the same record and
-cost as classic `dst[...] = nisa.op(...)`, so the performance model sees current and classic kernels alike.
+then lands that result in dst (assign.store_into / assign.redirect): one instruction writing dst, the same record
+and cost as classic `dst[...] = nisa.op(...)`, so the performance model sees current and classic kernels alike.
+Where dst may be comes from the op registry's operand rules (opregistry.py), as the classic instruction's operands
+do, so a rule is written once for both APIs.
 Calls return None, as in nki.*: a classic-style `t = nisa.op(a, b)` has no dst and is refused by name."""
 from __future__ import annotations
 
@@ -10,9 +12,8 @@ import enum
 
 import numpy as np
 
-from .. import core, dtypes, isa as _ci, ops
+from .. import assign, compute, core, dtypes, isa as _ci, opregistry, ops
 from ..context import current
-from ..hardware import VECTOR_TRANSPOSE_MAX
 from ..tensor import Tile
 from .generation import cerr
 
@@ -86,7 +87,20 @@ def _need(api, signature, **args):
                f"classic-style call shifts every operand by one)", "err_missing_argument")
 
 
-def _dst(api, dst, allow=("sbuf", "psum")):
+# The nki.* DMAs write SBUF or HBM: "DMA does not read PSUM since NKI 0.3.0", and dst is on the same footing. The
+# classic DMA instruction (opregistry "dma") still moves PSUM for classic kernels, so this is the API's rule.
+_DMA_DST = ("sbuf", "hbm")
+
+
+def _dst(api, dst, op, engine=None):
+    """Check dst against where instruction op writes (on engine, or on any engine the compiler may pick); op is a
+    registered instruction, or an explicit tuple of memories for a rule of the nki.* API itself."""
+    if isinstance(op, tuple):
+        allow = op
+    elif engine is None:
+        allow = opregistry.writes_any(op)
+    else:
+        allow = core.operand_rule(op, engine).writes
     if not isinstance(dst, Tile):
         raise cerr(f"{api}: dst must be a tensor, got {type(dst).__name__}")
     if dst.alloc.memory not in allow:
@@ -103,7 +117,7 @@ def _land(api, dst, result):
     if n_res != n_dst:
         raise cerr(f"{api}: the result has shape {tuple(result.shape)}, dst has shape {tuple(dst.shape)}",
                    "err_num_partition_mismatch")
-    core.store_into(dst, result)
+    assign.store_into(dst, result)
     return None
 
 
@@ -126,7 +140,7 @@ def nc_matmul(dst=_MISSING, stationary=_MISSING, moving=_MISSING, is_stationary_
               perf_mode=None, name=None):
     api = "nisa.nc_matmul"
     _need(api, "dst, stationary, moving, ...", dst=dst, stationary=stationary, moving=moving)
-    _dst(api, dst, ("psum",))
+    _dst(api, dst, "nc_matmul", "tensor")
     res = _ci.nc_matmul(stationary, moving, is_stationary_onezero, is_moving_onezero, is_transpose,
                         tile_position, tile_size, dtype=dst.dtype)
     if int(np.prod(res.shape)) != int(np.prod(dst.shape)):
@@ -136,11 +150,11 @@ def nc_matmul(dst=_MISSING, stationary=_MISSING, moving=_MISSING, is_stationary_
     ctx = current()
     if accumulate is None:
         # 0.3.0: "the first write to a PSUM location overwrites, and subsequent writes accumulate" - the classic
-        # accumulation-group rule (core._continues_group) is that rule with loop-aware group starts.
-        acc = "add" if core._continues_group(dst, ctx) else None
+        # accumulation-group rule (assign.continues_group) is that rule with loop-aware group starts.
+        acc = "add" if assign.continues_group(dst, ctx) else None
     else:
         acc = "add" if accumulate else None
-    core._redirect(dst, res, pending, acc)
+    assign.redirect(dst, res, pending, acc)
 
 
 def nc_transpose(dst=_MISSING, data=_MISSING, engine=unknown_engine, name=None):
@@ -150,17 +164,18 @@ def nc_transpose(dst=_MISSING, data=_MISSING, engine=unknown_engine, name=None):
     if e is None:
         # The compiler's choice: VectorE transposes up to 32x32 (into SBUF or PSUM), TensorE up to 128x128 into
         # PSUM. A bigger transpose into SBUF runs on TensorE and is then copied to dst, and costs that copy.
-        small = max(data.shape[0], int(np.prod(data.shape[1:]))) <= VECTOR_TRANSPOSE_MAX
+        vector_max = core.operand_rule("nc_transpose", "vector").max_side
+        small = max(data.shape[0], int(np.prod(data.shape[1:]))) <= vector_max
         if dst.alloc.memory == "psum" or not small:
             res = _ci.nc_transpose(data, engine=_ci.tensor_engine, dtype=dst.dtype if dst.alloc.memory == "psum"
                                    else None)
             if dst.alloc.memory != "psum":
-                _dst(api, dst)
-                res = _ci.copy_op(api, res, dst.alloc.dtype, None)
+                _dst(api, dst, "nc_transpose")
+                res = compute.copy_op(api, res, dst.alloc.dtype, None)
             _land(api, dst, res)
             return
         e = _ci.vector_engine
-    _dst(api, dst, ("psum",) if e is _ci.tensor_engine else ("sbuf", "psum"))
+    _dst(api, dst, "nc_transpose", e.name)
     _land(api, dst, _ci.nc_transpose(data, engine=e, dtype=dst.dtype))
 
 
@@ -170,9 +185,9 @@ def activation(dst=_MISSING, op=_MISSING, data=_MISSING, bias=None, scale=1.0, r
                reduce_cmd=reduce_cmd.idle, dtype=None, name=None):
     api = "nisa.activation"
     _need(api, "dst, op, data, bias=None, scale=1.0, ...", dst=dst, op=op, data=data)
-    _dst(api, dst)
+    _dst(api, dst, "activation")
     _dtype(api, dst, dtype)
-    _land(api, dst, _ci._activation(api, op, data, bias, scale, reduce_op, reduce_res, None, dst.dtype))
+    _land(api, dst, compute.activation(api, op, data, bias, scale, reduce_op, reduce_res, None, dst.dtype))
 
 
 def activation_reduce(dst=_MISSING, op=_MISSING, data=_MISSING, reduce_op=_MISSING, reduce_res=_MISSING, bias=None,
@@ -180,8 +195,8 @@ def activation_reduce(dst=_MISSING, op=_MISSING, data=_MISSING, reduce_op=_MISSI
     api = "nisa.activation_reduce"
     _need(api, "dst, op, data, reduce_op, reduce_res, ...", dst=dst, op=op, data=data, reduce_op=reduce_op,
           reduce_res=reduce_res)
-    _dst(api, dst)
-    _land(api, dst, _ci._activation(api, op, data, bias, scale, reduce_op, reduce_res, None, dst.dtype))
+    _dst(api, dst, "activation")
+    _land(api, dst, compute.activation(api, op, data, bias, scale, reduce_op, reduce_res, None, dst.dtype))
 
 
 def exponential(dst=_MISSING, src=_MISSING, max_value=0.0, reduce_res=None, reduce_cmd=reduce_cmd.idle,
@@ -190,9 +205,9 @@ def exponential(dst=_MISSING, src=_MISSING, max_value=0.0, reduce_res=None, redu
     _need(api, "dst, src, max_value=0.0, ...", dst=dst, src=src)
     if current().target != "trn3":
         raise cerr(f"{api} is available on NeuronCore-v4 (trn3) only; this run targets {current().target}")
-    _dst(api, dst)
+    _dst(api, dst, "exponential")
     core.tile_arg(src, api, "src")
-    mv = _ci._operand(api, max_value, "max_value", src)
+    mv = compute.operand(api, max_value, "max_value", src)
     operands = [src] + ([mv] if isinstance(mv, Tile) else [])
     held = {}
 
@@ -216,7 +231,7 @@ def exponential(dst=_MISSING, src=_MISSING, max_value=0.0, reduce_res=None, redu
 def tensor_tensor(dst=_MISSING, data1=_MISSING, data2=_MISSING, op=_MISSING, engine=unknown_engine, dtype=None, name=None):
     api = "nisa.tensor_tensor"
     _need(api, "dst, data1, data2, op, ...", dst=dst, data1=data1, data2=data2, op=op)
-    _dst(api, dst)
+    _dst(api, dst, "tensor_tensor")
     _dtype(api, dst, dtype)
     _land(api, dst, _ci.tensor_tensor(data1, data2, op, engine=_eng(engine), dtype=dst.dtype))
 
@@ -225,7 +240,7 @@ def tensor_scalar(dst=_MISSING, data=_MISSING, op0=_MISSING, operand0=_MISSING, 
                   operand1=None, reverse1=False, engine=unknown_engine, dtype=None, name=None):
     api = "nisa.tensor_scalar"
     _need(api, "dst, data, op0, operand0, ...", dst=dst, data=data, op0=op0, operand0=operand0)
-    _dst(api, dst)
+    _dst(api, dst, "tensor_scalar")
     _dtype(api, dst, dtype)
     _land(api, dst, _ci.tensor_scalar(data, op0, operand0, reverse0, op1, operand1, reverse1, engine=_eng(engine),
                                       dtype=dst.dtype))
@@ -236,7 +251,7 @@ def scalar_tensor_tensor(dst=_MISSING, data=_MISSING, op0=_MISSING, operand0=_MI
     api = "nisa.scalar_tensor_tensor"
     _need(api, "dst, data, op0, operand0, op1, operand1, ...", dst=dst, data=data, op0=op0, operand0=operand0,
           op1=op1, operand1=operand1)
-    _dst(api, dst)
+    _dst(api, dst, "scalar_tensor_tensor")
     _land(api, dst, _ci.scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0, reverse1,
                                              dtype=dst.dtype))
 
@@ -244,7 +259,7 @@ def scalar_tensor_tensor(dst=_MISSING, data=_MISSING, op0=_MISSING, operand0=_MI
 def tensor_reduce(dst=_MISSING, op=_MISSING, data=_MISSING, axis=_MISSING, negate=False, keepdims=False, dtype=None, name=None):
     api = "nisa.tensor_reduce"
     _need(api, "dst, op, data, axis, ...", dst=dst, op=op, data=data, axis=axis)
-    _dst(api, dst)
+    _dst(api, dst, "tensor_reduce")
     _dtype(api, dst, dtype)
     _land(api, dst, _ci.tensor_reduce(op, data, axis, dtype=dst.dtype, negate=negate, keepdims=keepdims))
 
@@ -252,7 +267,7 @@ def tensor_reduce(dst=_MISSING, op=_MISSING, data=_MISSING, axis=_MISSING, negat
 def tensor_partition_reduce(dst=_MISSING, op=_MISSING, data=_MISSING, name=None):
     api = "nisa.tensor_partition_reduce"
     _need(api, "dst, op, data", dst=dst, op=op, data=data)
-    _dst(api, dst)
+    _dst(api, dst, "tensor_partition_reduce")
     _land(api, dst, _ci.tensor_partition_reduce(op, data, dtype=dst.dtype))
 
 
@@ -262,7 +277,7 @@ def tensor_scalar_reduce(dst=_MISSING, data=_MISSING, op0=_MISSING, operand0=_MI
     api = "nisa.tensor_scalar_reduce"
     _need(api, "dst, data, op0, operand0, reduce_op, reduce_res=...", dst=dst, data=data, op0=op0,
           operand0=operand0, reduce_op=reduce_op)
-    _dst(api, dst)
+    _dst(api, dst, "tensor_scalar_reduce")
     if reduce_res is None:
         raise cerr(f"{api}: reduce_res is needed (where the reduction lands)")
     _land(api, dst, _ci.tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0, dtype=dst.dtype))
@@ -273,14 +288,14 @@ def tensor_tensor_scan(dst=_MISSING, data0=_MISSING, data1=_MISSING, initial=_MI
     api = "nisa.tensor_tensor_scan"
     _need(api, "dst, data0, data1, initial, op0, op1, ...", dst=dst, data0=data0, data1=data1, initial=initial,
           op0=op0, op1=op1)
-    _dst(api, dst)
+    _dst(api, dst, "tensor_tensor_scan")
     _land(api, dst, _ci.tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0, reverse1, dtype=dst.dtype))
 
 
 def tensor_copy(dst=_MISSING, src=_MISSING, engine=unknown_engine, dtype=None, name=None):
     api = "nisa.tensor_copy"
     _need(api, "dst, src, engine=...", dst=dst, src=src)
-    _dst(api, dst)
+    _dst(api, dst, "tensor_copy")
     _dtype(api, dst, dtype)
     _land(api, dst, _ci.tensor_copy(src, dtype=dst.dtype, engine=_eng(engine)))
 
@@ -288,7 +303,7 @@ def tensor_copy(dst=_MISSING, src=_MISSING, engine=unknown_engine, dtype=None, n
 def tensor_copy_predicated(dst=_MISSING, src=_MISSING, predicate=_MISSING, reverse_pred=False, name=None):
     api = "nisa.tensor_copy_predicated"
     _need(api, "dst, src, predicate, ...", dst=dst, src=src, predicate=predicate)
-    _dst(api, dst)
+    _dst(api, dst, "tensor_copy_predicated")
     if core.is_scalar(src):
         src = _ci.memset(dst.shape, src, dst.dtype)
     _ci.tensor_copy_predicated(src, dst, predicate, reverse_pred=reverse_pred)
@@ -297,7 +312,7 @@ def tensor_copy_predicated(dst=_MISSING, src=_MISSING, predicate=_MISSING, rever
 def memset(dst=_MISSING, value=_MISSING, engine=unknown_engine, name=None):
     api = "nisa.memset"
     _need(api, "dst, value, ...", dst=dst, value=value)
-    _dst(api, dst)
+    _dst(api, dst, "memset")
     if not dst.alloc.dtype.is_float and isinstance(value, float):
         raise cerr(f"{api}: value {value!r} is a float and dst is {dst.alloc.dtype.name}; since NKI 0.3.0 the value "
                    f"must match dst's dtype (pass an integer)")
@@ -307,7 +322,7 @@ def memset(dst=_MISSING, value=_MISSING, engine=unknown_engine, name=None):
 def iota(dst=_MISSING, pattern=_MISSING, offset=0, channel_multiplier=0, name=None):
     api = "nisa.iota"
     _need(api, "dst, pattern, offset=0, channel_multiplier=0", dst=dst, pattern=pattern)
-    _dst(api, dst, ("sbuf",))
+    _dst(api, dst, "iota", "gpsimd")
     try:
         pairs = [(int(s), int(n)) for s, n in pattern]
     except (TypeError, ValueError):
@@ -329,31 +344,31 @@ def iota(dst=_MISSING, pattern=_MISSING, offset=0, channel_multiplier=0, name=No
 def reciprocal(dst=_MISSING, data=_MISSING, name=None):
     api = "nisa.reciprocal"
     _need(api, "dst, data", dst=dst, data=data)
-    _dst(api, dst)
+    _dst(api, dst, "reciprocal")
     _land(api, dst, _ci.reciprocal(data, dtype=dst.dtype))
 
 
 def bn_stats(dst=_MISSING, data=_MISSING, name=None):
     _need("nisa.bn_stats", "dst, data", dst=dst, data=data)
-    _dst("nisa.bn_stats", dst)
+    _dst("nisa.bn_stats", dst, "bn_stats")
     _land("nisa.bn_stats", dst, _ci.bn_stats(data, dtype=dst.dtype))
 
 
 def bn_aggr(dst=_MISSING, data=_MISSING, name=None):
     _need("nisa.bn_aggr", "dst, data", dst=dst, data=data)
-    _dst("nisa.bn_aggr", dst)
+    _dst("nisa.bn_aggr", dst, "bn_aggr")
     _land("nisa.bn_aggr", dst, _ci.bn_aggr(data, dtype=dst.dtype))
 
 
 def max8(dst=_MISSING, src=_MISSING, name=None):
     _need("nisa.max8", "dst, src", dst=dst, src=src)
-    _dst("nisa.max8", dst)
+    _dst("nisa.max8", dst, "max8")
     _land("nisa.max8", dst, _ci.max8(src, dtype=dst.dtype))
 
 
 def dropout(dst=_MISSING, data=_MISSING, prob=_MISSING, name=None):
     _need("nisa.dropout", "dst, data, prob", dst=dst, data=data, prob=prob)
-    _dst("nisa.dropout", dst)
+    _dst("nisa.dropout", dst, "dropout")
     _land("nisa.dropout", dst, _ci.dropout(data, prob, dtype=dst.dtype))
 
 
@@ -377,7 +392,7 @@ def dma_copy(dst=_MISSING, src=_MISSING, priority=None, oob_mode=oob_mode.error,
     _need(api, "dst, src, ...", dst=dst, src=src)
     if not isinstance(src, Tile):
         raise cerr(f"{api}: src must be a tensor, got {type(src).__name__}")
-    _dst(api, dst, ("sbuf", "hbm"))
+    _dst(api, dst, _DMA_DST)
     if src.alloc.memory == "psum":
         raise cerr(f"{api}: src is in PSUM; DMA does not read PSUM since NKI 0.3.0 (copy it to SBUF with "
                    f"nisa.tensor_copy first)", "err_unsupported_memory")
@@ -392,7 +407,7 @@ def dma_transpose(dst=_MISSING, src=_MISSING, axes=None, priority=None, dge_mode
                   oob_mode=oob_mode.error, name=None):
     api = "nisa.dma_transpose"
     _need(api, "dst, src, axes=None, ...", dst=dst, src=src)
-    _dst(api, dst, ("sbuf", "hbm"))
+    _dst(api, dst, _DMA_DST)
     res = _ci.dma_transpose(src, axes=axes, dtype=dst.dtype)
     if tuple(res.shape) != tuple(dst.shape):
         raise cerr(f"{api}: dst shape {tuple(dst.shape)} must equal the transposed src shape {tuple(res.shape)} "
@@ -404,11 +419,11 @@ def dma_compute(dst=_MISSING, srcs=_MISSING, reduce_op=_MISSING, scales=None, un
                 oob_mode=oob_mode.error, name=None):
     api = "nisa.dma_compute"
     _need(api, "dst, srcs, reduce_op, scales=None, ...", dst=dst, srcs=srcs, reduce_op=reduce_op)
-    _dst(api, dst, ("sbuf", "hbm"))
+    _dst(api, dst, _DMA_DST)
     srcs = list(srcs)
     if not srcs or not all(isinstance(s, Tile) for s in srcs):
         raise cerr(f"{api}: srcs must be a non-empty list of tensors")
-    f = ops.BINARY[_ci._binop(api, reduce_op)][0]
+    f = ops.BINARY[compute.binop(api, reduce_op)][0]
     sc = list(scales) if scales is not None else [1.0] * len(srcs)
     # One DMA per source into dst, each combining with what dst holds (the DMA engine's read-modify-write), as
     # dma_compute does in one instruction over all sources. A source that is dst itself is already in place, so it

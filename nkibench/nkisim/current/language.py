@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .. import language as _cl
+from .. import creation, language as _cl
 from ..context import active
 from ..core import tile_arg
 from ..dtypes import (bfloat16, bool_, float8_e4m3, float8_e4m3fn, float8_e5m2, float16, float32,  # noqa: F401
@@ -40,6 +40,10 @@ def _buffer(buffer, api):
     return buffer
 
 
+def _create(shape, dtype, buffer, name, init):
+    return creation.create(shape, dtype, buffer.memory, buffer.name, name, init)
+
+
 def _no_mask(api, kwargs):
     if "mask" in kwargs:
         raise cerr(f"{api}: the mask parameter was removed with the nki.* namespace; slice the operands to the "
@@ -60,19 +64,19 @@ def ndarray(shape, dtype=None, buffer=sbuf, name="", address=None):
     if dtype is None:
         raise cerr("nl.ndarray needs a dtype (nl.ndarray(shape, dtype, buffer=nl.sbuf))")
     # address= (explicit placement) is accepted: nkisim does not model where a tile lands, only how much is live.
-    return adopt(_cl._create(shape, dtype, _buffer(buffer, "nl.ndarray"), name, "garbage"))
+    return adopt(_create(shape, dtype, _buffer(buffer, "nl.ndarray"), name, "garbage"))
 
 
 def zeros(shape, dtype, buffer=sbuf, name=""):
-    return adopt(_cl._create(shape, dtype, _buffer(buffer, "nl.zeros"), name, "zeros"))
+    return adopt(_create(shape, dtype, _buffer(buffer, "nl.zeros"), name, "zeros"))
 
 
 def ones(shape, dtype, buffer=sbuf, name=""):
-    return adopt(_cl._create(shape, dtype, _buffer(buffer, "nl.ones"), name, 1.0))
+    return adopt(_create(shape, dtype, _buffer(buffer, "nl.ones"), name, 1.0))
 
 
 def full(shape, fill_value, dtype, buffer=sbuf, name=""):
-    return adopt(_cl._create(shape, dtype, _buffer(buffer, "nl.full"), name, fill_value))
+    return adopt(_create(shape, dtype, _buffer(buffer, "nl.full"), name, fill_value))
 
 
 def zeros_like(x, dtype=None, buffer=None, name=""):
@@ -80,7 +84,7 @@ def zeros_like(x, dtype=None, buffer=None, name=""):
 
 
 def empty_like(x, dtype=None, buffer=None, name=""):
-    b = buffer if buffer is not None else (shared_hbm if x.alloc.memory == "hbm" else _cl._like_buffer(x))
+    b = buffer if buffer is not None else {"sbuf": sbuf, "psum": psum}.get(x.alloc.memory, shared_hbm)
     return ndarray(x.shape, dtype or x.dtype, b, name)
 
 

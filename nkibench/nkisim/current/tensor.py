@@ -242,6 +242,6 @@ def _first_element(t):
 
 def _from_arrays(t, arrays, shape):
     key = [np.ascontiguousarray(x) if x.ndim else int(x) for x in arrays]
-    key = _t._simplify(key)
+    key = _t.simplify_key(key)
     v = Tile(t.alloc, key, tuple(int(s) for s in shape))
     return adopt(v)
