@@ -36,10 +36,13 @@ def split(job: dict, steps) -> dict:
     base = {k: v for k, v in prepared.items() if k not in ("status", "error", "output", "phase_s", "peak_rss_mb")}
     if job["backend"] == "neuron" and job.get("generation"):
         base["generation"] = job["generation"]  # the NKI generation that chose the route
+    judged = None
     if remote(job):
         ran = run_remote(job, kjob, steps)
         if ran.get("status") != "ok":
             return merge(base, prepared, ran)
+        judged = ran.pop("verdict", None)  # the server judged what it ran (kernelremote.serve)
+        judged = judged if isinstance(judged, dict) else None
     elif job["backend"] == "neuron":
         ran = compile_neff(kjob, steps)
         if ran.get("status") != "ok":
@@ -50,7 +53,8 @@ def split(job: dict, steps) -> dict:
         if ran.get("status") != "ok":
             return merge(base, prepared, ran)
         move_outputs(kernel_folder, judge_folder)
-    judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
+    if judged is None:
+        judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
     return merge(base, prepared, ran, judged, status_from=judged, timing_from=judged)
 
 

@@ -165,7 +165,7 @@ def _nbytes(xs) -> int:
     return int(sum(x.nbytes for x in xs if isinstance(x, np.ndarray)))
 
 
-def verdict(job: dict, workdir: str) -> dict:
+def verdict(job: dict, workdir: str, trace: list | None = None) -> dict:
     """Correctness of the kernel's outputs (out<i>) against the references (ref<i>): status "ok" or "incorrect"
     with correct, l2_rel_err, max_abs_err and error; when ok, the timing of its trace (timing()). On a Neuron host
     the outputs and the timing are the NEFF's, run here (neffjudge.py)."""
@@ -184,19 +184,22 @@ def verdict(job: dict, workdir: str) -> dict:
         res.update(status="ok", correct=None, error=None)
     if device is not None:
         return device.timing(res)
-    return timing(job, workdir, res) if job["backend"] == "sim" else res  # else timed in evaluate.run's process
+    return timing(job, workdir, res, trace) if job["backend"] == "sim" else res  # else timed in evaluate.run's
 
 
-def timing(job: dict, workdir: str, res: dict) -> dict:
-    """latency_ms, rel_spread, timing_attempts, metrics and profile from the kernel's trace; a trace that is not
-    what nkisim writes, or that the model cannot cost, is "rejected" with the reason."""
+def timing(job: dict, workdir: str, res: dict, trace: list | None = None) -> dict:
+    """latency_ms, rel_spread, timing_attempts, metrics and profile from the kernel's trace (handed over as files,
+    or trace: the one this process recorded); a trace that is not what nkisim writes, or that the model cannot cost,
+    is "rejected" with the reason."""
     from nkisim import traceio
     from .backend_sim import add_header
     from .tracetiming import TraceTiming
     PHASE["now"] = "modelling the kernel's instruction trace"
     CLOCK.start("timing")
+    instrs = trace
     try:
-        instrs = traceio.load(os.path.join(workdir, TRACE))
+        if instrs is None:
+            instrs = traceio.load(os.path.join(workdir, TRACE))
     except traceio.TraceFormatError as e:
         res.update(status="rejected", correct=None, error=f"the kernel's instruction trace was not accepted: {e}")
         return res

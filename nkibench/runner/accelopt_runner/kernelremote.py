@@ -99,16 +99,22 @@ class RemoteBackend(SimBackend):
 
 
 def serve(job: dict, workdir: str, limits: dict) -> dict:
-    """The "simserver" child, in the judge's folder: the kernel's run on each prepared case, outputs and trace saved
-    where the verdict reads them."""
-    from . import kernelside
+    """The "simserver" child, in the judge's folder: the kernel's run on each prepared case, then, when it ran, the
+    verdict on its outputs and the trace it recorded here (result["verdict"]). The verdict needs no process of its
+    own: this one never runs the kernel's Python, and what the kernel's requests can reach here is nkisim's API
+    (nkisim/remote/server.py), not the comparison or the model; so one fork and a write and read of the trace less."""
+    from . import judge, kernelside
     from .child import KERNEL_CASES
     cases = os.path.join(workdir, KERNEL_CASES)
     backend = RemoteBackend(job["target"], limits, os.path.join(workdir, os.path.basename(job.get("rpc") or "rpc")))
     try:
-        res = kernelside.run(job, cases, backend)
+        res = kernelside.run(job, cases, backend, save_trace=False)
     finally:
         backend.close()
     from .handover import move_outputs
     move_outputs(cases, workdir)
+    if res.get("status") == "ok":
+        trace = backend.last.trace
+        backend.last = None
+        res["verdict"] = judge.verdict(job, workdir, trace=trace)
     return res

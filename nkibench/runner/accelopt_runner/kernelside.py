@@ -18,7 +18,8 @@ from .evaluate import CLOCK, PHASE, _copy_inputs, _written_inputs, empty_result
 from .judge import CASES, TRACE, case_stem, out_stem
 
 
-def run(job: dict, workdir: str, backend) -> dict:
+def run(job: dict, workdir: str, backend, save_trace: bool = True) -> dict:
+    """save_trace: hand the trace over as files (the judge's own server keeps it in memory instead)."""
     res = empty_result(job)
     res.update(backend=job["backend"], target=job["target"])
     PHASE["now"] = "loading the kernel"
@@ -60,8 +61,9 @@ def run(job: dict, workdir: str, backend) -> dict:
         CLOCK.start("timing")
         if backend.last is None:  # timing-only: trace without numerics
             backend.run(bench_inputs, numeric=False)
-        from nkisim import traceio
-        traceio.save(backend.last.trace, os.path.join(workdir, TRACE))
+        if save_trace:
+            from nkisim import traceio
+            traceio.save(backend.last.trace, os.path.join(workdir, TRACE))
     else:  # a Neuron host: the device is timed here, in the one process of evaluate.run
         PHASE["now"] = "timing"
         CLOCK.start("timing")

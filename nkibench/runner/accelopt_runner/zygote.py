@@ -40,8 +40,10 @@ def _preimport():
     import nkisim.perf  # noqa: F401
     import nkisim.perf.profile  # noqa: F401
     import nkisim.traceio  # noqa: F401
-    from . import (arrays, backend_sim, child, correctness, evaluate, judge, kernelside, limits,  # noqa: F401
-                   roofline, taskspec, timing, tracetiming)
+    from . import (arrays, backend_sim, child, correctness, evaluate, judge, kernelremote, kernelside,  # noqa: F401
+                   limits, roofline, taskspec, timing, tracetiming)
+    import nkisim.remote.client  # noqa: F401  (a checked eval's two sides: 10-20 ms a child otherwise)
+    import nkisim.remote.server  # noqa: F401
     try:
         import nkisim.current  # noqa: F401  (the current `nki` front end)
     except ImportError:
