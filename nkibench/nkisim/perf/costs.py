@@ -38,13 +38,26 @@ def _writes_psum(instr) -> bool:
     return any(a.memory == "psum" for a in instr.writes)
 
 
+def stride_factor(instr, hw: HwTarget) -> int:
+    """How many times longer the data takes to stream because of the operands' access pattern: on NC-v2 a
+    most-minor free stride over 16 bytes halves the bandwidth of the engine's tensor read/write interface, "roughly
+    50% performance hit on the instructions" (constants.strided_access_bytes), so the data-proportional cycles
+    double; the fixed floors (MIN_II, GpSimd start-up) do not change. The trace records the largest such stride
+    among the instruction's SBUF/PSUM operands as minor_stride_bytes (core.run_op; absent when all are
+    unit-stride)."""
+    lim = hw.strided_access_bytes
+    if lim and instr.attrs.get("minor_stride_bytes", 0) > lim:
+        return 2
+    return 1
+
+
 def _stream_cycles(instr, hw: HwTarget) -> float:
     """Vector / Scalar / GpSimd: one element per partition per cycle on 128 lanes (§3.3), by the instruction's rule
     in the op registry (opregistry.py); an instruction it does not hold raises UnknownInstruction."""
     reg = opregistry.get(instr.op)
     attrs = instr.attrs
     rule = reg.reduce_rule if reg.reduce_rule and attrs.get("reduce_op") else reg.rule
-    n = max(int(instr.free_elems), 1)
+    n = max(int(instr.free_elems), 1) * stride_factor(instr, hw)
     mii = hw.min_ii
     if rule == "two_input":
         # §2.2: N with a PSUM operand, or bf16-only add/mul/sub in SBUF (contiguous); otherwise 2N.
@@ -86,7 +99,7 @@ def _stream_cycles(instr, hw: HwTarget) -> float:
 def _gpsimd_cycles(instr, hw: HwTarget) -> float:
     # §2.2: iota / affine_select / local_gather are 150 + N; other GpSimd instructions use the general
     # formula, plus the same start-up overhead (§2 "GpSimd start-up overhead ≈ 150 cycles").
-    n = max(int(instr.free_elems), 1)
+    n = max(int(instr.free_elems), 1) * stride_factor(instr, hw)
     if opregistry.get(instr.op).rule == "gpsimd_index":
         return hw.gpsimd_overhead + n
     cyc = _stream_cycles(instr, hw)
