@@ -237,3 +237,31 @@ def test_a_forged_stride_is_refused(tmp_path, bad):
     traceio.save(tr, str(tmp_path / "t"))
     with pytest.raises(traceio.TraceFormatError, match="minor_stride_bytes"):
         traceio.load(str(tmp_path / "t"))
+
+
+# --- contiguity, where the docs make it a condition ------------------------------------------------------------
+
+def _half(tr, name, reads, writes, n=4096, **attrs):
+    return tr.add(Instr(0, name, "vector", 1, 128, n, "bfloat16", ("bfloat16",) * len(reads), 0,
+                        reads=tuple(reads), writes=tuple(writes), attrs=attrs))
+
+
+def test_nc_v3_perf_mode_needs_a_contiguous_minor_dimension_for_4x():
+    # [T2A] "Vector Engine Performance Mode": 4x for bf16 SBUF-to-SBUF tensor_copy with contiguous inner-most
+    # elements, 2x with all but contiguity.
+    hw = get_target("trn2")
+    tr = Trace()
+    fast = _half(tr, "tensor_copy", [sb()], [sb()])
+    strided = _half(tr, "tensor_copy", [sb()], [sb()], minor_stride_bytes=4)
+    assert compute_ns(strided, hw) == pytest.approx(2 * compute_ns(fast, hw))
+    assert compute_ns(fast, hw) == pytest.approx(4096 / 4 / hw.vector_ghz)
+
+
+def test_bf16_tensor_tensor_one_pass_needs_contiguous_data():
+    # nki-facts §2.2 tensor_tensor: N when both inputs are in SBUF, all bf16, add/mul/sub "and the data is
+    # contiguous"; otherwise 2N (trn1, where no perf mode applies).
+    hw = get_target("trn1")
+    tr = Trace()
+    a = _half(tr, "tensor_tensor", [sb(), sb()], [sb()], alu_op="add")
+    b = _half(tr, "tensor_tensor", [sb(), sb()], [sb()], alu_op="add", minor_stride_bytes=4)
+    assert compute_ns(b, hw) == pytest.approx(2 * compute_ns(a, hw))

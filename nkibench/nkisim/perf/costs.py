@@ -62,7 +62,7 @@ def _stream_cycles(instr, hw: HwTarget) -> float:
     if rule == "two_input":
         # §2.2: N with a PSUM operand, or bf16-only add/mul/sub in SBUF (contiguous); otherwise 2N.
         fast = _reads_psum(instr)
-        if not fast and instr.op == "tensor_tensor" and _all_half(instr):
+        if not fast and instr.op == "tensor_tensor" and _all_half(instr) and not attrs.get("minor_stride_bytes"):
             fast = str(attrs.get("alu_op", attrs.get("op0", "add"))) in ("add", "multiply", "subtract", "mul", "sub")
         cyc = max(mii, (1 if fast else 2) * n)
         if hw.vector_perf_mode and instr.engine == "vector" and instr.op == "tensor_tensor" and _all_half(instr) \
@@ -88,10 +88,16 @@ def _stream_cycles(instr, hw: HwTarget) -> float:
                                             f"run on {instr.engine}")
     cyc = max(mii, reg.k * n)
     if hw.vector_perf_mode and instr.engine == "vector" and reg.copy_perf_mode:
-        # §3.3 NC-v3 perf mode: 4x when in and out are bf16/fp16 in SBUF, 2x when one condition is missing.
+        # §3.3 NC-v3 perf mode ([T2A] "Vector Engine Performance Mode"): 4x when in and out are (a) in SBUF, (b)
+        # bf16/fp16 and (c) "physically contiguous ... in the inner-most free dimension"; 2x with (a) and (b) but
+        # not (c), or with (b) and (c) and one side in PSUM. (c) is the trace's minor_stride_bytes (absent: every
+        # operand unit-stride or broadcast). fp32 in SBUF keeps the 2x it had before (c) was recorded; [T2A]
+        # names no 2x without (b) (see the README's "Not modelled").
         half = _all_half(instr)
         sbuf = not _reads_psum(instr) and not _writes_psum(instr)
-        speed = 4 if (half and sbuf) else 2 if (half or sbuf) else 1
+        contiguous = not attrs.get("minor_stride_bytes")
+        speed = 4 if (half and sbuf and contiguous) else 2 if (half and (sbuf or contiguous)) or (sbuf and not half) \
+            else 1
         cyc = max(mii, cyc / speed)
     return cyc
 
