@@ -147,7 +147,8 @@ TARGETS = {
     # transpose mode (§3.2, §3.3). DMA transpose 90% (HBM to SBUF) and 50% (SBUF to SBUF) of a copy [T2A]. The
     # per-descriptor cost and latency are the same as trn1's: [DOV]'s figure and [BWG]'s 1300 ns name no generation.
     "trn2": HwTarget(name="trn2", tensor_ghz=2.4, vector_ghz=0.96, scalar_ghz=1.2, gpsimd_ghz=1.2, base_ghz=1.2,
-                     shared_sbuf_psum_ports=False, strided_access_bytes=0, vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
+                     shared_sbuf_psum_ports=False, strided_access_bytes=0,
+                     vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
                      auto_copy_engines=("vector", "scalar", "gpsimd"),
                      dma_engine_bytes_per_ns=23.0, hbm_bytes_per_ns=725.0,
                      dma_transpose_efficiency=0.9, dma_transpose_sbuf_efficiency=0.5,
@@ -168,7 +169,8 @@ TARGETS = {
     # (nothing for trn3 is published). Background transpose,
     # MX matmul, the Vector engine's exponential and DMA read-add-write are not modelled separately.
     "trn3": HwTarget(name="trn3", tensor_ghz=2.4, vector_ghz=1.2, scalar_ghz=1.2, gpsimd_ghz=1.2, base_ghz=1.2,
-                     shared_sbuf_psum_ports=False, strided_access_bytes=0, vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
+                     shared_sbuf_psum_ports=False, strided_access_bytes=0,
+                     vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
                      auto_copy_engines=("vector", "scalar", "gpsimd"),
                      dma_engine_bytes_per_ns=33.0, hbm_bytes_per_ns=587.5,
                      dma_transpose_efficiency=0.9, dma_transpose_sbuf_efficiency=0.5,
