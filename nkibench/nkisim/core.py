@@ -252,12 +252,81 @@ def run_op(api, op, engine, operands, fn, out_shape, odt, *, mask=None, space=No
     if engine in ("vector", "scalar"):
         check_free_size(api, engine, free, any(r.memory == "psum" for r in reads) or out_mem == "psum")
     a = {} if attrs is None else attrs
-    if engine in ("vector", "scalar", "gpsimd") and any(r.memory == "psum" for r in reads):
-        a["psum_operand"] = True
+    if engine in ("vector", "scalar", "gpsimd"):
+        if any(r.memory == "psum" for r in reads):
+            a["psum_operand"] = True
+        stride = max_minor_stride_bytes([o for o in rops if isinstance(o, Tile)] + [wt])
+        if stride:
+            a["minor_stride_bytes"] = stride
     ins = tuple(o.alloc.dtype.name for o in rops if isinstance(o, Tile))
     instr = ctx.record(op, engine, parts, free, odt.name, ins, reads, tuple(writes), attrs=a, line=line)
     out.pending = (instr, obox, submask)
     return res_tile
+
+
+def minor_stride_elems(t):
+    """The most-minor free stride of the access pattern an instruction makes on the SBUF/PSUM view t, in elements:
+    the step between consecutive elements of its innermost free dimension that has more than one element (0 for a
+    broadcast or a single element per partition); None for an HBM view or a dynamic (runtime) index. The engines
+    stream a tile along its free dimensions with a stride per dimension (nki-facts §3.3; the NC-v2 architecture
+    guide, "Access pattern": a most-minor stride over 16 bytes halves the read/write interface's bandwidth)."""
+    a = t.alloc
+    pd = a.pdim
+    if pd is None:
+        return None
+    if t.inner is not None and t.shape and t.shape[-1] > 1 and t.inner[-1] == 1:
+        return 0  # the innermost dimension is broadcast: the same element again
+    key = t.key
+    fs = a.fstrides
+    if key is None:
+        for d in range(len(a.shape) - 1, -1, -1):
+            if d != pd and a.shape[d] > 1:
+                return fs[d]
+        return 0
+    arrays = False
+    for c in key:
+        if isinstance(c, Tile):
+            return None
+        if isinstance(c, np.ndarray):
+            arrays = True
+    if not arrays:
+        for d in range(len(key) - 1, -1, -1):
+            c = key[d]
+            if d == pd or type(c) is int:
+                continue
+            if len(range(c.start, c.stop, c.step)) > 1:
+                return abs(c.step) * fs[d]
+        return 0
+    # An advanced key (ints and index arrays, e.g. a transposed or gathered pattern): the offsets of its elements;
+    # the stride is the step along the last axis of theirs that has more than one element.
+    off = 0
+    for d, c in enumerate(key):
+        if d != pd and isinstance(c, np.ndarray):
+            off = off + c.astype(np.int64) * fs[d]
+    if not isinstance(off, np.ndarray):
+        return 0
+    for ax in range(off.ndim - 1, -1, -1):
+        if off.shape[ax] > 1:
+            pair = np.take(off, [0, 1], axis=ax).reshape(2, -1) if off.ndim > 1 else off[:2].reshape(2, 1)
+            return int(abs(int(pair[1, 0]) - int(pair[0, 0])))
+    return 0
+
+
+def max_minor_stride_bytes(tiles):
+    """The largest most-minor free stride in bytes over tiles' SBUF/PSUM views when one of them is not unit-stride
+    (contiguous or broadcast), else 0: what the trace records as an instruction's minor_stride_bytes."""
+    worst = 0
+    strided = False
+    for t in tiles:
+        s = minor_stride_elems(t)
+        if s is None:
+            continue
+        if s > 1:
+            strided = True
+        b = s * t.alloc.dtype.itemsize
+        if b > worst:
+            worst = b
+    return worst if strided else 0
 
 
 # Per-instruction free-size limits of VectorE and ScalarE (hardware.FREE_MAX_*): elements per partition one

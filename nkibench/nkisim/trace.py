@@ -70,7 +70,9 @@ class Instr:
     #     transpose, rmw (read-modify-write op), dge_mode.
     #   vector/scalar/gpsimd: psum_operand (an input is in PSUM), engine_auto (the compiler picked the engine),
     #     alu_op (tensor_tensor), op0/op1 (tensor_scalar), func (activation function), reduce_op (activation,
-    #     tensor_reduce: a free-axis reduction is fused), negate, value (memset), loop_reduce.
+    #     tensor_reduce: a free-axis reduction is fused), negate, value (memset), loop_reduce, minor_stride_bytes
+    #     (the largest most-minor free stride in bytes among its SBUF/PSUM operands, set only when one of them is
+    #     not unit-stride; a broadcast counts as 0: NC-v2 halves the bandwidth of strides over 16 bytes).
     attrs: dict = field(default_factory=dict)
     # Instructions with the same non-None family are repeats of one instruction (nkisim.replay emits them): equal
     # op, engine, line, sizes, dtypes, bytes, attrs and memories; only seq, regions, tensor ids and loops differ.

@@ -34,6 +34,12 @@ MEMORIES = ("hbm", "sbuf", "psum")
 LOOP_KINDS = ("affine", "sequential", "static", "python")
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 _MAX_ATTRS = 64
+# Attributes the model reads as counts, checked as such. minor_stride_bytes (core.run_op; trace.Instr) is the
+# largest most-minor free stride of a compute instruction's SBUF/PSUM operands; an ISA stride is an int16 count
+# of elements (the NC-v2 architecture guide, "Access pattern"), so at most 32767 x 8 bytes. A trace written before
+# it was recorded has none: the operands count as unit-stride, so the format stays version 1.
+_COUNT_ATTRS = ("minor_stride_bytes",)
+_MAX_STRIDE = 32767 * 8
 
 
 class TraceFormatError(ValueError):
@@ -137,6 +143,11 @@ def _signature(i: int, s) -> tuple:
             raise TraceFormatError(f"{where}: attribute {k[:40]!r} is not a name with a scalar value")
         if isinstance(v, float) and not math.isfinite(v):
             raise TraceFormatError(f"{where}: attribute {k[:40]!r} is not finite")
+    for k in _COUNT_ATTRS:
+        v = attrs.get(k)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= _MAX_STRIDE):
+            raise TraceFormatError(f"{where}: attribute {k!r} must be an integer from 0 to {_MAX_STRIDE}, "
+                                   f"got {str(v)[:40]}")
     return op, engine, line, parts, free, dtype, tuple(in_dtypes), dma_bytes, attrs
 
 

@@ -30,7 +30,7 @@ def test_the_effects_add_up_to_the_model_figures(name, target):
     for engine, e in x["engines"].items():
         assert e["busy_ns"] == pytest.approx(est.per_engine_busy_ns[engine], rel=1e-9)
         parts = [y["ns"] for y in x["effects"] if y["engine"] == engine and y["effect"] not in
-                 ("dependency_stall", "psum_operand")]
+                 ("dependency_stall", "port_sharing_stall", "psum_operand")]
         assert sum(parts) == pytest.approx(e["busy_ns"], rel=1e-6), (engine, parts)
     assert {y["effect"] for y in x["effects"]} <= set(EFFECTS)
     assert x["bound"] == max(x["engines"], key=lambda k: x["engines"][k]["share"])

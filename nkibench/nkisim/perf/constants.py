@@ -35,8 +35,33 @@ class HwTarget:
     # guide's ~100-cycle overhead of tiny back-to-back instructions, which is not modelled apart from MIN_II.
     # (Was 150, TUNED to the mamba cases; 100 keeps every mamba case within -11%/+9%.)
     dep_latency_cycles: int = 100
-    # NC-v2 only: VectorE/GpSimdE share the SBUF port and VectorE/ScalarE share PSUM (§3.3). We do not model
-    # the port conflict (the compiler serialises them; it is second-order in every §4 kernel).
+    # NC-v2 only: "VectorE and GpSimdE cannot access SBUF in parallel" and "VectorE and ScalarE cannot access PSUM
+    # in parallel", so "VectorE and GpSimdE instructions that access SBUF must be serialized, similarly for VectorE
+    # and ScalarE instructions that access PSUM. This is enforced by Neuron Compiler" (nki/guides/architecture/
+    # trainium_inferentia2_arch.rst, "Memory hierarchy" and "Concurrent SBUF/PSUM accesses by engines"; nki-facts
+    # §3.3). The scheduler keeps such a pair from overlapping in time: an instruction holds the shared port for
+    # its whole duration (engines stream their operands throughout). NC-v3 lifts both restrictions ([T2A]
+    # "VectorE and GpSimdE can access SBUF in parallel", "VectorE and ScalarE can access PSUM in parallel", as
+    # long as the PSUM accesses do not collide on a bank, which is not modelled).
+    shared_sbuf_psum_ports: bool = True
+    # Access pattern: "When the most-minor F dimension stride is less than 16 bytes, SBUF/PSUM on NeuronCore-v2 can
+    # supply a peak bandwidth of 128 elements/cycle ... If the most-minor F dimension stride exceeds 16 bytes, the
+    # achievable bandwidth of each tensor read/write interface will be half of the peak bandwidth, which translates
+    # to roughly 50% performance hit on the instructions" (trainium_inferentia2_arch.rst, "Access pattern";
+    # nki-facts §3.3). Charged as twice the data-proportional cycles of a Vector/Scalar/GpSimd instruction with such
+    # an operand (costs.stride_factor). The statement names NeuronCore-v2; the trn2 and trn3 guides say nothing of
+    # strides beyond perf mode's "minor dimension is contiguous" condition, so 0 (no penalty) there.
+    strided_access_bytes: int = 16
+    # Not charged on their own: the "static overhead approximately 60 cycles" of "initiating a tensor access
+    # request" ("Compute engines can typically hide some of this latency through instruction level parallelism";
+    # same guide, "Tensor access overhead") and the "static instruction overhead of 100 engine cycles" of "many
+    # back-to-back instructions either with N << 128 or with every instruction depending on the output tile of the
+    # previous instruction" (VectorE "Cost Model"; the perf guide Opt #5a: "in the order of ~100 cycles"). The ISA
+    # reference's per-instruction formulas already floor every instruction at MIN_II ("the minimum instruction
+    # initiation interval for small input tiles", nki.api.shared), and the dependent case is dep_latency_cycles
+    # above. No source says how much of the 60 cycles ILP hides, what "N << 128" means as a size, or how the four
+    # published figures (MIN_II 64, 60, 100, the measured 264) combine (nki-facts §7.8); adding them separately
+    # would make a fraction and a threshold that only a fit could fix. So MIN_II stands for both.
     vector_perf_mode: bool = False  # §3.3 NC-v3 VectorE perf mode (2x/4x for bf16/fp16 in SBUF)
     # nki.isa.tensor_copy: "engine ... unknown_engine (default, compiler selects best engine based on engine
     # workload)"; supported engines "NeuronCore v2: Vector, GpSimd; NeuronCore v3+: Vector, Scalar, GpSimd", and
@@ -122,6 +147,7 @@ TARGETS = {
     # transpose mode (§3.2, §3.3). DMA transpose 90% (HBM to SBUF) and 50% (SBUF to SBUF) of a copy [T2A]. The
     # per-descriptor cost and latency are the same as trn1's: [DOV]'s figure and [BWG]'s 1300 ns name no generation.
     "trn2": HwTarget(name="trn2", tensor_ghz=2.4, vector_ghz=0.96, scalar_ghz=1.2, gpsimd_ghz=1.2, base_ghz=1.2,
+                     shared_sbuf_psum_ports=False, strided_access_bytes=0,
                      vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
                      auto_copy_engines=("vector", "scalar", "gpsimd"),
                      dma_engine_bytes_per_ns=23.0, hbm_bytes_per_ns=725.0,
@@ -143,6 +169,7 @@ TARGETS = {
     # (nothing for trn3 is published). Background transpose,
     # MX matmul, the Vector engine's exponential and DMA read-add-write are not modelled separately.
     "trn3": HwTarget(name="trn3", tensor_ghz=2.4, vector_ghz=1.2, scalar_ghz=1.2, gpsimd_ghz=1.2, base_ghz=1.2,
+                     shared_sbuf_psum_ports=False, strided_access_bytes=0,
                      vector_perf_mode=True, transpose_mode_fp32_speedup=2.0,
                      auto_copy_engines=("vector", "scalar", "gpsimd"),
                      dma_engine_bytes_per_ns=33.0, hbm_bytes_per_ns=587.5,

@@ -38,18 +38,31 @@ def _writes_psum(instr) -> bool:
     return any(a.memory == "psum" for a in instr.writes)
 
 
+def stride_factor(instr, hw: HwTarget) -> int:
+    """How many times longer the data takes to stream because of the operands' access pattern: on NC-v2 a
+    most-minor free stride over 16 bytes halves the bandwidth of the engine's tensor read/write interface, "roughly
+    50% performance hit on the instructions" (constants.strided_access_bytes), so the data-proportional cycles
+    double; the fixed floors (MIN_II, GpSimd start-up) do not change. The trace records the largest such stride
+    among the instruction's SBUF/PSUM operands as minor_stride_bytes (core.run_op; absent when all are
+    unit-stride)."""
+    lim = hw.strided_access_bytes
+    if lim and instr.attrs.get("minor_stride_bytes", 0) > lim:
+        return 2
+    return 1
+
+
 def _stream_cycles(instr, hw: HwTarget) -> float:
     """Vector / Scalar / GpSimd: one element per partition per cycle on 128 lanes (§3.3), by the instruction's rule
     in the op registry (opregistry.py); an instruction it does not hold raises UnknownInstruction."""
     reg = opregistry.get(instr.op)
     attrs = instr.attrs
     rule = reg.reduce_rule if reg.reduce_rule and attrs.get("reduce_op") else reg.rule
-    n = max(int(instr.free_elems), 1)
+    n = max(int(instr.free_elems), 1) * stride_factor(instr, hw)
     mii = hw.min_ii
     if rule == "two_input":
         # §2.2: N with a PSUM operand, or bf16-only add/mul/sub in SBUF (contiguous); otherwise 2N.
         fast = _reads_psum(instr)
-        if not fast and instr.op == "tensor_tensor" and _all_half(instr):
+        if not fast and instr.op == "tensor_tensor" and _all_half(instr) and not attrs.get("minor_stride_bytes"):
             fast = str(attrs.get("alu_op", attrs.get("op0", "add"))) in ("add", "multiply", "subtract", "mul", "sub")
         cyc = max(mii, (1 if fast else 2) * n)
         if hw.vector_perf_mode and instr.engine == "vector" and instr.op == "tensor_tensor" and _all_half(instr) \
@@ -75,10 +88,16 @@ def _stream_cycles(instr, hw: HwTarget) -> float:
                                             f"run on {instr.engine}")
     cyc = max(mii, reg.k * n)
     if hw.vector_perf_mode and instr.engine == "vector" and reg.copy_perf_mode:
-        # §3.3 NC-v3 perf mode: 4x when in and out are bf16/fp16 in SBUF, 2x when one condition is missing.
+        # §3.3 NC-v3 perf mode ([T2A] "Vector Engine Performance Mode"): 4x when in and out are (a) in SBUF, (b)
+        # bf16/fp16 and (c) "physically contiguous ... in the inner-most free dimension"; 2x with (a) and (b) but
+        # not (c), or with (b) and (c) and one side in PSUM. (c) is the trace's minor_stride_bytes (absent: every
+        # operand unit-stride or broadcast). fp32 in SBUF keeps the 2x it had before (c) was recorded; [T2A]
+        # names no 2x without (b) (see the README's "Not modelled").
         half = _all_half(instr)
         sbuf = not _reads_psum(instr) and not _writes_psum(instr)
-        speed = 4 if (half and sbuf) else 2 if (half or sbuf) else 1
+        contiguous = not attrs.get("minor_stride_bytes")
+        speed = 4 if (half and sbuf and contiguous) else 2 if (half and (sbuf or contiguous)) or (sbuf and not half) \
+            else 1
         cyc = max(mii, cyc / speed)
     return cyc
 
@@ -86,7 +105,7 @@ def _stream_cycles(instr, hw: HwTarget) -> float:
 def _gpsimd_cycles(instr, hw: HwTarget) -> float:
     # §2.2: iota / affine_select / local_gather are 150 + N; other GpSimd instructions use the general
     # formula, plus the same start-up overhead (§2 "GpSimd start-up overhead ≈ 150 cycles").
-    n = max(int(instr.free_elems), 1)
+    n = max(int(instr.free_elems), 1) * stride_factor(instr, hw)
     if opregistry.get(instr.op).rule == "gpsimd_index":
         return hw.gpsimd_overhead + n
     cyc = _stream_cycles(instr, hw)

@@ -7,9 +7,15 @@ nothing here changes the estimate. Effects, per engine:
                      MIN_II floor, GpSimd's start-up, TensorE's minimum matmul interval. The formula run again
                      with those floors at 0 gives the data-proportional part; the rest is overhead.
   fp32_passes        TensorE's extra passes for fp32 operands (4 against 1 for bf16/fp16).
+  strided_access     the data-proportional time a most-minor free stride over 16 bytes adds on NC-v2 (it halves
+                     the SBUF/PSUM interface's bandwidth, costs.stride_factor): the formula run again with the
+                     stride rule off gives the rest.
   throughput         the data-proportional rest of compute time.
   dependency_stall   time an engine sat idle between its first and last instruction, its next instruction waiting
                      for another's result (read-after-write plus the semaphore latency, or a write-after-read).
+  port_sharing_stall time an engine sat idle waiting for NC-v2's shared SBUF port (VectorE/GpSimdE) or PSUM
+                     port (VectorE/ScalarE) while the other engine of the pair used it (scheduler._Ports); listed
+                     for every engine, since it says which pair the compiler serialises.
   dma_fixed_latency  DMA queue time past the end of the data transfer: the ~1.3 us a transfer takes at least.
   dma_small_rows     the share of transfer time beyond what the bytes need, because rows (descriptors) under
                      dma_descriptor_bytes cost that much each: the DMA size class.
@@ -28,18 +34,20 @@ from __future__ import annotations
 import dataclasses
 
 from .constants import get_target
-from .costs import compute_ns, dma_cost
+from .costs import compute_ns, dma_cost, stride_factor
 from .scheduler import COMPUTE_ENGINES
 from .vectorize import vectorised_ns
 
-EFFECTS = ("fixed_overhead", "fp32_passes", "throughput", "dependency_stall", "dma_fixed_latency", "dma_small_rows",
-           "dma_transfer", "psum_operand")
+EFFECTS = ("fixed_overhead", "fp32_passes", "strided_access", "throughput", "dependency_stall", "port_sharing_stall",
+           "dma_fixed_latency", "dma_small_rows", "dma_transfer", "psum_operand")
 
 _WHAT = {
     "fixed_overhead": "per-instruction fixed cost (MIN_II floor, GpSimd start-up, TensorE minimum interval)",
     "fp32_passes": "fp32 matmul passes (4x the bf16/fp16 time)",
+    "strided_access": "operands read or written with a minor free stride over 16 bytes (half bandwidth, NC-v2)",
     "throughput": "data-proportional compute",
     "dependency_stall": "waiting for another instruction's result",
+    "port_sharing_stall": "waiting for the SBUF/PSUM port another engine shares (NC-v2: Vector/GpSimd, Vector/Scalar)",
     "dma_fixed_latency": "DMA fixed latency (each transfer takes at least dma_fixed_ns)",
     "dma_small_rows": "DMA rows under the descriptor size (each costs a full descriptor)",
     "dma_transfer": "moving the bytes",
@@ -53,6 +61,7 @@ def explain(instrs, sch, target="trn1") -> dict:
     hw = get_target(target)
     bare = dataclasses.replace(hw, min_ii=0, gpsimd_overhead=0, mm_min_ii=0)
     single = dataclasses.replace(hw, mm_fp32_passes=1)
+    port_wait = getattr(sch, "port_wait", {})
     acc = {}  # (effect, engine) -> [ns, instructions]
     engines = {e: {"busy_ns": 0.0, "stall_ns": 0.0, "instructions": 0} for e in COMPUTE_ENGINES + ("dma",)}
     last_end = {}
@@ -99,8 +108,16 @@ def explain(instrs, sch, target="trn1") -> dict:
         prev = last_end.get(unit)
         if prev is not None and start > prev:
             e["stall_ns"] += start - prev
-            c = cell("dependency_stall", engine)
-            c[0] += start - prev
+            pw = port_wait.get(i, 0.0)
+            if start - prev - pw > 0:
+                c = cell("dependency_stall", engine)
+                c[0] += start - prev - pw
+                c[1] += 1
+        else:
+            pw = port_wait.get(i, 0.0) if prev is None else 0.0
+        if pw > 0:
+            c = cell("port_sharing_stall", engine)
+            c[0] += pw
             c[1] += 1
         last_end[unit] = end
         for c, ns in cells[0]:
@@ -142,15 +159,15 @@ def _cells(ins, hw, bare, single, vf, engine, cell):
                 cell("dma_transfer", engine))
     moved = ins if ins.engine == engine else dataclasses.replace(ins, engine=engine)  # scheduler._auto_copy
     parts = _compute_parts(moved, hw, bare, single, vf)
-    named = [(cell(effect, engine), ns) for effect, ns in zip(("fixed_overhead", "fp32_passes", "throughput"), parts)
-             if ns > 0]
+    named = [(cell(effect, engine), ns) for effect, ns in zip(("fixed_overhead", "fp32_passes", "strided_access",
+                                                               "throughput"), parts) if ns > 0]
     psum = any(a.memory == "psum" for a in ins.reads) or any(a.memory == "psum" for a in ins.writes)
     return named, cell("psum_operand", engine) if psum else None, compute_ns(moved, hw)
 
 
 def _compute_parts(ins, hw, bare, single, vf=1):
-    """(fixed overhead, fp32 passes, data-proportional) ns of a compute instruction; they sum to its cost (its
-    share of a merged instruction when affine_range vectorisation merges vf instances, vectorize.py)."""
+    """(fixed overhead, fp32 passes, strided access, data-proportional) ns of a compute instruction; they sum to its
+    cost (its share of a merged instruction when affine_range vectorisation merges vf instances, vectorize.py)."""
     full = vectorised_ns(ins, hw, vf)
     no_floor = min(compute_ns(ins, bare), full)
     passes = 0.0
@@ -159,8 +176,13 @@ def _compute_parts(ins, hw, bare, single, vf=1):
         passes = max(full - one_pass, 0.0)
         # the floors and the passes multiply: split the floor's share in the one-pass time
         one_pass_bare = min(compute_ns(ins, dataclasses.replace(bare, mm_fp32_passes=1)), one_pass)
-        return one_pass - one_pass_bare, passes, one_pass_bare
-    return full - no_floor, passes, no_floor
+        return one_pass - one_pass_bare, passes, 0.0, one_pass_bare
+    strided = 0.0
+    if stride_factor(ins, hw) > 1:
+        # the data-proportional part without the stride rule; the rest of it is the stride's
+        unstrided = min(compute_ns(ins, dataclasses.replace(bare, strided_access_bytes=0)), no_floor)
+        strided, no_floor = no_floor - unstrided, unstrided
+    return full - no_floor - strided, passes, strided, no_floor
 
 
 def _dma_parts(ins, hw):

@@ -16,6 +16,11 @@ Model (nki-facts §3.3, §3.4, §8):
   +0%, and Opt 3's published 85% HFU leaves no room for a drain per K block. The barrier stays available as
   schedule(..., sequential_barrier=True) for experiments.
 
+- NC-v2 (trn1) only: VectorE and GpSimdE cannot access SBUF at the same time, nor VectorE and ScalarE PSUM; the
+  compiler serialises them (constants.shared_sbuf_psum_ports, §3.3). Each such instruction holds its shared port
+  for its whole duration and starts at the first time from its ready time when the port is free for that long
+  (_Ports): it may fill a gap the other engine leaves, not only follow it.
+
 Processing in trace order is exact for in-order queues since every dependency points backwards in the trace.
 Per-tensor region lists are pruned when a write covers older regions, so tracking stays near-linear.
 """
@@ -91,6 +96,72 @@ def _collapse(regions, with_engine):
     return [box]
 
 
+class _Ports:
+    """NC-v2's shared SBUF/PSUM ports: per port, the busy intervals of each of the two engines sharing it.
+
+    Every engine is an in-order queue, so each engine's intervals are appended in time order; an engine only ever
+    looks at its partner's intervals, from its own free time on, so a head index per list skips the ones that end
+    before it for good (and the lists are trimmed as the heads advance)."""
+
+    # port -> the two engines that share it (trainium_inferentia2_arch.rst, "Memory hierarchy")
+    SHARED = {"sbuf": ("vector", "gpsimd"), "psum": ("vector", "scalar")}
+
+    def __init__(self):
+        self.busy = {(port, e): [] for port, pair in self.SHARED.items() for e in pair}
+        self.head = dict.fromkeys(self.busy, 0)
+
+    @staticmethod
+    def ports(ins, eng):
+        """The shared ports instruction ins holds when it runs on engine eng: () for most."""
+        if eng == "tensor" or eng == "dma":
+            return ()
+        mems = {a[1] for a in ins.reads}
+        mems.update(a[1] for a in ins.writes)
+        if ins.attrs.get("psum_operand"):
+            mems.add("psum")
+        out = ()
+        if "sbuf" in mems and eng in ("vector", "gpsimd"):
+            out = ("sbuf",)
+        if "psum" in mems and eng in ("vector", "scalar"):
+            out += ("psum",)
+        return out
+
+    def place(self, ports, eng, t, dur):
+        """The earliest start >= t at which eng may hold every port in ports for dur ns."""
+        if dur <= 0:
+            return t
+        lists = []
+        for port in ports:
+            a, b = self.SHARED[port]
+            key = (port, b if eng == a else a)
+            lst = self.busy[key]
+            h = self.head[key]
+            while h < len(lst) and lst[h][1] <= t:  # ends before this engine's next start: no one needs it again
+                h += 1
+            if h > 4096:
+                del lst[:h]
+                h = 0
+            self.head[key] = h
+            lists.append([lst, h])
+        moved = True
+        while moved:
+            moved = False
+            for cur in lists:
+                lst, k = cur
+                n = len(lst)
+                while k < n and lst[k][1] <= t:
+                    k += 1
+                cur[1] = k
+                if k < n and lst[k][0] < t + dur:
+                    t = lst[k][1]  # overlaps the partner's access: try again after it
+                    moved = True
+        return t
+
+    def hold(self, ports, eng, start, end):
+        for port in ports:
+            self.busy[(port, eng)].append((start, end))
+
+
 class Schedule:
     """What the scheduler produces: per-instruction start/end, placement, and DMA pipe intervals."""
 
@@ -103,6 +174,7 @@ class Schedule:
         self.busy_ns = {e: 0.0 for e in COMPUTE_ENGINES}
         self.busy_ns["dma"] = 0.0
         self.vector_factors = None  # per instruction (vectorize.py), or None
+        self.port_wait = {}  # instruction index -> ns it waited for a shared SBUF/PSUM port (NC-v2), when > 0
 
 
 _END = 1 << 62  # start of the sentinel run closing the calendar: no transfer reaches it
@@ -230,6 +302,9 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False, vector_facto
     # a later read (RAW) or, outside HBM, a later write (WAW). Regions past that point would never be looked at.
     last_read, last_write = _last_accesses(instrs)
     lr_get, lw_get = last_read.get, last_write.get
+    ports = _Ports() if hw.shared_sbuf_psum_ports else None
+    port_wait = sch.port_wait
+    port_memo = {}  # (Instr.family, engine) -> the shared ports it holds
 
     for i, ins in enumerate(instrs):
         eng = ins.engine
@@ -309,6 +384,19 @@ def schedule(trace, hw: HwTarget, sequential_barrier: bool = False, vector_facto
                     memo[fam] = c
             fe = free[eng]
             start = ready if ready > fe else fe
+            if ports is not None:
+                pk = (ins.family, eng) if ins.family is not None else None
+                held = port_memo.get(pk) if pk is not None else None
+                if held is None:
+                    held = ports.ports(ins, eng)
+                    if pk is not None:
+                        port_memo[pk] = held
+                if held:
+                    t = ports.place(held, eng, start, c)
+                    if t > start:
+                        port_wait[i] = t - start
+                        start = t
+                    ports.hold(held, eng, start, start + c)
             end = start + c
             free[eng] = end
             busy[eng] += c
