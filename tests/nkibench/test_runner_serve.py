@@ -1,4 +1,4 @@
-"""Protocol round trips through a real `python3 -m accelopt_runner serve` subprocess (DESIGN.md §5)."""
+"""Protocol round trips through a real `python3 -m accelopt_runner serve` subprocess (nkibench/runner/README.md)."""
 import time
 
 import pytest

@@ -1,4 +1,4 @@
-"""neuron-profile summary metrics (names and definitions: nki-facts §5.2, DESIGN.md §5).
+"""neuron-profile summary metrics (names and definitions: nki-facts §5.2; the runner README's "Result").
 
 `_percent` values are fractions 0-1, as neuron-profile writes them. Times are in seconds, as in the profile.
 """

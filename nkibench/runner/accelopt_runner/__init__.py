@@ -1,4 +1,4 @@
-"""accelopt_runner: the host side of the AccelOpt Workbench runner protocol (DESIGN.md §5).
+"""accelopt_runner: the host side of the AccelOpt Workbench runner protocol (../README.md).
 
 `python3 -m accelopt_runner serve|eval|probe` (see ../README.md). Python 3 standard library + numpy only.
 The package finds nkisim and the tasks relative to its own location (the deployed nkibench/ folder); the

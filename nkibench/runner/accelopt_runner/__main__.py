@@ -46,7 +46,7 @@ def main(argv=None) -> int:
         from .zygote import main as zygote_main
         return zygote_main(argv[1], confined="--confined" in argv[2:])
     p = argparse.ArgumentParser(prog="python3 -m accelopt_runner",
-                                description="AccelOpt Workbench host runner (JSON-lines protocol, DESIGN.md §5)")
+                                description="AccelOpt Workbench host runner (JSON-lines protocol)")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--nkibench", help="the nkibench/ folder holding nkisim/ and tasks/ (default: the one "
                                            "this runner is deployed in)")

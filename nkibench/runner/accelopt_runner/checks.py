@@ -1,4 +1,4 @@
-"""Static checks on untrusted kernel source, run before anything executes it (DESIGN.md §11).
+"""Static checks on untrusted kernel source, run before anything executes it (../README.md, "Untrusted kernels").
 
 check_kernel(source, task_dtype) -> list of Finding (empty: accepted). Any finding means status "rejected"; each
 names its line. The checks are an AST scan, a first line of defence; the sandbox (sandbox.py) limits what slips

@@ -1,6 +1,6 @@
-"""`serve`: the JSON-lines loop (DESIGN.md §5). One request per stdin line, one response per stdout line; logs go
-to stderr. Evals run one at a time on a worker thread, each in its own child (sandbox.py), so the reader stays
-responsive to cancel and shutdown. Details of the protocol choices are in ../README.md."""
+"""`serve`: the JSON-lines loop (../README.md, "Protocol"). One request per stdin line, one response per stdout line;
+logs go to stderr. Evals run one at a time on a worker thread, each in its own child (sandbox.py), so the reader
+stays responsive to cancel and shutdown. Details of the protocol choices are in ../README.md."""
 from __future__ import annotations
 
 import collections

@@ -11,9 +11,9 @@
 
 class PromptLibrary;
 
-// The planner: sees the task's reference, the kernel, its profile (with a glossary and what the recommendation
-// rules found in it) and the experiences retrieved from memory, and proposes one optimization step. Pure
-// functions: no I/O, no state.
+// The planner: sees the task's reference, the kernel, its profile (with a glossary and what the
+// recommendation rules found in it) and the experiences retrieved from memory, and proposes one optimization
+// step. Pure functions: no I/O, no state.
 class Planner
 {
 public:
@@ -22,7 +22,7 @@ public:
         QString reference; // the task's numpy reference source
         QString kernel;    // the kernel to improve
         std::optional<double> latencyMs;
-        QJsonObject metrics;           // DESIGN.md §5 names
+        QJsonObject metrics;           // the runner protocol's names
         QList<Experience> experiences; // positive and negative (speedup < 1)
         // What the recommendation rules say about the profile (Advisor::forPrompt); empty reads as none.
         QString findings;

@@ -5,8 +5,9 @@
 
 #include <optional>
 
-// Words for the profile metrics (DESIGN.md §5 names, neuron-profile's summary names) and the "name: value"
-// text agents see. Only metrics present are shown: the runner omits what a kernel or backend does not report.
+// Words for the profile metrics (the runner protocol's names, neuron-profile's summary names) and the "name:
+// value" text agents see. Only metrics present are shown: the runner omits what a kernel or backend does not
+// report.
 namespace ProfileGlossary {
 QString describe(const QString &metric); // empty for metrics we have no words for
 // The glossary lines for the metrics present in `metrics` (plus latency).

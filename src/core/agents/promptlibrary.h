@@ -10,8 +10,7 @@
 
 // The agents' prompt templates, prompts/<role>/{system,user}.md. Each role declares the placeholders its
 // agent fills; a template that uses an undeclared one, or leaves a declared one out (so that input would
-// silently never reach the model), fails at load with the file and the name, not later at send (DESIGN.md
-// §7).
+// silently never reach the model), fails at load with the file and the name, not later at send.
 class PromptLibrary
 {
 public:

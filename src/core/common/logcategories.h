@@ -2,7 +2,8 @@
 
 #include <QLoggingCategory>
 
-// One category per core module (DESIGN.md §14), so the Log dock and QT_LOGGING_RULES can filter by module.
+// One category per core module (the rooms of docs/architecture.md), so the Log dock and QT_LOGGING_RULES can
+// filter by module.
 Q_DECLARE_LOGGING_CATEGORY(lcCore)
 Q_DECLARE_LOGGING_CATEGORY(lcModel)
 Q_DECLARE_LOGGING_CATEGORY(lcLlm)

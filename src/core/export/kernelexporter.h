@@ -13,9 +13,9 @@
 
 class SessionStore;
 
-// Puts a session's kernel into the user's own project (DESIGN.md §1 step 5): a .py file whose first lines
-// are a provenance header in Python comments (what task and hardware it was measured on, how fast it was,
-// where it came from) followed by the kernel source exactly as the session produced it.
+// Puts a session's kernel into the user's own project (the last step of the README's user guide): a .py file
+// whose first lines are a provenance header in Python comments (what task and hardware it was measured on,
+// how fast it was, where it came from) followed by the kernel source exactly as the session produced it.
 //
 // Export is two steps so a caller writing several files (the CLI's kernel plus reports) can refuse before
 // writing any: prepare() gathers and checks everything and builds the file's text; write() puts it on disk.

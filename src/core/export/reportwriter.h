@@ -14,11 +14,11 @@
 
 #include <optional>
 
-// A session's record for people and for other tools (DESIGN.md §1 step 5, §14 "a CLI path for every
-// export"): every candidate as CSV (a spreadsheet or pandas), the session as JSON (scripts; kernel sources
-// included, LLM transcripts not, since they are large and may quote proprietary prompts), and a Markdown
-// report that reads on its own (what was searched, how it went, what it cost, the best kernel and how it
-// was reached).
+// A session's record for people and for other tools (every export has a CLI path:
+// `accelopt report`): every candidate as CSV (a spreadsheet or pandas), the session as JSON (scripts; kernel
+// sources included, LLM transcripts not, since they are large and may quote proprietary prompts), and a
+// Markdown report that reads on its own (what was searched, how it went, what it cost, the best kernel and
+// how it was reached).
 //
 // load() reads everything once; the three renderings are then pure functions of that snapshot, so the
 // files written together describe the same moment even while a search is still running.

@@ -8,9 +8,9 @@
 
 class QIODevice;
 
-// Speaks the runner protocol (DESIGN.md §5) over any byte stream: a local child's stdin/stdout, or an SSH
-// channel. One request line out, one result line back per eval. Anything on the stream that is not a
-// protocol line (a stray print, a banner, garbage) is reported and skipped, never fatal.
+// Speaks the runner protocol (nkibench/runner/README.md) over any byte stream: a local child's stdin/stdout,
+// or an SSH channel. One request line out, one result line back per eval. Anything on the stream that is not
+// a protocol line (a stray print, a banner, garbage) is reported and skipped, never fatal.
 class RunnerClient : public QObject
 {
     Q_OBJECT

@@ -10,11 +10,11 @@
 class RunnerClient;
 class SshPrompter;
 
-// A SLURM cluster (DESIGN.md §2 hosts/, §12), driven through the scheduler it already runs. One runner
-// started under salloc holds the allocation (its hello names the job and the allocated nodes); every slot is
-// a runner started under srun as a step of that allocation, pinned to a node and to a NeuronCore on it. The
-// transport is this machine when it is a submit host (no ssh_host), else SSH to the head node, whose home is
-// shared with the compute nodes as on ParallelCluster.
+// A SLURM cluster (docs/architecture.md, "The runner protocol and the host side"), driven through the
+// scheduler it already runs. One runner started under salloc holds the allocation (its hello names the job
+// and the allocated nodes); every slot is a runner started under srun as a step of that allocation, pinned to
+// a node and to a NeuronCore on it. The transport is this machine when it is a submit host (no ssh_host),
+// else SSH to the head node, whose home is shared with the compute nodes as on ParallelCluster.
 //
 // The allocation lives exactly as long as its holder's stream: stopping the host closes it, and when the
 // workbench exits or crashes the holder reads end-of-file, exits, and salloc gives the allocation back, which

@@ -1,6 +1,6 @@
 #pragma once
 
-// RAII owners for every libssh handle we hold (DESIGN.md §14), so an early return on an error path never
+// RAII owners for every libssh handle we hold, so an early return on an error path never
 // leaks a session, channel, key or SFTP handle.
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>

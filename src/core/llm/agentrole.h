@@ -5,8 +5,9 @@
 
 #include <optional>
 
-// The four agent roles of the AccelOpt loop (DESIGN.md §7). The ledger, the roster and the call records all
-// key on them, so the names below are also what settings files and the session store hold.
+// The four agent roles of the AccelOpt loop (docs/architecture.md, "One optimization"). The ledger, the
+// roster and the call records all key on them, so the names below are also what settings files and the
+// session store hold.
 enum class AgentRole
 {
     Planner,

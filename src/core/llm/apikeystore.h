@@ -9,8 +9,8 @@
 // Finds an endpoint's API key: in the system keychain (QtKeychain), in this process's memory, or in a named
 // environment variable. When the keychain is unavailable (no Secret Service or KWallet on the session bus, as
 // on headless machines) a key typed into the Models dialog is kept in memory for this session only, and a
-// lookup says so and falls back to it, then to the variable. Keys pass through here to ChatClient::setApiKey and nowhere else:
-// never into settings, logs or the database (DESIGN.md §11).
+// lookup says so and falls back to it, then to the variable. Keys pass through here to ChatClient::setApiKey
+// and nowhere else: never into settings, logs or the database (docs/architecture.md, "Stores and files").
 class ApiKeyStore : public QObject
 {
     Q_OBJECT

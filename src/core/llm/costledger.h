@@ -5,9 +5,9 @@
 
 #include <QMap>
 
-// Tokens and money spent, per call, per role, per model and in total (DESIGN.md §7). Calls whose reply had no
-// usage block, or whose model has no price, are counted as such, so a total is known to be a lower bound
-// instead of silently low.
+// Tokens and money spent, per call, per role, per model and in total (docs/architecture.md, "One
+// optimization", step 8). Calls whose reply had no usage block, or whose model has no price, are counted as
+// such, so a total is known to be a lower bound instead of silently low.
 class CostLedger
 {
 public:

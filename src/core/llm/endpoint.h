@@ -9,8 +9,8 @@
 #include <optional>
 
 // One OpenAI-compatible chat completions endpoint: where it is, which model it serves, how to authenticate
-// and how to sample. It never holds the API key itself, only where to find it (DESIGN.md §11), so an Endpoint
-// can be saved, logged and shown freely.
+// and how to sample. It never holds the API key itself, only where to find it (docs/architecture.md, "Stores
+// and files"), so an Endpoint can be saved, logged and shown freely.
 struct Endpoint
 {
     enum class KeySource

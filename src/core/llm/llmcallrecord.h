@@ -7,8 +7,8 @@
 
 #include <optional>
 
-// Everything about one LLM call that the session store keeps (DESIGN.md §3 step 7). No key material: the
-// request headers are deliberately not part of it.
+// Everything about one LLM call that the session store keeps (docs/architecture.md, "Stores and files":
+// llm_calls). No key material: the request headers are deliberately not part of it.
 struct LlmCallRecord
 {
     quint64 callId = 0;

@@ -55,7 +55,7 @@ DatabaseSchema MemorySchema::schema()
          QStringLiteral("CREATE INDEX experiences_by_title ON experiences(task, title)"),
          // retrieve() always considers the pinned ones, of any task.
          QStringLiteral("CREATE INDEX experiences_pinned ON experiences(pinned) WHERE pinned <> 0")}});
-    // Usage evidence: every retrieval for a plan (DESIGN.md §8), and its outcome once the plan's kernels are
+    // Usage evidence: every retrieval for a plan, and its outcome once the plan's kernels are
     // measured. The counts on experiences are derived from retrievals (recomputed, never incremented, so a
     // resumed search recording the same plan again changes nothing); they are kept there so the browser can
     // sort 100,000 experiences by hit rate without aggregating.

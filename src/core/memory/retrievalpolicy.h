@@ -3,7 +3,8 @@
 #include <QDateTime>
 #include <QList>
 
-// Which experiences the planner sees (DESIGN.md §3 step 2, ExpN of them), and in which order.
+// Which experiences the planner sees (docs/architecture.md, "One optimization", step 2: ExpN of them), and in
+// which order.
 //
 // Rank, best first:
 //   1. experiences of the same task before those of other tasks (what worked on this very kernel matters

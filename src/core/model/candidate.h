@@ -2,9 +2,9 @@
 
 #include <QString>
 
-// A kernel produced in a session (DESIGN.md §4): where it came from (parent, plan, origin) and its source.
-// Ids are deterministic (SessionStore::candidateId), so a resumed session that produces the same candidate
-// again finds the row already there instead of adding a second one.
+// A kernel produced in a session (docs/architecture.md, "One optimization"): where it came from (parent,
+// plan, origin) and its source. Ids are deterministic (SessionStore::candidateId), so a resumed session that
+// produces the same candidate again finds the row already there instead of adding a second one.
 struct Candidate
 {
     enum class Origin

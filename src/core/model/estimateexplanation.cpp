@@ -97,8 +97,10 @@ QString EstimateExplanation::effectLabel(const QString &effect)
     static const QList<std::pair<QString, QString>> labels{
         {QStringLiteral("fixed_overhead"), QStringLiteral("per-instruction fixed cost")},
         {QStringLiteral("fp32_passes"), QStringLiteral("fp32 matmul passes")},
+        {QStringLiteral("strided_access"), QStringLiteral("strided access (half bandwidth)")},
         {QStringLiteral("throughput"), QStringLiteral("data-proportional compute")},
         {QStringLiteral("dependency_stall"), QStringLiteral("stall on a dependency")},
+        {QStringLiteral("port_sharing_stall"), QStringLiteral("stall on a shared SBUF/PSUM port")},
         {QStringLiteral("dma_fixed_latency"), QStringLiteral("DMA fixed latency")},
         {QStringLiteral("dma_small_rows"), QStringLiteral("DMA rows under descriptor size")},
         {QStringLiteral("dma_transfer"), QStringLiteral("DMA transfer")},

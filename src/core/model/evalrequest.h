@@ -4,9 +4,10 @@
 #include <QList>
 #include <QString>
 
-// One evaluation job as the runner protocol's "eval" op carries it (DESIGN.md §5). The task is a reference
-// the host resolves: {"name": "silu"} (the host's own nkibench/tasks), {"dir": "/abs/task/folder"}, or
-// {"dataset": "/abs/nkibench-layout", "name": "silu"} for a dataset in the original NKIBench layout.
+// One evaluation job as the runner protocol's "eval" op carries it (nkibench/runner/README.md, "Protocol").
+// The task is a reference the host resolves: {"name": "silu"} (the host's own nkibench/tasks), {"dir":
+// "/abs/task/folder"}, or {"dataset": "/abs/nkibench-layout", "name": "silu"} for a dataset in the original
+// NKIBench layout.
 struct EvalRequest
 {
     QJsonObject task;

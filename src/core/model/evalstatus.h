@@ -5,7 +5,8 @@
 
 #include <optional>
 
-// How one evaluation ended (DESIGN.md §5). The runner and the database spell these as lower-case names.
+// How one evaluation ended (nkibench/runner/README.md, "Statuses"). The runner and the database spell these
+// as lower-case names.
 enum class EvalStatus
 {
     Ok,

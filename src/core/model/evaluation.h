@@ -10,9 +10,9 @@
 
 #include <optional>
 
-// One run of a kernel on a host and backend, as the runner reported it (DESIGN.md §5). A measurement the
-// runner did not send is empty, never a sentinel. `raw` keeps the whole result line so nothing the runner
-// said is lost when a field is added later.
+// One run of a kernel on a host and backend, as the runner reported it (nkibench/runner/README.md, "Result").
+// A measurement the runner did not send is empty, never a sentinel. `raw` keeps the whole result line so
+// nothing the runner said is lost when a field is added later.
 struct Evaluation
 {
     QString id;
@@ -73,7 +73,7 @@ struct Evaluation
     // The profile of a result line (or of a stored raw object); takes the timeline out of `raw`.
     static EvalProfilePtr profileFrom(QJsonObject &raw);
     static Evaluation failure(const QString &id, EvalStatus status, const QString &error);
-    // The summary `accelopt bench/suite --json` prints (DESIGN.md §5 names; latency_ms is the mean).
+    // The summary `accelopt bench/suite --json` prints (the runner protocol's names; latency_ms is the mean).
     QJsonObject summaryJson(const QString &task) const;
     // A number for JSON output: null when unknown.
     static QJsonValue json(const std::optional<double> &value);

@@ -12,11 +12,11 @@
 
 class SessionStore;
 
-// Where a stopped or crashed session picks up (DESIGN.md §3 step 7), read back from the session store: the
-// task as the session ran it, its settings, every kernel and evaluation so far, the beam of the last finished
-// iteration and the counters the stop rules need. The search then reruns the unfinished iteration from its
-// start; whatever had already landed (plans, replies, evaluations, experiences) is replayed from the stores,
-// so nothing is asked, paid for or measured twice and no row is added twice.
+// Where a stopped or crashed session picks up (docs/architecture.md, "One optimization", step 8), read back
+// from the session store: the task as the session ran it, its settings, every kernel and evaluation so far,
+// the beam of the last finished iteration and the counters the stop rules need. The search then reruns the
+// unfinished iteration from its start; whatever had already landed (plans, replies, evaluations, experiences)
+// is replayed from the stores, so nothing is asked, paid for or measured twice and no row is added twice.
 struct ResumePoint
 {
     QString sessionId;

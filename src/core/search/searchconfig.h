@@ -5,9 +5,10 @@
 
 #include <optional>
 
-// The settings of one optimization run (DESIGN.md §3): the beam's shape, the memory's thresholds, the fixer's
-// rounds and the stop rules. Stored with the session (SessionRecord::config) as it was at the start, so a
-// resumed session never depends on today's settings. A budget or target of 0 means "no limit".
+// The settings of one optimization run (docs/architecture.md, "One optimization"): the beam's shape, the
+// memory's thresholds, the fixer's rounds and the stop rules. Stored with the session (SessionRecord::config)
+// as it was at the start, so a resumed session never depends on today's settings. A budget or target of 0
+// means "no limit".
 struct SearchConfig
 {
     static constexpr int formatVersion = 1;

@@ -28,10 +28,10 @@ struct ExperiencePair
     bool isNegative() const { return speedup < 1.0; }
 };
 
-// The selection rules of the loop (DESIGN.md §3 steps 5 and 6) as pure functions. Unlike the original
-// AccelOpt scripts (reference/accelopt-method.md §1.3, pitfall 2), selection is elitist: a parent stays in
-// the beam unless enough children are faster than it, so the best kernel never gets worse from one iteration
-// to the next.
+// The selection rules of the loop (docs/architecture.md, "One optimization", steps 3 and 6) as pure
+// functions. Unlike the original AccelOpt scripts (reference/accelopt-method.md §1.3, pitfall 2), selection
+// is elitist: a parent stays in the beam unless enough children are faster than it, so the best kernel never
+// gets worse from one iteration to the next.
 namespace Selection {
 
 // Status ok, known correct and a positive mean latency: a kernel that may enter the beam.
@@ -79,11 +79,12 @@ QList<ExperiencePair> experiencePairs(const QList<ScoredKernel> &parents, const 
                                       double gain, double loss, int topK);
 
 // What the search's cascade (SearchConfig::checkAll false) still has to check once an iteration's candidates
-// are timed: the unchecked children that, were they correct, would enter the next beam (nextBeam), make one of
-// the iteration's experiences (experiencePairs, when `experiences`), or be the fastest kernel faster than its
-// parent of a plan in `hitPlans` that has no checked one faster (that kernel decides the plan's hit for the
-// memory's hit rates). Checking them and asking again until nothing is left gives the beam and the experiences
-// that checking every candidate gives. `children` in the order the selection takes them; sorted ids out.
+// are timed: the unchecked children that, were they correct, would enter the next beam (nextBeam), make one
+// of the iteration's experiences (experiencePairs, when `experiences`), or be the fastest kernel faster than
+// its parent of a plan in `hitPlans` that has no checked one faster (that kernel decides the plan's hit for
+// the memory's hit rates). Checking them and asking again until nothing is left gives the beam and the
+// experiences that checking every candidate gives. `children` in the order the selection takes them; sorted
+// ids out.
 struct CascadeScope
 {
     int width = 1;

@@ -18,7 +18,7 @@ struct SearchProgress
     int iterationsWithoutImprovement = 0;
 };
 
-// Why a search stopped (DESIGN.md §3 step 8).
+// Why a search stopped (docs/architecture.md, "One optimization", step 8).
 enum class StopReason
 {
     None,

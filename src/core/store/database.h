@@ -7,7 +7,8 @@
 
 #include <functional>
 
-// One SQLite file opened through Qt SQL, checked, configured and migrated (DESIGN.md §8).
+// One SQLite file opened through Qt SQL, checked, configured and migrated (docs/architecture.md, "Stores and
+// files").
 //
 // open() never writes to a file it does not recognise: a file that is not SQLite, is damaged, belongs to
 // another application or to a newer AccelOpt, or that holds objects AccelOpt did not create

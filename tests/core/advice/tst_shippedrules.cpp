@@ -20,7 +20,8 @@ class TestShippedRules : public QObject
     RuleSet m_rules;
     QJsonArray m_cases;
 
-    // A runner result line (DESIGN.md §5) carrying the case's values where the runner puts them.
+    // A runner result line (nkibench/runner/README.md, "Result") carrying the case's values where the runner
+    // puts them.
     static Evaluation evaluationOf(const QJsonObject &profile)
     {
         QJsonObject metrics = profile;

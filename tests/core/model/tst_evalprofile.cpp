@@ -1,10 +1,13 @@
 #include "model/evalprofile.h"
+#include "model/estimateexplanation.h"
 #include "model/evaluation.h"
 #include "profile/chrometrace.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTest>
 
 // The profile as the runner sends it (nkibench/runner/README.md): parsed, its timeline kept out of the stored
@@ -41,6 +44,23 @@ class TestEvalProfile : public QObject
     }
 
 private Q_SLOTS:
+
+    // Every effect nkisim's explain.py can report reads as words in the Estimate tab and the CLI, not as its key.
+    void everyEffectNkisimNamesHasALabel()
+    {
+        QFile f(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/nkisim/perf/explain.py"));
+        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(f.fileName()));
+        const QString source = QString::fromUtf8(f.readAll());
+        const auto m = QRegularExpression(QStringLiteral(R"(EFFECTS = \(([^)]*)\))")).match(source);
+        QVERIFY2(m.hasMatch(), "explain.py no longer lists its EFFECTS tuple");
+        QStringList effects;
+        for (auto it = QRegularExpression(QStringLiteral(R"("([a-z_0-9]+)")")).globalMatch(m.captured(1));
+             it.hasNext();)
+            effects << it.next().captured(1);
+        QVERIFY(effects.size() >= 9);
+        for (const QString &e : effects)
+            QVERIFY2(EstimateExplanation::effectLabel(e) != e, qPrintable(QStringLiteral("no label for ") + e));
+    }
 
     void parsesTheExplanation()
     {
