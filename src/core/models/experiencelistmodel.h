@@ -1,6 +1,6 @@
 #pragma once
 
-#include "models/memoryfilter.h"
+#include "memory/memoryfilter.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
