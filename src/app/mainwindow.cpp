@@ -114,7 +114,7 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     addDockWidget(Qt::BottomDockWidgetArea, m_profileDock);
     tabifyDockWidget(m_resultsDock, m_profileDock);
     tabifyDockWidget(m_resultsDock, m_logDock);
-    m_memoryDock = new MemoryDock(m_context, m_prompts.get(), m_context->memoryPath(), this);
+    m_memoryDock = new MemoryDock(m_context, m_prompts.get(), this);
     addDockWidget(Qt::BottomDockWidgetArea, m_memoryDock);
     tabifyDockWidget(m_resultsDock, m_memoryDock);
     m_resultsDock->raise();
