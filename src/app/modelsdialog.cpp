@@ -1,7 +1,6 @@
 #include "modelsdialog.h"
 
 #include "appcontext.h"
-#include "applogging.h"
 #include "llm/apikeystore.h"
 #include "llm/chatclient.h"
 #include "llm/endpointpresets.h"
@@ -198,7 +197,6 @@ void ModelsDialog::saved(const QString &error)
     const QStringList problems = m_config.problems();
     setProblem(problems.isEmpty() ? QString()
                                   : tr("Saved. Still to do: %1").arg(problems.join(QStringLiteral("; "))));
-    qCInfo(lcApp) << "LLM settings saved to" << m_context->llmConfigPath();
     Q_EMIT saveFinished(true);
     if (!accepting)
         return;
