@@ -132,10 +132,12 @@ MemoryDock::MemoryDock(AppContext *context, UserPrompts *prompts, QWidget *paren
             });
     connect(m_context, &AppContext::experienceLoaded, this,
             [this](quint64 job, const std::optional<ExperienceRecord> &record,
-                   const QList<RetrievalRecord> &retrievals, const QString &) {
+                   const QList<RetrievalRecord> &retrievals, const QString &error) {
                 if (const auto then = m_fresh.take(job)) {
                     if (record)
                         then(*record, retrievals);
+                    else if (!error.isEmpty()) // gone is nothing to do; unreadable is worth saying
+                        failed(tr("The experience could not be read"), error);
                     return;
                 }
                 if (job != m_detailJob)
