@@ -138,6 +138,7 @@ bool ExperienceBrowser::list(QString &error)
         m_tablesMade = true;
     }
     m_count = 0;
+    m_storeCount = 0;
     m_relevanceSkipped = false;
     const QString match = FtsQuery::asTyped(m_filter.text);
     QStringList where;
@@ -172,6 +173,12 @@ bool ExperienceBrowser::list(QString &error)
         [&](QString &e) {
             if (!m_db.execute(QStringLiteral("DELETE FROM temp.%1").arg(m_table), e))
                 return false;
+            Statement all(m_db.connection(), QStringLiteral("SELECT count(*) FROM experiences"));
+            if (!all.exec() || !all.next()) {
+                e = all.error();
+                return false;
+            }
+            m_storeCount = all.value(0).toInt();
             if (!match.isEmpty()) {
                 // The matches first, without ranking: that is cheap at any count, and the count decides how to
                 // order them.
@@ -198,12 +205,7 @@ bool ExperienceBrowser::list(QString &error)
                     // Most of the memory matches: walk the order's index and test each row, rather than look
                     // each match up and sort them all (SQLite cannot know the temporary table's size; the unary
                     // + keeps it from choosing the lookups).
-                    Statement all(m_db.connection(), QStringLiteral("SELECT count(*) FROM experiences"));
-                    if (!all.exec() || !all.next()) {
-                        e = all.error();
-                        return false;
-                    }
-                    const bool most = qint64(found) * 8 > all.value(0).toLongLong();
+                    const bool most = qint64(found) * 8 > m_storeCount;
                     where.append((most ? QStringLiteral("+e.id") : QStringLiteral("e.id")) +
                                  QStringLiteral(" IN temp.%1_match").arg(m_table));
                 }
@@ -239,6 +241,7 @@ bool ExperienceBrowser::page(const MemoryFilter &filter, const ExperienceSort &s
         return false;
     out.offset = offset;
     out.total = m_count;
+    out.storeTotal = m_storeCount;
     out.relevanceSkipped = m_relevanceSkipped;
     if (limit == 0 || offset >= m_count)
         return true;

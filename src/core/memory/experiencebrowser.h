@@ -45,5 +45,6 @@ private:
     qint64 m_dataVersion = -1; // as of the listing
     qint64 m_changes = -1;
     int m_count = 0;
+    int m_storeCount = 0; // every experience, as of the listing: counted once per listing, not per page
     bool m_relevanceSkipped = false;
 };

@@ -262,10 +262,6 @@ std::optional<ExperiencePage> ExperienceStore::page(const MemoryFilter &filter, 
         fail(error);
         return std::nullopt;
     }
-    m_error.clear();
-    out.storeTotal = count();
-    if (!m_error.isEmpty())
-        return std::nullopt;
     return out;
 }
 
