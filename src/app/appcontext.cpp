@@ -1,6 +1,8 @@
 #include "appcontext.h"
 
 #include "applogging.h"
+#include "engine/memoryservice.h"
+#include "engine/settingsservice.h"
 #include "models/searchstate.h"
 #include "models/sessionlistmodel.h"
 #include "hosts/hostregistry.h"
@@ -94,6 +96,29 @@ AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
             [this](quint64, const QList<HostConfig> &hosts, const QString &error) {
                 Q_EMIT hostsListed(hosts, error);
             });
+    const MemoryService *memory = m_engine->memory();
+    connect(memory, &MemoryService::paged, this, &AppContext::memoryPaged);
+    connect(memory, &MemoryService::choicesListed, this, &AppContext::memoryChoicesListed);
+    connect(memory, &MemoryService::loaded, this, &AppContext::experienceLoaded);
+    connect(memory, &MemoryService::changed, this, &AppContext::experienceChanged);
+    connect(memory, &MemoryService::imported, this, &AppContext::memoryImported);
+    connect(memory, &MemoryService::exported, this, &AppContext::memoryExported);
+    connect(m_engine, &Engine::memoryChanged, this, &AppContext::memoryChanged);
+    const SettingsService *files = m_engine->settingsFiles();
+    connect(files, &SettingsService::hostsLoaded, this, &AppContext::hostsLoaded);
+    connect(files, &SettingsService::hostsSaved, this, [this](quint64 job, int count, const QString &error) {
+        Q_EMIT hostsSaved(job, count, error);
+        if (error.isEmpty())
+            refreshHosts(); // the run targets offer what was saved
+    });
+    connect(files, &SettingsService::llmConfigLoaded, this, &AppContext::llmConfigLoaded);
+    connect(files, &SettingsService::llmConfigSaved, this, [this](quint64 job, const QString &error) {
+        Q_EMIT llmConfigSaved(job, error);
+        if (error.isEmpty())
+            Q_EMIT llmConfigChanged();
+    });
+    connect(m_engine, &Engine::portProgress, this, &AppContext::portProgress);
+    connect(m_engine, &Engine::kernelPorted, this, &AppContext::kernelPorted);
     connect(m_engine, &Engine::hostStateChanged, this, &AppContext::hostStateChanged);
     connect(m_engine, &Engine::notice, this, &AppContext::notice);
     m_thread->start();
@@ -253,4 +278,95 @@ void AppContext::refreshHosts()
     const quint64 job = nextJob();
     Engine *engine = m_engine;
     onEngine([engine, job] { engine->listHosts(job); });
+}
+
+template<typename F> quint64 AppContext::ask(F &&call)
+{
+    const quint64 job = nextJob();
+    onEngine([call = std::forward<F>(call), job] { call(job); });
+    return job;
+}
+
+quint64 AppContext::memoryPage(const ExperiencePageRequest &request)
+{
+    MemoryService *memory = m_engine->memory();
+    return ask([memory, request](quint64 job) { memory->page(job, request); });
+}
+
+quint64 AppContext::memoryChoices()
+{
+    MemoryService *memory = m_engine->memory();
+    return ask([memory](quint64 job) { memory->choices(job); });
+}
+
+quint64 AppContext::loadExperience(qint64 id)
+{
+    MemoryService *memory = m_engine->memory();
+    return ask([memory, id](quint64 job) { memory->load(job, id); });
+}
+
+quint64 AppContext::editExperience(qint64 id, const QString &title, const QString &lesson)
+{
+    MemoryService *memory = m_engine->memory();
+    return ask([memory, id, title, lesson](quint64 job) { memory->edit(job, id, title, lesson); });
+}
+
+quint64 AppContext::pinExperience(qint64 id, bool pinned)
+{
+    MemoryService *memory = m_engine->memory();
+    return ask([memory, id, pinned](quint64 job) { memory->setPinned(job, id, pinned); });
+}
+
+quint64 AppContext::removeExperience(qint64 id)
+{
+    MemoryService *memory = m_engine->memory();
+    return ask([memory, id](quint64 job) { memory->remove(job, id); });
+}
+
+quint64 AppContext::restoreExperience(const ExperienceRecord &record, const QList<RetrievalRecord> &retrievals)
+{
+    MemoryService *memory = m_engine->memory();
+    return ask([memory, record, retrievals](quint64 job) { memory->restore(job, record, retrievals); });
+}
+
+quint64 AppContext::importMemory(const QString &path)
+{
+    MemoryService *memory = m_engine->memory();
+    return ask([memory, path](quint64 job) { memory->importFile(job, path); });
+}
+
+quint64 AppContext::exportMemory(const QString &path)
+{
+    MemoryService *memory = m_engine->memory();
+    return ask([memory, path](quint64 job) { memory->exportFile(job, path); });
+}
+
+quint64 AppContext::loadHosts()
+{
+    SettingsService *files = m_engine->settingsFiles();
+    return ask([files](quint64 job) { files->loadHosts(job); });
+}
+
+quint64 AppContext::saveHosts(const QList<HostConfig> &hosts)
+{
+    SettingsService *files = m_engine->settingsFiles();
+    return ask([files, hosts](quint64 job) { files->saveHosts(job, hosts); });
+}
+
+quint64 AppContext::loadLlmConfig()
+{
+    SettingsService *files = m_engine->settingsFiles();
+    return ask([files](quint64 job) { files->loadLlmConfig(job); });
+}
+
+quint64 AppContext::saveLlmConfig(const LlmConfig &config)
+{
+    SettingsService *files = m_engine->settingsFiles();
+    return ask([files, config](quint64 job) { files->saveLlmConfig(job, config); });
+}
+
+quint64 AppContext::portKernel(const KernelPort::Request &request)
+{
+    Engine *engine = m_engine;
+    return ask([engine, request](quint64 job) { engine->portKernel(job, request); });
 }

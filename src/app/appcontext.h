@@ -1,6 +1,11 @@
 #pragma once
 
 #include "engine/engine.h"
+#include "llm/llmconfig.h"
+#include "memory/experiencepage.h"
+#include "memory/experiencepagerequest.h"
+#include "memory/experiencestore.h"
+#include "memory/retrievalrecord.h"
 
 #include <QObject>
 #include <QString>
@@ -50,6 +55,22 @@ public:
     quint64 summarizePair(const ComparePair &pair);
     quint64 storeLesson(const ExperienceRecord &record);
     quint64 loadExperiencePair(const ExperienceRecord &record);
+    // The memory, through the engine's desk (MemoryService): the Memory dock's list, detail and curating.
+    quint64 memoryPage(const ExperiencePageRequest &request);
+    quint64 memoryChoices();
+    quint64 loadExperience(qint64 id);
+    quint64 editExperience(qint64 id, const QString &title, const QString &lesson);
+    quint64 pinExperience(qint64 id, bool pinned);
+    quint64 removeExperience(qint64 id);
+    quint64 restoreExperience(const ExperienceRecord &record, const QList<RetrievalRecord> &retrievals);
+    quint64 importMemory(const QString &path);
+    quint64 exportMemory(const QString &path);
+    // The settings files the engine runs on (SettingsService): the Hosts and Models dialogs edit these.
+    quint64 loadHosts();
+    quint64 saveHosts(const QList<HostConfig> &hosts); // refreshHosts() follows a save
+    quint64 loadLlmConfig();
+    quint64 saveLlmConfig(const LlmConfig &config); // llmConfigChanged() follows a save
+    quint64 portKernel(const KernelPort::Request &request);
     // A window part made a task (New Task from This Kernel…): the lists of tasks read their folders again.
     void announceTaskCreated(const QString &folder) { Q_EMIT taskCreated(folder); }
 
@@ -72,9 +93,29 @@ Q_SIGNALS:
     void pairSummarized(quint64 job, const std::optional<ExperienceRecord> &record, const QString &error);
     void lessonStored(quint64 job, const ExperienceRecord &record, const QString &error);
     void experiencePairLoaded(quint64 job, const ComparePair &pair);
+    void memoryPaged(quint64 job, const ExperiencePage &page, const QString &error);
+    void memoryChoicesListed(quint64 job, const QStringList &tasks, const QStringList &targets,
+                             const QStringList &sessions, const QString &error);
+    void experienceLoaded(quint64 job, const std::optional<ExperienceRecord> &record,
+                          const QList<RetrievalRecord> &retrievals, const QString &error);
+    void experienceChanged(quint64 job, const QString &error);
+    void memoryImported(quint64 job, const QString &path, const ExperienceStore::ImportResult &result,
+                        const QString &fileError);
+    void memoryExported(quint64 job, const QString &path, int count, const QString &error);
+    void memoryChanged(); // written through the dock's desk
+    void hostsLoaded(quint64 job, const QList<HostConfig> &hosts, const QString &error);
+    void hostsSaved(quint64 job, int count, const QString &error);
+    void llmConfigLoaded(quint64 job, const std::optional<LlmConfig> &config, const QString &error,
+                         const QStringList &notes);
+    void llmConfigSaved(quint64 job, const QString &error);
+    void llmConfigChanged(); // saved: views that show the models read it again
+    void portProgress(quint64 job, const QString &message);
+    void kernelPorted(quint64 job, const KernelPort::Result &result);
 
 private:
     template<typename F> void onEngine(F &&work);
+    // A job id, and `call(job)` queued to the engine's thread.
+    template<typename F> quint64 ask(F &&call);
     quint64 nextJob() { return ++m_lastJob; }
     void setSearching(bool searching);
     void drainEvents(bool all);                  // all: every waiting event now, else one slice

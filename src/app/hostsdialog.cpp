@@ -1,5 +1,6 @@
 #include "hostsdialog.h"
 
+#include "appcontext.h"
 #include "guisshprompter.h"
 #include "model/targets.h"
 #include "ui_hostsdialog.h"
@@ -7,10 +8,10 @@
 #include <QJsonArray>
 #include <QPushButton>
 
-HostsDialog::HostsDialog(std::shared_ptr<SshPrompter> prompter, QWidget *parent, const QString &hostsFile)
+HostsDialog::HostsDialog(AppContext *context, std::shared_ptr<SshPrompter> prompter, QWidget *parent)
     : QDialog(parent), m_ui(std::make_unique<Ui::HostsDialog>()),
-      m_prompter(prompter ? std::move(prompter) : std::make_shared<GuiSshPrompter>(this)),
-      m_registry(hostsFile), m_probe(new HostProbe(this))
+      m_prompter(prompter ? std::move(prompter) : std::make_shared<GuiSshPrompter>(this)), m_context(context),
+      m_probe(new HostProbe(this))
 {
     m_ui->setupUi(this);
     m_ui->kindCombo->addItem(tr("SSH"), QStringLiteral("ssh"));
@@ -22,14 +23,26 @@ HostsDialog::HostsDialog(std::shared_ptr<SshPrompter> prompter, QWidget *parent,
     m_ui->backendCombo->addItem(tr("neuron (Trainium)"), QStringLiteral("neuron"));
     m_ui->targetCombo->addItems(Targets::all());
 
-    QString error;
-    if (!m_registry.load(error)) {
-        m_loadFailed = true;
-        setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
-    }
-    m_hosts = m_registry.hosts();
-    for (const HostConfig &config : std::as_const(m_hosts))
-        m_ui->hostList->addItem(config.name);
+    connect(m_context, &AppContext::hostsLoaded, this,
+            [this](quint64 job, const QList<HostConfig> &hosts, const QString &error) {
+                if (job == m_loadJob)
+                    fill(hosts, error);
+            });
+    connect(m_context, &AppContext::hostsSaved, this, [this](quint64 job, int count, const QString &error) {
+        if (job != m_saveJob)
+            return;
+        m_saveJob = 0;
+        if (!error.isEmpty()) {
+            setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+            Q_EMIT saveFinished(false);
+            return;
+        }
+        setStatus(tr("Saved %n host(s) to %1.", nullptr, count).arg(m_context->hostsPath().toHtmlEscaped()));
+        Q_EMIT hostsSaved();
+        Q_EMIT saveFinished(true);
+    });
+    setStatus(tr("Reading the hosts…"));
+    m_loadJob = m_context->loadHosts();
 
     connect(m_ui->hostList, &QListWidget::currentRowChanged, this, [this](int row) {
         storeForm();
@@ -42,10 +55,22 @@ HostsDialog::HostsDialog(std::shared_ptr<SshPrompter> prompter, QWidget *parent,
     connect(m_ui->buttonBox->button(QDialogButtonBox::Save), &QPushButton::clicked, this, &HostsDialog::save);
     connect(m_probe, &HostProbe::hostCreated, this, &HostsDialog::hostTracked);
     connect(m_probe, &HostProbe::finished, this, &HostsDialog::showResult);
-    m_ui->hostList->setCurrentRow(0);
+    updateEnabled();
 }
 
 HostsDialog::~HostsDialog() = default;
+
+void HostsDialog::fill(const QList<HostConfig> &hosts, const QString &error)
+{
+    m_loaded = true;
+    m_loadFailed = !error.isEmpty();
+    setStatus(m_loadFailed ? QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped())
+                           : QString());
+    m_hosts = hosts;
+    for (const HostConfig &config : std::as_const(m_hosts))
+        m_ui->hostList->addItem(config.name);
+    m_ui->hostList->setCurrentRow(0);
+}
 
 void HostsDialog::showHost(int row)
 {
@@ -171,12 +196,17 @@ void HostsDialog::removeHost()
 
 bool HostsDialog::save()
 {
+    if (!m_loaded || m_saveJob != 0) {
+        setStatus(tr("<span style='color:#c62828'>The hosts are still being read or saved; try again in a "
+                     "moment.</span>"));
+        return false;
+    }
     storeForm();
     if (m_loadFailed) {
         setStatus(tr("<span style='color:#c62828'>The hosts file could not be read, so it is not "
                      "overwritten. Fix or "
                      "move %1 first.</span>")
-                      .arg(m_registry.path().toHtmlEscaped()));
+                      .arg(m_context->hostsPath().toHtmlEscaped()));
         return false;
     }
     if (m_current > 0) {
@@ -187,8 +217,6 @@ bool HostsDialog::save()
             return false;
         }
     }
-    HostRegistry fresh(m_registry.path());
-    QString error;
     QStringList names;
     for (int i = 1; i < m_hosts.size(); ++i) {
         if (names.contains(m_hosts.at(i).name) || m_hosts.at(i).name == QStringLiteral("local")) {
@@ -197,15 +225,10 @@ bool HostsDialog::save()
             return false;
         }
         names << m_hosts.at(i).name;
-        fresh.add(m_hosts.at(i), error);
     }
-    if (!fresh.save(error)) {
-        setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
-        return false;
-    }
-    setStatus(
-        tr("Saved %n host(s) to %1.", nullptr, int(names.size())).arg(m_registry.path().toHtmlEscaped()));
-    Q_EMIT hostsSaved();
+    // Row 0 is the built-in host, which the file never holds; the engine writes the rest.
+    setStatus(tr("Saving…"));
+    m_saveJob = m_context->saveHosts(m_hosts.mid(1));
     return true;
 }
 

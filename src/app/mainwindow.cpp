@@ -91,7 +91,7 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     areaLayout->setSpacing(0);
     areaLayout->addWidget(m_editors, 1);
     areaLayout->addWidget(m_editorCommands->findBar());
-    m_welcome = new WelcomePage(m_center);
+    m_welcome = new WelcomePage(m_context, m_center);
     m_welcome->setTasksDir(DataPaths::tasksDir());
     m_center->addWidget(m_welcome);
     m_center->addWidget(editorArea);
@@ -114,7 +114,7 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     addDockWidget(Qt::BottomDockWidgetArea, m_profileDock);
     tabifyDockWidget(m_resultsDock, m_profileDock);
     tabifyDockWidget(m_resultsDock, m_logDock);
-    m_memoryDock = new MemoryDock(m_context, m_prompts.get(), m_context->memoryPath(), this);
+    m_memoryDock = new MemoryDock(m_context, m_prompts.get(), this);
     addDockWidget(Qt::BottomDockWidgetArea, m_memoryDock);
     tabifyDockWidget(m_resultsDock, m_memoryDock);
     m_resultsDock->raise();
@@ -434,16 +434,15 @@ void MainWindow::updateTitleAndStatus()
 
 void MainWindow::showHosts()
 {
-    HostsDialog dialog({}, this, m_context->hostsPath());
+    HostsDialog dialog(m_context, {}, this); // the context refreshes the run targets after a save
     connect(&dialog, &HostsDialog::hostTracked, m_hostStatus, &HostStatusWidget::track);
-    connect(&dialog, &HostsDialog::hostsSaved, m_context, &AppContext::refreshHosts);
     dialog.exec();
     m_welcome->refresh(); // it tells which hosts there are
 }
 
 void MainWindow::showModels()
 {
-    ModelsDialog(m_context->llmConfigPath(), this).exec();
+    ModelsDialog(m_context, this).exec();
     m_welcome->refresh(); // it tells which endpoints there are
 }
 

@@ -3,8 +3,6 @@
 #include "appcontext.h"
 #include "experiencedetail.h"
 #include "experienceeditdialog.h"
-#include "memory/experiencejson.h"
-#include "memory/experiencestore.h"
 #include "memoryundocommand.h"
 #include "models/experiencelistmodel.h"
 #include "models/searchstate.h"
@@ -14,15 +12,11 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
@@ -53,10 +47,9 @@ QDoubleSpinBox *speedupBox(const QString &any, QWidget *parent)
 }
 } // namespace
 
-MemoryDock::MemoryDock(AppContext *context, UserPrompts *prompts, const QString &path, QWidget *parent)
-    : QDockWidget(tr("Memory"), parent), m_context(context), m_prompts(prompts),
-      m_store(std::make_unique<ExperienceStore>(path.isEmpty() ? ExperienceStore::defaultPath() : path)),
-      m_undo(new QUndoStack(this)), m_debounce(new QTimer(this))
+MemoryDock::MemoryDock(AppContext *context, UserPrompts *prompts, QWidget *parent)
+    : QDockWidget(tr("Memory"), parent), m_context(context), m_prompts(prompts), m_undo(new QUndoStack(this)),
+      m_debounce(new QTimer(this))
 {
     setObjectName(QStringLiteral("MemoryDock"));
     auto *body = new QWidget(this);
@@ -109,25 +102,95 @@ MemoryDock::MemoryDock(AppContext *context, UserPrompts *prompts, const QString 
         if (visible && m_stale)
             refresh();
     });
-    if (m_context) {
-        // A hidden dock does not query a memory of any size on the window's thread at every iteration; it
-        // catches up when shown.
-        const auto memoryChanged = [this] {
-            m_stale = true;
-            if (isVisible())
+    // A hidden dock does not list a memory of any size at every iteration; it catches up when shown.
+    const auto memoryChanged = [this] {
+        m_stale = true;
+        if (isVisible())
+            refresh();
+    };
+    // (Its own changes it reads again itself, keeping the selection where it belongs; AppContext::memoryChanged
+    // is for the other views.)
+    connect(m_context, &AppContext::lessonStored, this, memoryChanged);
+    connect(m_context->search(), &SearchState::iterationChanged, this, memoryChanged);
+    connect(m_context, &AppContext::memoryChoicesListed, this,
+            [this](quint64 job, const QStringList &tasks, const QStringList &targets, const QStringList &sessions,
+                   const QString &) {
+                if (job != m_choicesJob)
+                    return;
+                m_choicesJob = 0;
+                const auto fill = [](QComboBox *box, const QStringList &values) {
+                    const QString current = box->currentData().toString();
+                    while (box->count() > 1)
+                        box->removeItem(1);
+                    for (const QString &value : values)
+                        box->addItem(value, value);
+                    box->setCurrentIndex(std::max(0, box->findData(current)));
+                };
+                fill(m_task, tasks);
+                fill(m_target, targets);
+                fill(m_session, sessions);
+            });
+    connect(m_context, &AppContext::experienceLoaded, this,
+            [this](quint64 job, const std::optional<ExperienceRecord> &record,
+                   const QList<RetrievalRecord> &retrievals, const QString &error) {
+                if (const auto then = m_fresh.take(job)) {
+                    if (record)
+                        then(*record, retrievals);
+                    else if (!error.isEmpty()) // gone is nothing to do; unreadable is worth saying
+                        failed(tr("The experience could not be read"), error);
+                    return;
+                }
+                if (job != m_detailJob)
+                    return; // the selection moved on since
+                m_detailJob = 0;
+                m_selected = record;
+                m_detail->setExperience(record, record ? retrievals : QList<RetrievalRecord>{});
+                updateActions(record);
+            });
+    connect(m_context, &AppContext::experienceChanged, this, &MemoryDock::changeAnswered);
+    connect(m_context, &AppContext::memoryImported, this,
+            [this](quint64 job, const QString &path, const ExperienceStore::ImportResult &result,
+                   const QString &fileError) {
+                if (job != m_importJob)
+                    return;
+                m_importJob = 0;
+                if (!fileError.isEmpty()) {
+                    m_prompts->warn(this, tr("Import Memory"), fileError);
+                    return;
+                }
+                if (!result.ok) {
+                    m_prompts->warn(this, tr("Import Memory"),
+                                    tr("Nothing was imported from %1: %2").arg(path, result.error));
+                    return;
+                }
+                QString text = tr("From %1: added %2, %3 already in the memory (duplicates), %4 rejected.")
+                                   .arg(path)
+                                   .arg(result.added)
+                                   .arg(result.duplicates)
+                                   .arg(result.rejected);
+                for (int i = 0; i < std::min<qsizetype>(result.rejections.size(), 10); ++i)
+                    text += QStringLiteral("\n• ") + result.rejections.at(i);
+                if (result.rejections.size() > 10)
+                    text += tr("\n… and %1 more").arg(result.rejections.size() - 10);
                 refresh();
-        };
-        connect(m_context, &AppContext::lessonStored, this, memoryChanged);
-        connect(m_context->search(), &SearchState::iterationChanged, this, memoryChanged);
-    }
+                m_prompts->inform(this, tr("Import Memory"), text);
+            });
+    connect(m_context, &AppContext::memoryExported, this,
+            [this](quint64 job, const QString &path, int count, const QString &error) {
+                if (job != m_exportJob)
+                    return;
+                m_exportJob = 0;
+                if (!error.isEmpty()) {
+                    m_prompts->warn(this, tr("Export Memory"), error);
+                    return;
+                }
+                m_prompts->inform(this, tr("Export Memory"),
+                                  tr("Exported %n experience(s) to %1.", nullptr, count).arg(path));
+            });
     updateActions();
 }
 
-MemoryDock::~MemoryDock()
-{
-    delete m_model; // its temporary table lives on the store's connection: drop it first
-    m_model = nullptr;
-}
+MemoryDock::~MemoryDock() = default;
 
 void MemoryDock::buildFilters(QWidget *bar)
 {
@@ -221,35 +284,68 @@ void MemoryDock::leaveUndoKeysToWindow()
 
 bool MemoryDock::ensureOpen()
 {
-    if (m_opened)
+    if (m_opening == Opening::Open)
         return true;
-    if (!m_store->open()) {
-        m_count->setText(tr("The memory cannot be opened"));
-        m_count->setToolTip(m_store->lastError());
-        m_detail->setExperience(std::nullopt, {});
+    if (m_opening == Opening::Asking)
         return false;
+    m_opening = Opening::Asking;
+    if (!m_model) {
+        auto *context = m_context;
+        m_model = new ExperienceListModel(
+            [context](const ExperiencePageRequest &request) { return context->memoryPage(request); }, this);
+        connect(m_context, &AppContext::memoryPaged, m_model, &ExperienceListModel::pageArrived);
+        connect(m_model, &ExperienceListModel::listed, this, &MemoryDock::listed);
+        connect(m_model, &ExperienceListModel::stale, this, &MemoryDock::refresh);
+        m_view->setModel(m_model);
+        QHeaderView *header = m_view->horizontalHeader();
+        header->setSectionResizeMode(QHeaderView::Interactive);
+        header->setSectionResizeMode(ExperienceListModel::Title, QHeaderView::Stretch);
+        const int digit = m_view->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+        header->resizeSection(ExperienceListModel::Pinned, digit * 3);
+        header->setMinimumSectionSize(digit * 3);
+        header->resizeSection(ExperienceListModel::Task, digit * 11);
+        header->resizeSection(ExperienceListModel::Target, digit * 6);
+        header->resizeSection(ExperienceListModel::Speedup, digit * 8);
+        header->resizeSection(ExperienceListModel::Shown, digit * 7);
+        header->resizeSection(ExperienceListModel::HitRate, digit * 10);
+        header->resizeSection(ExperienceListModel::Updated, digit * 17);
+        connect(header, &QHeaderView::sortIndicatorChanged, header,
+                [header] { header->setSortIndicatorShown(true); });
+        connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MemoryDock::showSelected);
+        connect(m_model, &QAbstractItemModel::modelReset, this, &MemoryDock::updateCount);
     }
-    m_opened = true;
-    m_model = new ExperienceListModel(m_store.get(), this);
-    m_view->setModel(m_model);
-    QHeaderView *header = m_view->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setSectionResizeMode(ExperienceListModel::Title, QHeaderView::Stretch);
-    const int digit = m_view->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    header->resizeSection(ExperienceListModel::Pinned, digit * 3);
-    header->setMinimumSectionSize(digit * 3);
-    header->resizeSection(ExperienceListModel::Task, digit * 11);
-    header->resizeSection(ExperienceListModel::Target, digit * 6);
-    header->resizeSection(ExperienceListModel::Speedup, digit * 8);
-    header->resizeSection(ExperienceListModel::Shown, digit * 7);
-    header->resizeSection(ExperienceListModel::HitRate, digit * 10);
-    header->resizeSection(ExperienceListModel::Updated, digit * 17);
-    connect(header, &QHeaderView::sortIndicatorChanged, header, [header] { header->setSortIndicatorShown(true); });
-    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MemoryDock::showSelected);
-    connect(m_model, &QAbstractItemModel::modelReset, this, &MemoryDock::updateCount);
     reloadChoices();
-    applyFilterNow();
-    return true;
+    m_refreshing = false;
+    m_model->setFilter(currentFilter());
+    return false;
+}
+
+void MemoryDock::listed(bool ok, qint64, int keepRow)
+{
+    if (!ok) {
+        if (m_opening != Opening::Open) {
+            // The first list is what opens the memory: its failure is that the memory cannot be opened.
+            m_opening = Opening::Failed;
+            m_count->setText(tr("The memory cannot be opened"));
+            m_count->setToolTip(m_model->lastError());
+            m_selected.reset();
+            m_detail->setExperience(std::nullopt, {});
+            updateActions();
+            return;
+        }
+        failed(m_refreshing ? tr("The memory could not be read") : tr("The search failed"));
+        return;
+    }
+    m_opening = Opening::Open;
+    updateCount();
+    if (keepRow >= 0) {
+        selectRow(keepRow);
+    } else {
+        m_view->selectionModel()->clearSelection();
+        m_selected.reset();
+        m_detail->setExperience(std::nullopt, {});
+    }
+    updateActions();
 }
 
 MemoryFilter MemoryDock::currentFilter() const
@@ -268,51 +364,43 @@ MemoryFilter MemoryDock::currentFilter() const
     return f;
 }
 
+bool MemoryDock::isIdle() const
+{
+    return (!m_model || !m_model->isWaiting()) && m_choicesJob == 0 && m_detailJob == 0 && m_fresh.isEmpty() &&
+           m_changes.isEmpty() && m_importJob == 0 && m_exportJob == 0;
+}
+
 void MemoryDock::reloadChoices()
 {
-    const auto fill = [this](QComboBox *box, ExperienceStore::Field field) {
-        const QString current = box->currentData().toString();
-        while (box->count() > 1)
-            box->removeItem(1);
-        for (const QString &value : m_store->distinct(field))
-            box->addItem(value, value);
-        box->setCurrentIndex(std::max(0, box->findData(current)));
-    };
-    fill(m_task, ExperienceStore::Field::Task);
-    fill(m_target, ExperienceStore::Field::Target);
-    fill(m_session, ExperienceStore::Field::Session);
+    m_choicesJob = m_context->memoryChoices();
 }
 
 void MemoryDock::applyFilterNow()
 {
     m_debounce->stop();
-    if (!m_model)
+    if (!m_model || m_opening != Opening::Open)
         return;
-    const qint64 selected = selectedId();
-    if (!m_model->setFilter(currentFilter()))
-        failed(tr("The search failed"));
-    selectId(selected);
-    updateActions();
+    m_refreshing = false;
+    m_model->setFilter(currentFilter(), selectedId());
 }
 
 void MemoryDock::refresh()
 {
-    if (!m_model)
+    if (!m_model || m_opening != Opening::Open)
         return;
     m_stale = false;
-    const qint64 selected = selectedId();
     reloadChoices();
-    if (!m_model->refresh())
-        failed(tr("The memory could not be read"));
-    selectId(selected);
-    showSelected();
+    m_refreshing = true;
+    m_model->refresh(selectedId());
 }
 
 void MemoryDock::updateCount()
 {
+    if (m_opening != Opening::Open)
+        return;
     m_count->setText(tr("%1 of %2 experiences")
                          .arg(QLocale::system().toString(m_model->rowCount()),
-                              QLocale::system().toString(m_store->count())) +
+                              QLocale::system().toString(m_model->storeCount())) +
                      (m_model->relevanceSkipped() ? tr(", newest first") : QString()));
     m_count->setToolTip(m_model->relevanceSkipped()
                             ? tr("Over %1 experiences match, too many to rank by how well they match: add a word, "
@@ -331,35 +419,51 @@ qint64 MemoryDock::selectedId() const
                : 0;
 }
 
-void MemoryDock::selectId(qint64 id)
+void MemoryDock::selectRow(int row)
 {
-    if (!m_model)
-        return;
-    const int row = id > 0 ? m_model->rowOf(id) : -1;
-    if (row < 0) {
-        m_view->selectionModel()->clearSelection();
-        m_detail->setExperience(std::nullopt, {});
-        updateActions();
-        return;
-    }
     const QModelIndex index = m_model->index(row, ExperienceListModel::Title);
     m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
                                                          QItemSelectionModel::Rows);
     m_view->scrollTo(index);
 }
 
+void MemoryDock::selectId(qint64 id)
+{
+    if (!m_model)
+        return;
+    const int row = id > 0 ? m_model->rowOf(id) : -1;
+    if (row >= 0) {
+        selectRow(row);
+        return;
+    }
+    if (id > 0) {
+        m_refreshing = true;
+        m_model->refresh(id); // not among the rows here: the list finds its row
+        return;
+    }
+    m_view->selectionModel()->clearSelection();
+    m_selected.reset();
+    m_detail->setExperience(std::nullopt, {});
+    updateActions();
+}
+
 void MemoryDock::showSelected()
 {
     const qint64 id = selectedId();
-    const auto record = id > 0 ? m_store->get(id) : std::nullopt;
-    m_detail->setExperience(record, record ? m_store->retrievalsOf(id) : QList<RetrievalRecord>{});
-    updateActions(record);
+    if (id <= 0) {
+        m_detailJob = 0;
+        m_selected.reset();
+        m_detail->setExperience(std::nullopt, {});
+        updateActions(std::nullopt);
+        return;
+    }
+    m_detailJob = m_context->loadExperience(id);
 }
 
 void MemoryDock::updateActions()
 {
     const qint64 id = selectedId();
-    updateActions(id > 0 ? m_store->get(id) : std::nullopt);
+    updateActions(m_selected && m_selected->id == id ? m_selected : std::nullopt);
 }
 
 void MemoryDock::updateActions(const std::optional<ExperienceRecord> &record)
@@ -369,148 +473,179 @@ void MemoryDock::updateActions(const std::optional<ExperienceRecord> &record)
     m_compare->setEnabled(record && !record->slowHash.isEmpty() && !record->fastHash.isEmpty() &&
                           !record->sessionId.isEmpty());
     m_pin->setText(record && record->pinned ? tr("Un&pin") : tr("&Pin"));
-    m_import->setEnabled(m_opened);
-    m_export->setEnabled(m_opened);
+    m_import->setEnabled(m_opening == Opening::Open);
+    m_export->setEnabled(m_opening == Opening::Open);
+}
+
+void MemoryDock::failed(const QString &what, const QString &reason)
+{
+    m_prompts->warn(this, tr("Memory"), QStringLiteral("%1: %2").arg(what, reason));
 }
 
 void MemoryDock::failed(const QString &what)
 {
-    const QString reason = m_store->lastError().isEmpty() ? m_model->lastError() : m_store->lastError();
-    m_prompts->warn(this, tr("Memory"), QStringLiteral("%1: %2").arg(what, reason));
+    failed(what, m_model ? m_model->lastError() : QString());
+}
+
+void MemoryDock::withFreshSelected(
+    std::function<void(const ExperienceRecord &, const QList<RetrievalRecord> &)> then)
+{
+    const qint64 id = selectedId();
+    if (id > 0)
+        m_fresh.insert(m_context->loadExperience(id), std::move(then));
+}
+
+void MemoryDock::push(const QString &text, std::function<quint64()> apply, std::function<quint64()> revert,
+                      const QString &failure)
+{
+    // Each step remembers what to say should the engine refuse it.
+    m_undo->push(new MemoryUndoCommand(
+        text,
+        [this, apply, failure] {
+            const quint64 job = apply();
+            m_changes.insert(job, failure);
+            return job;
+        },
+        [this, revert, failure] {
+            const quint64 job = revert();
+            m_changes.insert(job, failure);
+            return job;
+        }));
+}
+
+void MemoryDock::changeAnswered(quint64 job, const QString &error)
+{
+    if (!m_changes.contains(job))
+        return; // not a step of this dock's
+    const QString failure = m_changes.take(job);
+    const qint64 next = m_selectAfter.take(job);
+    if (!error.isEmpty()) {
+        dropFailed(job);
+        failed(failure, error);
+        refresh();
+        return;
+    }
+    m_stale = false;
+    reloadChoices();
+    m_refreshing = true;
+    m_model->refresh(next > 0 ? next : next < 0 ? 0 : selectedId());
+}
+
+void MemoryDock::dropFailed(quint64 job)
+{
+    // An obsolete command is deleted by the stack's next undo or redo of it, without running again: drop it
+    // now, so the stack never claims a change the file does not have.
+    for (int i = 0; i < m_undo->count(); ++i) {
+        auto *command = const_cast<MemoryUndoCommand *>(static_cast<const MemoryUndoCommand *>(m_undo->command(i)));
+        if (command->job() != job)
+            continue;
+        command->setObsolete(true);
+        if (command->lastWasRedo() && i == m_undo->index() - 1)
+            m_undo->undo();
+        else if (!command->lastWasRedo() && i == m_undo->index())
+            m_undo->redo();
+        return;
+    }
 }
 
 void MemoryDock::editSelected()
 {
-    const auto record = m_store->get(selectedId());
-    if (!record)
-        return;
-    ExperienceEditDialog dialog(record->experience.title, record->experience.lesson, this);
+    // The detail's record is the one to edit when it is the selection's; else it is read first.
+    if (m_selected && m_selected->id == selectedId() && selectedId() > 0)
+        openEditor(*m_selected);
+    else
+        withFreshSelected([this](const ExperienceRecord &record, const QList<RetrievalRecord> &) {
+            openEditor(record);
+        });
+}
+
+void MemoryDock::openEditor(const ExperienceRecord &record)
+{
+    ExperienceEditDialog dialog(record.experience.title, record.experience.lesson, this);
     if (dialog.exec() != QDialog::Accepted)
         return;
     const QString title = dialog.title(), lesson = dialog.lesson();
-    if (title == record->experience.title && lesson == record->experience.lesson)
+    if (title == record.experience.title && lesson == record.experience.lesson)
         return;
-    const qint64 id = record->id;
-    const QString oldTitle = record->experience.title, oldLesson = record->experience.lesson;
-    m_undo->push(new MemoryUndoCommand(
-        tr("Edit \"%1\"").arg(title.left(40)),
-        [=, this] { return m_store->edit(id, title, lesson) && (refresh(), true); },
-        [=, this] { return m_store->edit(id, oldTitle, oldLesson) && (refresh(), true); },
-        [this] { failed(tr("The experience could not be changed")); }));
+    const qint64 id = record.id;
+    const QString oldTitle = record.experience.title, oldLesson = record.experience.lesson;
+    AppContext *context = m_context;
+    push(tr("Edit \"%1\"").arg(title.left(40)),
+         [=] { return context->editExperience(id, title, lesson); },
+         [=] { return context->editExperience(id, oldTitle, oldLesson); },
+         tr("The experience could not be changed"));
 }
 
 void MemoryDock::togglePinSelected()
 {
-    const auto record = m_store->get(selectedId());
-    if (!record)
-        return;
-    const qint64 id = record->id;
-    const bool pin = !record->pinned;
-    m_undo->push(new MemoryUndoCommand(
-        (pin ? tr("Pin \"%1\"") : tr("Unpin \"%1\"")).arg(record->experience.title.left(40)),
-        [=, this] { return m_store->setPinned(id, pin) && (refresh(), true); },
-        [=, this] { return m_store->setPinned(id, !pin) && (refresh(), true); },
-        [this] { failed(tr("The experience could not be pinned or unpinned")); }));
+    withFreshSelected([this](const ExperienceRecord &record, const QList<RetrievalRecord> &) {
+        const qint64 id = record.id;
+        const bool pin = !record.pinned;
+        AppContext *context = m_context;
+        push((pin ? tr("Pin \"%1\"") : tr("Unpin \"%1\"")).arg(record.experience.title.left(40)),
+             [=] { return context->pinExperience(id, pin); }, [=] { return context->pinExperience(id, !pin); },
+             tr("The experience could not be pinned or unpinned"));
+    });
 }
 
 void MemoryDock::deleteSelected()
 {
-    const auto record = m_store->get(selectedId());
-    if (!record)
-        return;
-    const QList<RetrievalRecord> retrievals = m_store->retrievalsOf(record->id);
-    const ExperienceRecord kept = *record;
-    const int row = m_model->rowOf(kept.id);
-    m_undo->push(new MemoryUndoCommand(
-        tr("Delete \"%1\"").arg(kept.experience.title.left(40)),
-        [=, this] {
-            if (!m_store->remove(kept.id))
-                return false;
-            refresh();
-            // The next experience takes the deleted one's place, so Delete can be pressed again.
-            const int next = std::min(row, m_model->rowCount() - 1);
-            selectId(next >= 0 ? m_model->idAt(next) : 0);
-            return true;
-        },
-        [=, this] {
-            if (!m_store->restore(kept, retrievals))
-                return false;
-            refresh();
-            selectId(kept.id);
-            return true;
-        },
-        [this] { failed(tr("The experience could not be deleted or restored")); }));
+    withFreshSelected([this](const ExperienceRecord &kept, const QList<RetrievalRecord> &retrievals) {
+        AppContext *context = m_context;
+        push(
+            tr("Delete \"%1\"").arg(kept.experience.title.left(40)),
+            [=, this] {
+                // The next experience takes the deleted one's place, so Delete can be pressed again.
+                const int row = m_model->rowOf(kept.id);
+                qint64 next = row >= 0 ? m_model->idAt(row + 1) : 0;
+                if (next <= 0 && row > 0)
+                    next = m_model->idAt(row - 1);
+                const quint64 job = context->removeExperience(kept.id);
+                m_selectAfter.insert(job, next > 0 ? next : -1);
+                return job;
+            },
+            [=, this] {
+                const quint64 job = context->restoreExperience(kept, retrievals);
+                m_selectAfter.insert(job, kept.id);
+                return job;
+            },
+            tr("The experience could not be deleted or restored"));
+    });
 }
 
 void MemoryDock::compareSelected()
 {
-    const auto record = m_store->get(selectedId());
-    if (!record)
-        return;
-    if (!m_compare->isEnabled()) {
-        m_prompts->inform(this, tr("Open in Compare"),
-                          tr("This experience does not name the kernels it came from (it was imported or added by "
-                             "hand), so there is no pair to compare. Its snippets are shown here."));
-        return;
-    }
-    Q_EMIT compareRequested(*record);
+    withFreshSelected([this](const ExperienceRecord &record, const QList<RetrievalRecord> &) {
+        if (record.slowHash.isEmpty() || record.fastHash.isEmpty() || record.sessionId.isEmpty()) {
+            m_prompts->inform(this, tr("Open in Compare"),
+                              tr("This experience does not name the kernels it came from (it was imported or added "
+                                 "by hand), so there is no pair to compare. Its snippets are shown here."));
+            return;
+        }
+        Q_EMIT compareRequested(record);
+    });
 }
 
 void MemoryDock::importFile()
 {
-    if (!ensureOpen())
+    if (m_opening != Opening::Open) {
+        ensureOpen();
         return;
+    }
     const QStringList files = m_prompts->openFileNames(this, QString());
     if (files.isEmpty())
         return;
-    QFile in(files.first());
-    if (!in.open(QIODevice::ReadOnly)) {
-        m_prompts->warn(this, tr("Import Memory"), tr("Cannot read %1: %2").arg(in.fileName(), in.errorString()));
-        return;
-    }
-    if (in.size() > ExperienceJson::maxDocumentBytes) {
-        m_prompts->warn(this, tr("Import Memory"),
-                        tr("%1 is %2 MiB, too large for a memory export (the limit is %3 MiB).")
-                            .arg(in.fileName())
-                            .arg(in.size() / (1024 * 1024))
-                            .arg(ExperienceJson::maxDocumentBytes / (1024 * 1024)));
-        return;
-    }
-    const ExperienceStore::ImportResult result = m_store->importJson(in.readAll());
-    if (!result.ok) {
-        m_prompts->warn(this, tr("Import Memory"),
-                        tr("Nothing was imported from %1: %2").arg(in.fileName(), result.error));
-        return;
-    }
-    QString text = tr("From %1: added %2, %3 already in the memory (duplicates), %4 rejected.")
-                       .arg(in.fileName())
-                       .arg(result.added)
-                       .arg(result.duplicates)
-                       .arg(result.rejected);
-    for (int i = 0; i < std::min<qsizetype>(result.rejections.size(), 10); ++i)
-        text += QStringLiteral("\n• ") + result.rejections.at(i);
-    if (result.rejections.size() > 10)
-        text += tr("\n… and %1 more").arg(result.rejections.size() - 10);
-    refresh();
-    m_prompts->inform(this, tr("Import Memory"), text);
+    m_importJob = m_context->importMemory(files.first()); // read, checked and added on the engine's thread
 }
 
 void MemoryDock::exportFile()
 {
-    if (!ensureOpen())
+    if (m_opening != Opening::Open) {
+        ensureOpen();
         return;
+    }
     const QString path = m_prompts->exportFileName(this, tr("Export Memory"), tr("Memory export (*.json)"));
     if (path.isEmpty())
         return;
-    const QJsonObject document = m_store->exportJson();
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly) ||
-        out.write(QJsonDocument(document).toJson(QJsonDocument::Indented)) < 0 || !out.commit()) {
-        m_prompts->warn(this, tr("Export Memory"), tr("Cannot write %1: %2").arg(path, out.errorString()));
-        return;
-    }
-    m_prompts->inform(this, tr("Export Memory"),
-                      tr("Exported %n experience(s) to %1.", nullptr,
-                         int(document.value(QStringLiteral("experiences")).toArray().size()))
-                          .arg(path));
+    m_exportJob = m_context->exportMemory(path);
 }

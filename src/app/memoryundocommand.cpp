@@ -1,23 +1,22 @@
 #include "memoryundocommand.h"
 
-MemoryUndoCommand::MemoryUndoCommand(const QString &text, Step apply, Step revert,
-                                     std::function<void()> failed)
-    : QUndoCommand(text), m_apply(std::move(apply)), m_revert(std::move(revert)), m_failed(std::move(failed))
+MemoryUndoCommand::MemoryUndoCommand(const QString &text, Step apply, Step revert)
+    : QUndoCommand(text), m_apply(std::move(apply)), m_revert(std::move(revert))
 {
 }
 
 void MemoryUndoCommand::redo()
 {
-    if (!m_apply()) {
-        setObsolete(true);
-        m_failed();
-    }
+    if (isObsolete())
+        return; // failed before: the stack drops it without running it again
+    m_job = m_apply();
+    m_redone = true;
 }
 
 void MemoryUndoCommand::undo()
 {
-    if (!m_revert()) {
-        setObsolete(true);
-        m_failed();
-    }
+    if (isObsolete())
+        return;
+    m_job = m_revert();
+    m_redone = false;
 }

@@ -1,6 +1,6 @@
 #include "modelsdialog.h"
 
-#include "applogging.h"
+#include "appcontext.h"
 #include "llm/apikeystore.h"
 #include "llm/chatclient.h"
 #include "llm/endpointpresets.h"
@@ -26,8 +26,8 @@ enum RoleColumn
 };
 } // namespace
 
-ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
-    : QDialog(parent), m_ui(std::make_unique<Ui::ModelsDialog>()), m_path(configPath),
+ModelsDialog::ModelsDialog(AppContext *context, QWidget *parent)
+    : QDialog(parent), m_ui(std::make_unique<Ui::ModelsDialog>()), m_context(context),
       m_keys(new ApiKeyStore(this))
 {
     m_ui->setupUi(this);
@@ -47,17 +47,6 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
         presetMenu->addAction(p.label, this, [this, id = p.id] { addEndpoint(id); });
     m_ui->addButton->setMenu(presetMenu);
 
-    QString error;
-    QStringList notes;
-    if (auto loaded = LlmConfig::load(m_path, &error, &notes))
-        m_config = *loaded;
-    else
-        notes << tr("%1\nSaving will replace it.").arg(error);
-    for (const Endpoint &e : std::as_const(m_config.endpoints))
-        if (e.sendsKeyInClear() && e.allowPlainHttpKey)
-            notes << plainHttpWarningFor(e);
-    setProblem(notes.join(u'\n'));
-
     m_ui->rolesTable->setColumnCount(RoleColumns);
     m_ui->rolesTable->setHorizontalHeaderLabels({tr("Role"), tr("Endpoint"), tr("Model"), tr("Weight")});
     m_ui->rolesTable->verticalHeader()->hide();
@@ -70,8 +59,18 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
     m_ui->pricesTable->setColumnCount(3);
     m_ui->pricesTable->setHorizontalHeaderLabels({tr("Model"), tr("Input $/Mtok"), tr("Output $/Mtok")});
     m_ui->pricesTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    loadRolesAndPrices();
-    refreshList();
+    connect(m_context, &AppContext::llmConfigLoaded, this,
+            [this](quint64 job, const std::optional<LlmConfig> &config, const QString &error,
+                   const QStringList &notes) {
+                if (job == m_loadJob)
+                    fill(config, error, notes);
+            });
+    connect(m_context, &AppContext::llmConfigSaved, this, [this](quint64 job, const QString &error) {
+        if (job == m_saveJob)
+            saved(error);
+    });
+    setProblem(tr("Reading %1…").arg(m_context->llmConfigPath()));
+    m_loadJob = m_context->loadLlmConfig();
 
     connect(m_ui->endpointList, &QListWidget::currentRowChanged, this, [this](int row) {
         storeEndpoint(m_current);
@@ -152,23 +151,61 @@ ModelsDialog::ModelsDialog(const QString &configPath, QWidget *parent)
             m_ui->pricesTable->removeRow(m_ui->pricesTable->currentRow());
     });
     connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, [this] {
-        if (!save())
-            return;
-        // A typed key on its way to the keychain would be dropped with the dialog: close when it is kept.
-        if (m_keysPending > 0)
-            m_acceptWhenKept = true;
-        else
-            accept();
+        if (save())
+            m_acceptWhenSaved = true; // closes once the engine has written the file
     });
     connect(m_ui->authCombo, &QComboBox::currentIndexChanged, this,
             [this](int index) { m_ui->authHeaderEdit->setEnabled(index == 1); });
     connect(m_ui->baseUrlEdit, &QLineEdit::textChanged, this, &ModelsDialog::updatePlainHttpWarning);
     connect(m_ui->keySourceCombo, &QComboBox::currentIndexChanged, this,
             &ModelsDialog::updatePlainHttpWarning);
-    showEndpoint(m_ui->endpointList->currentRow()); // the list filled before the signal was connected
+    // Nothing to edit until the engine's answer: the endpoint's fields and Add wait for it.
+    m_ui->addButton->setEnabled(false);
+    showEndpoint(-1);
 }
 
 ModelsDialog::~ModelsDialog() = default;
+
+void ModelsDialog::fill(const std::optional<LlmConfig> &config, const QString &error, const QStringList &read)
+{
+    m_loaded = true;
+    m_ui->addButton->setEnabled(true);
+    QStringList notes = read;
+    if (config)
+        m_config = *config;
+    else
+        notes << tr("%1\nSaving will replace it.").arg(error);
+    for (const Endpoint &e : std::as_const(m_config.endpoints))
+        if (e.sendsKeyInClear() && e.allowPlainHttpKey)
+            notes << plainHttpWarningFor(e);
+    setProblem(notes.join(u'\n'));
+    loadRolesAndPrices();
+    refreshList();
+    showEndpoint(m_ui->endpointList->currentRow());
+}
+
+void ModelsDialog::saved(const QString &error)
+{
+    m_saveJob = 0;
+    const bool accepting = std::exchange(m_acceptWhenSaved, false);
+    if (!error.isEmpty()) {
+        setProblem(error);
+        Q_EMIT saveFinished(false);
+        return;
+    }
+    // Saved; what is still incomplete (an unassigned role, say) is worth knowing but not worth refusing.
+    const QStringList problems = m_config.problems();
+    setProblem(problems.isEmpty() ? QString()
+                                  : tr("Saved. Still to do: %1").arg(problems.join(QStringLiteral("; "))));
+    Q_EMIT saveFinished(true);
+    if (!accepting)
+        return;
+    // A typed key on its way to the keychain would be dropped with the dialog: close when it is kept.
+    if (m_keysPending > 0)
+        m_acceptWhenKept = true;
+    else
+        accept();
+}
 
 void ModelsDialog::refreshList()
 {
@@ -185,6 +222,8 @@ void ModelsDialog::refreshList()
 
 void ModelsDialog::addEndpoint(const QString &presetId)
 {
+    if (!m_loaded)
+        return; // the file's endpoints would replace it when they come
     storeEndpoint(m_current);
     const EndpointPreset *preset = EndpointPresets::find(presetId);
     Endpoint e = preset ? preset->endpoint : Endpoint{};
@@ -458,6 +497,10 @@ bool ModelsDialog::collectRolesAndPrices(QString *error)
 
 bool ModelsDialog::save()
 {
+    if (!m_loaded || m_saveJob != 0) {
+        setProblem(tr("llm.json is still being read or saved; try again in a moment."));
+        return false;
+    }
     storeEndpoint(m_current);
     if (!m_ui->keyEdit->text().trimmed().isEmpty())
         keepTypedKey(); // typed and not yet kept: OK means keep it
@@ -474,15 +517,8 @@ bool ModelsDialog::save()
         }
         names.insert(e.name);
     }
-    if (!m_config.save(m_path, &error)) {
-        setProblem(error);
-        return false;
-    }
-    // Saved; what is still incomplete (an unassigned role, say) is worth knowing but not worth refusing.
-    const QStringList problems = m_config.problems();
-    setProblem(problems.isEmpty() ? QString()
-                                  : tr("Saved. Still to do: %1").arg(problems.join(QStringLiteral("; "))));
-    qCInfo(lcApp) << "LLM settings saved to" << m_path;
+    setProblem(tr("Saving…"));
+    m_saveJob = m_context->saveLlmConfig(m_config);
     return true;
 }
 

@@ -8,23 +8,28 @@
 namespace Ui {
 class ModelsDialog;
 }
+class AppContext;
 class ApiKeyStore;
 class ChatClient;
 class QComboBox;
 
 // Tools > Models…: the LLM endpoints (add from a preset, edit, remove, test with a real tiny call) and the
 // models each serves, which endpoint's model serves each agent role (chosen from those that exist), and the
-// price table. Edits the same llm.json as `accelopt models`; a key typed here goes to the system keychain
+// price table. Edits the llm.json the window's engine runs on (the same file format as `accelopt models`),
+// read and written on the engine's thread through the AppContext; a key typed here goes to the system keychain
 // through ApiKeyStore, or where there is none stays in memory for this session, never into that file.
 class ModelsDialog : public QDialog
 {
     Q_OBJECT
 public:
-    explicit ModelsDialog(const QString &configPath = LlmConfig::defaultPath(), QWidget *parent = nullptr);
+    explicit ModelsDialog(AppContext *context, QWidget *parent = nullptr);
     ~ModelsDialog() override;
 
     const LlmConfig &config() const { return m_config; }
-    // Collects the form into the config and writes it; false (with the reason shown) when something is wrong.
+    bool isLoaded() const { return m_loaded; } // the engine's answer with llm.json has come
+    bool isSaving() const { return m_saveJob != 0; }
+    // Collects the form into the config and sends it to the engine to be written; false (with the reason
+    // shown) when something is wrong before anything is sent. saveFinished follows a true.
     bool save();
     void addEndpoint(const QString &presetId);
     // The key typed for the current endpoint: to the keychain, else for this session (keyKept follows).
@@ -39,8 +44,11 @@ public:
 Q_SIGNALS:
     void testFinished(bool ok);
     void keyKept(bool ok, const QString &message);
+    void saveFinished(bool ok); // written (ok), or why not in problem()
 
 private:
+    void fill(const std::optional<LlmConfig> &config, const QString &error, const QStringList &notes);
+    void saved(const QString &error);
     void showEndpoint(int row);
     void storeEndpoint(int row); // form -> m_config.endpoints[row]
     void refreshList();
@@ -55,7 +63,11 @@ private:
     static QString plainHttpWarningFor(const Endpoint &endpoint);
 
     std::unique_ptr<Ui::ModelsDialog> m_ui;
-    QString m_path;
+    AppContext *m_context;
+    quint64 m_loadJob = 0;
+    quint64 m_saveJob = 0;
+    bool m_loaded = false;
+    bool m_acceptWhenSaved = false; // OK was pressed: close once the file is written
     LlmConfig m_config;
     int m_current = -1;
     bool m_loading = false;

@@ -1,5 +1,7 @@
 #include "optimizedialog.h"
 
+#include "appcontext.h"
+
 #include "llm/llmconfig.h"
 #include "model/targets.h"
 #include "model/taskcatalog.h"
@@ -46,12 +48,18 @@ int indexOfTask(const QComboBox *combo, const QJsonObject &ref)
 }
 } // namespace
 
-OptimizeDialog::OptimizeDialog(const Kernel &kernel, const QList<HostConfig> &hosts, const QString &tasksDir,
-                               UserPrompts *prompts, QWidget *parent)
-    : QDialog(parent), m_ui(std::make_unique<Ui::OptimizeDialog>()), m_kernel(kernel), m_hosts(hosts),
-      m_tasksDir(tasksDir), m_prompts(prompts)
+OptimizeDialog::OptimizeDialog(AppContext *context, const Kernel &kernel, const QList<HostConfig> &hosts,
+                               const QString &tasksDir, UserPrompts *prompts, QWidget *parent)
+    : QDialog(parent), m_ui(std::make_unique<Ui::OptimizeDialog>()), m_context(context), m_kernel(kernel),
+      m_hosts(hosts), m_tasksDir(tasksDir), m_prompts(prompts)
 {
     m_ui->setupUi(this);
+    connect(m_context, &AppContext::llmConfigLoaded, this,
+            [this](quint64 job, const std::optional<LlmConfig> &config, const QString &error, const QStringList &) {
+                if (job == m_modelsJob)
+                    showModels(config, error);
+            });
+    connect(m_context, &AppContext::llmConfigChanged, this, &OptimizeDialog::refreshModels);
     m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(tr("&Start"));
     m_ui->buttonBox->button(QDialogButtonBox::Ok)->setDefault(true);
     connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -138,8 +146,11 @@ void OptimizeDialog::setDefaults(const QString &host, const QString &target, con
 
 void OptimizeDialog::refreshModels()
 {
-    QString error;
-    const std::optional<LlmConfig> config = LlmConfig::load(LlmConfig::defaultPath(), &error);
+    m_modelsJob = m_context->loadLlmConfig();
+}
+
+void OptimizeDialog::showModels(const std::optional<LlmConfig> &config, const QString &error)
+{
     QStringList lines, problems;
     if (!config) {
         problems << error.toHtmlEscaped();

@@ -1,16 +1,19 @@
 #pragma once
 
 #include "hosts/hostconfig.h"
+#include "llm/llmconfig.h"
 #include "search/searchconfig.h"
 #include "search/searchtask.h"
 
 #include <QDialog>
 
 #include <memory>
+#include <optional>
 
 namespace Ui {
 class OptimizeDialog;
 }
+class AppContext;
 class UserPrompts;
 
 // Run > Optimize…: everything one search needs, prefilled from the active editor and the last run. The task
@@ -35,16 +38,17 @@ public:
         bool useMemory = true;
     };
 
-    // prompts: asks the wizard's questions (a reference file); may be null.
-    OptimizeDialog(const Kernel &kernel, const QList<HostConfig> &hosts, const QString &tasksDir,
-                   UserPrompts *prompts = nullptr, QWidget *parent = nullptr);
+    // context: whose engine's llm.json the models come from; prompts: asks the wizard's questions (a reference
+    // file), may be null.
+    OptimizeDialog(AppContext *context, const Kernel &kernel, const QList<HostConfig> &hosts,
+                   const QString &tasksDir, UserPrompts *prompts = nullptr, QWidget *parent = nullptr);
     ~OptimizeDialog() override;
 
     // The run-target choice of the toolbar, used unless the dialog remembers a choice of its own.
     void setDefaults(const QString &host, const QString &target, const QString &size);
     // The task the tab already has (chosen for F5 or made for it), used when the file does not tell one.
     void preferTask(const QJsonObject &ref, const QString &name);
-    // Reads llm.json again (after Tools > Models).
+    // Asks the engine for its llm.json again (after Tools > Models); the models line follows its answer.
     void refreshModels();
     // Valid after accept().
     Request request() const { return m_request; }
@@ -59,6 +63,7 @@ public Q_SLOTS:
     void accept() override;
 
 private:
+    void showModels(const std::optional<LlmConfig> &config, const QString &error);
     void newTask();
     void applyPreset();
     void showConfig(const SearchConfig &config);
@@ -68,6 +73,8 @@ private:
     void restore();
 
     std::unique_ptr<Ui::OptimizeDialog> m_ui;
+    AppContext *m_context;
+    quint64 m_modelsJob = 0;
     Kernel m_kernel;
     QList<HostConfig> m_hosts;
     QString m_tasksDir;

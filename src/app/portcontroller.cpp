@@ -1,16 +1,13 @@
 #include "portcontroller.h"
 
+#include "appcontext.h"
 #include "comparecontroller.h"
 #include "editortabs.h"
 #include "kerneleditor.h"
 #include "runcontroller.h"
 #include "userprompts.h"
 
-#include "common/datapaths.h"
-#include "hosts/hostregistry.h"
-#include "hosts/localhost.h"
 #include "model/nkigeneration.h"
-#include "search/kernelport.h"
 
 #include <QAction>
 #include <QFileInfo>
@@ -24,6 +21,11 @@ PortController::PortController(const WindowParts &parts, RunController *run, Com
     m_action->setStatusTip(tr("Rewrite this classic (neuronxcc.nki) kernel in the nki namespace that Neuron SDK 2.30 "
                               "and later require, checked equal on nkisim, and compare the two"));
     connect(m_action, &QAction::triggered, this, &PortController::port);
+    connect(m_parts.context, &AppContext::portProgress, this, [this](quint64 job, const QString &message) {
+        if (job == m_job)
+            m_parts.window->statusBar()->showMessage(message, 30000);
+    });
+    connect(m_parts.context, &AppContext::kernelPorted, this, &PortController::finished);
 }
 
 PortController::~PortController() = default;
@@ -53,41 +55,35 @@ void PortController::port()
     request.kernel = editor->text();
     request.task = taskRef;
 
-    // Equality is nkisim's to decide, so the port runs on this machine whatever the run target is.
-    m_host = std::make_unique<LocalHost>(HostRegistry::builtinLocal(), DataPaths::nkibenchDir());
-    m_job = std::make_unique<KernelPort>(m_host.get());
-    ComparePair pair;
-    pair.left.name = editor->displayName();
-    pair.left.text = editor->text();
-    pair.left.filePath = editor->filePath();
-    pair.task = taskName;
-    pair.taskRef = taskRef;
-    connect(m_job.get(), &KernelPort::progress, this,
-            [this](const QString &message) { m_parts.window->statusBar()->showMessage(message, 30000); });
-    connect(m_job.get(), &KernelPort::finished, this, [this, pair, title](const KernelPort::Result &result) mutable {
-        if (!result.ok) {
-            m_parts.prompts->warn(m_parts.window, title, tr("%1 was not ported.\n\n%2").arg(pair.left.name, result.error));
-        } else {
-            pair.right.name = QStringLiteral("%1 (current NKI, ported by %2)")
-                                  .arg(QFileInfo(pair.left.name).completeBaseName(), result.by);
-            pair.right.text = result.kernel;
-            m_parts.window->statusBar()->showMessage(
-                tr("Ported by %1; nkisim finds it equal (relative L2 difference %2)")
-                    .arg(result.by)
-                    .arg(result.equal.value(QStringLiteral("l2_rel_diff")).toDouble()),
-                30000);
-            m_compare->open(pair);
-        }
-        // Not from inside the job's own signal.
-        QMetaObject::invokeMethod(this, &PortController::finish, Qt::QueuedConnection);
-    });
+    m_pair = ComparePair{};
+    m_pair.left.name = editor->displayName();
+    m_pair.left.text = editor->text();
+    m_pair.left.filePath = editor->filePath();
+    m_pair.task = taskName;
+    m_pair.taskRef = taskRef;
     m_action->setEnabled(false);
-    m_job->start(request);
+    // Equality is nkisim's to decide, so the engine runs the port on this machine whatever the run target is.
+    m_job = m_parts.context->portKernel(request);
 }
 
-void PortController::finish()
+void PortController::finished(quint64 job, const KernelPort::Result &result)
 {
-    m_job.reset();
-    m_host.reset();
+    if (job != m_job)
+        return;
+    m_job = 0;
     m_action->setEnabled(true);
+    const QString title = tr("Port to Current NKI");
+    ComparePair pair = m_pair;
+    if (!result.ok) {
+        m_parts.prompts->warn(m_parts.window, title, tr("%1 was not ported.\n\n%2").arg(pair.left.name, result.error));
+        return;
+    }
+    pair.right.name =
+        QStringLiteral("%1 (current NKI, ported by %2)").arg(QFileInfo(pair.left.name).completeBaseName(), result.by);
+    pair.right.text = result.kernel;
+    m_parts.window->statusBar()->showMessage(tr("Ported by %1; nkisim finds it equal (relative L2 difference %2)")
+                                                 .arg(result.by)
+                                                 .arg(result.equal.value(QStringLiteral("l2_rel_diff")).toDouble()),
+                                             30000);
+    m_compare->open(pair);
 }

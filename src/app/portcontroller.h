@@ -2,20 +2,19 @@
 
 #include "windowparts.h"
 
-#include <QObject>
-#include <QPointer>
+#include "diff/comparepair.h"
+#include "search/kernelport.h"
 
-#include <memory>
+#include <QObject>
 
 class CompareController;
-class Host;
-class KernelPort;
 class QAction;
 class RunController;
 
 // Tools > Port to Current NKI: the current tab's classic kernel ported to the nki namespace (the runner's rules,
 // else the executor model), checked equal on nkisim on this machine, and opened in Compare beside the original,
-// where Take Right Side keeps it.
+// where Take Right Side keeps it. The port runs in the engine (Engine::portKernel, on its thread, with the
+// window's llm.json); this controller only asks and shows the answer.
 class PortController : public QObject
 {
     Q_OBJECT
@@ -27,12 +26,12 @@ public:
     void port();
 
 private:
-    void finish();
+    void finished(quint64 job, const KernelPort::Result &result);
 
     WindowParts m_parts;
     RunController *m_run;
     CompareController *m_compare;
     QAction *m_action;
-    std::unique_ptr<Host> m_host;
-    std::unique_ptr<KernelPort> m_job;
+    quint64 m_job = 0;  // the port on its way, 0 when none
+    ComparePair m_pair; // its left side, the original
 };

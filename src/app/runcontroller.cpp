@@ -201,8 +201,8 @@ void RunController::optimize()
             tr("Open the kernel to optimize first (File › Open, or a task in the Tasks dock)."));
         return;
     }
-    OptimizeDialog dialog({editor->displayName(), editor->filePath(), editor->text()}, m_hosts, m_tasksDir,
-                          m_parts.prompts, m_parts.window);
+    OptimizeDialog dialog(m_parts.context, {editor->displayName(), editor->filePath(), editor->text()}, m_hosts,
+                          m_tasksDir, m_parts.prompts, m_parts.window);
     connect(&dialog, &OptimizeDialog::taskCreated, this, [this, editor](const QJsonObject &ref, const QString &name) {
         // The editor keeps the task made for it, as a chosen one is kept: F5 then asks no more.
         editor->setProperty("taskRef", ref);

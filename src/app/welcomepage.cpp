@@ -1,5 +1,6 @@
 #include "welcomepage.h"
 
+#include "appcontext.h"
 #include "common/recentfiles.h"
 #include "hosts/hostregistry.h"
 #include "llm/llmconfig.h"
@@ -80,9 +81,21 @@ QCommandLinkButton *action(const QString &title, const QString &description, QWi
 }
 } // namespace
 
-WelcomePage::WelcomePage(QWidget *parent) : QWidget(parent)
+WelcomePage::WelcomePage(AppContext *context, QWidget *parent) : QWidget(parent), m_context(context)
 {
     setObjectName(QStringLiteral("WelcomePage"));
+    if (m_context) {
+        connect(m_context, &AppContext::llmConfigLoaded, this,
+                [this](quint64 job, const std::optional<LlmConfig> &llm, const QString &error, const QStringList &) {
+                    if (job == m_llmJob)
+                        showModelsSetup(llm, error);
+                });
+        connect(m_context, &AppContext::hostsLoaded, this,
+                [this](quint64 job, const QList<HostConfig> &hosts, const QString &error) {
+                    if (job == m_hostsJob)
+                        showHostsSetup(hosts, error);
+                });
+    }
     setAutoFillBackground(true);
 
     auto *icon = new QLabel(this);
@@ -294,8 +307,15 @@ void WelcomePage::refreshRecent()
 
 void WelcomePage::refreshSetup()
 {
-    QString error;
-    const std::optional<LlmConfig> llm = LlmConfig::load(LlmConfig::defaultPath(), &error);
+    if (!m_context)
+        return;
+    // The engine reads its own files; the answers fill the two lines.
+    m_llmJob = m_context->loadLlmConfig();
+    m_hostsJob = m_context->loadHosts();
+}
+
+void WelcomePage::showModelsSetup(const std::optional<LlmConfig> &llm, const QString &error)
+{
     if (!llm) {
         m_modelsStatus->setText(error);
     } else if (llm->endpoints.isEmpty()) {
@@ -306,17 +326,19 @@ void WelcomePage::refreshSetup()
             names << endpoint.name;
         m_modelsStatus->setText(tr("Set up: %1.").arg(names.join(QStringLiteral(", "))));
     }
+}
 
-    HostRegistry registry;
-    QStringList names;
-    if (registry.load(error)) {
-        const QString local = HostRegistry::builtinLocal().name;
-        for (const HostConfig &host : registry.hosts())
-            names << (host.name == local ? tr("%1 (this machine, nkisim)").arg(host.name) : host.name);
-        m_hostsStatus->setText(tr("Hosts: %1.").arg(names.join(QStringLiteral(", "))));
-    } else {
+void WelcomePage::showHostsSetup(const QList<HostConfig> &hosts, const QString &error)
+{
+    if (!error.isEmpty()) {
         m_hostsStatus->setText(error);
+        return;
     }
+    QStringList names;
+    const QString local = HostRegistry::builtinLocal().name;
+    for (const HostConfig &host : hosts)
+        names << (host.name == local ? tr("%1 (this machine, nkisim)").arg(host.name) : host.name);
+    m_hostsStatus->setText(tr("Hosts: %1.").arg(names.join(QStringLiteral(", "))));
 }
 
 void WelcomePage::openTask(QTreeWidgetItem *item)

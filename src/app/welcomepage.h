@@ -1,6 +1,11 @@
 #pragma once
 
+#include "hosts/hostconfig.h"
+#include "llm/llmconfig.h"
+
 #include <QWidget>
+
+#include <optional>
 
 class QCommandLinkButton;
 class QGridLayout;
@@ -10,12 +15,15 @@ class QTreeWidgetItem;
 
 // What the window shows while no editor tab is open (a first start above all): the ways in. Open a task's
 // baseline or a file, set up a model endpoint (Optimize needs one), add a host, or reopen a recent file. It
+class AppContext;
 // only asks; the main window acts, so the page holds no state beyond what it lists.
 class WelcomePage : public QWidget
 {
     Q_OBJECT
 public:
-    explicit WelcomePage(QWidget *parent = nullptr);
+    // context: where what is set up (llm.json, hosts.json) is read from, on the engine's thread; without one
+    // the page does not say.
+    explicit WelcomePage(AppContext *context = nullptr, QWidget *parent = nullptr);
 
     void setTasksDir(const QString &dir); // the shipped tasks; the user's are listed too
     // Lists the tasks, recent files and what is set up again (they change while the page is hidden).
@@ -48,6 +56,8 @@ private:
     void refreshTasks();
     void refreshRecent();
     void refreshSetup();
+    void showModelsSetup(const std::optional<LlmConfig> &llm, const QString &error);
+    void showHostsSetup(const QList<HostConfig> &hosts, const QString &error);
     void openTask(QTreeWidgetItem *item);
     void openRecent(QTreeWidgetItem *item);
 
@@ -61,6 +71,9 @@ private:
     QCommandLinkButton *m_own;
     QCommandLinkButton *m_models;
     QCommandLinkButton *m_hosts;
+    AppContext *m_context;
+    quint64 m_llmJob = 0;
+    quint64 m_hostsJob = 0;
     QLabel *m_modelsStatus;
     QLabel *m_hostsStatus;
     QLabel *m_tasksStatus;

@@ -1,3 +1,4 @@
+#include "appcontext.h"
 #include "hosts/hostregistry.h"
 #include "hosts/sshprompter.h"
 #include "hostsdialog.h"
@@ -10,6 +11,7 @@
 #include <QDir>
 #include <QFile>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -20,11 +22,25 @@ class TestHostsDialog : public QObject
     QTemporaryDir m_dir;
 
     QString hostsFile() const { return m_dir.filePath(QStringLiteral("hosts.json")); }
+    // The window's context over this hosts file: the dialog reads and writes it through the engine (issue 32).
+    std::unique_ptr<AppContext> contextFor(const QString &hosts) const
+    {
+        Engine::Settings s;
+        s.hostsFile = hosts;
+        s.workspaceDb = m_dir.filePath(QStringLiteral("workspace.sqlite"));
+        s.memoryDb = m_dir.filePath(QStringLiteral("memory.sqlite"));
+        s.llmConfig = m_dir.filePath(QStringLiteral("llm.json"));
+        return std::make_unique<AppContext>(s);
+    }
+    static void loaded(HostsDialog &dialog) { QTRY_VERIFY(dialog.isLoaded()); }
+    static void waitSaved(HostsDialog &dialog) { QTRY_VERIFY(!dialog.isSaving()); }
 
 private Q_SLOTS:
     void addEditSaveAndReload()
     {
-        HostsDialog dialog(std::make_shared<SshPrompter>(), nullptr, hostsFile());
+        const auto dialogContext = contextFor(hostsFile());
+        HostsDialog dialog(dialogContext.get(), std::make_shared<SshPrompter>());
+        loaded(dialog);
         auto *ui = dialog.ui();
         QCOMPARE(ui->hostList->count(), 1); // the built-in local host
         QVERIFY(!ui->removeButton->isEnabled());
@@ -37,6 +53,7 @@ private Q_SLOTS:
         ui->backendCombo->setCurrentIndex(ui->backendCombo->findData(QStringLiteral("neuron")));
         ui->envEdit->setPlainText(QStringLiteral("NEURON_RT_LOG_LEVEL=ERROR"));
         QVERIFY(dialog.save());
+        waitSaved(dialog);
 
         HostRegistry registry(hostsFile());
         QString error;
@@ -48,19 +65,59 @@ private Q_SLOTS:
         QCOMPARE(saved.backend, QStringLiteral("neuron"));
         QCOMPARE(saved.environment.value(QStringLiteral("NEURON_RT_LOG_LEVEL")), QStringLiteral("ERROR"));
 
-        HostsDialog again(std::make_shared<SshPrompter>(), nullptr, hostsFile());
+        const auto againContext = contextFor(hostsFile());
+        HostsDialog again(againContext.get(), std::make_shared<SshPrompter>());
+        loaded(again);
         QCOMPARE(again.ui()->hostList->count(), 2);
         again.ui()->hostList->setCurrentRow(1);
         QCOMPARE(again.ui()->sshHostEdit->text(), QStringLiteral("trn-box.example"));
         again.ui()->removeButton->click();
         QVERIFY(again.save());
+        waitSaved(again);
         QVERIFY(registry.load(error));
         QVERIFY(!registry.find(QStringLiteral("trn-box"), saved));
     }
 
+    // Issue 32: the dialog edits the file its window's engine reads, through that engine: never a default one
+    // beside it, and the engine's own list of hosts has the new one at once.
+    void saveGoesThroughTheEngineToItsFile()
+    {
+        const QString elsewhere = m_dir.filePath(QStringLiteral("default-hosts.json"));
+        qputenv("ACCELOPT_HOSTS_FILE", elsewhere.toUtf8());
+        const QString enginesFile = m_dir.filePath(QStringLiteral("engines-hosts.json"));
+        const auto context = contextFor(enginesFile);
+        QSignalSpy listed(context.get(), &AppContext::hostsListed);
+        QSignalSpy written(context.get(), &AppContext::hostsSaved);
+        HostsDialog dialog(context.get(), std::make_shared<SshPrompter>());
+        loaded(dialog);
+        dialog.ui()->addButton->click();
+        dialog.ui()->nameEdit->setText(QStringLiteral("through-engine"));
+        dialog.ui()->sshHostEdit->setText(QStringLiteral("box.example"));
+        QVERIFY(dialog.save());
+        QVERIFY(dialog.isSaving());
+        waitSaved(dialog);
+        QCOMPARE(written.size(), 1);
+        QVERIFY(written.first().at(2).toString().isEmpty());
+        QVERIFY2(dialog.statusText().contains(enginesFile), qPrintable(dialog.statusText()));
+        HostRegistry registry(enginesFile);
+        QString error;
+        QVERIFY2(registry.load(error), qPrintable(error));
+        HostConfig found;
+        QVERIFY(registry.find(QStringLiteral("through-engine"), found));
+        QVERIFY(!QFile::exists(elsewhere));
+        QTRY_VERIFY(!listed.isEmpty()); // the run targets are refreshed from the engine after the save
+        bool offered = false;
+        for (const HostConfig &host : listed.last().at(0).value<QList<HostConfig>>())
+            offered = offered || host.name == QStringLiteral("through-engine");
+        QVERIFY(offered);
+        qunsetenv("ACCELOPT_HOSTS_FILE");
+    }
+
     void badInputIsExplainedAndNotSaved()
     {
-        HostsDialog dialog(std::make_shared<SshPrompter>(), nullptr, hostsFile());
+        const auto dialogContext = contextFor(hostsFile());
+        HostsDialog dialog(dialogContext.get(), std::make_shared<SshPrompter>());
+        loaded(dialog);
         dialog.ui()->addButton->click();
         dialog.ui()->nameEdit->setText(QStringLiteral("bad name!"));
         dialog.ui()->sshHostEdit->setText(QStringLiteral("x"));
@@ -79,7 +136,9 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("{ oops");
         f.close();
-        HostsDialog dialog(std::make_shared<SshPrompter>(), nullptr, path);
+        const auto dialogContext = contextFor(path);
+        HostsDialog dialog(dialogContext.get(), std::make_shared<SshPrompter>());
+        loaded(dialog);
         QVERIFY(dialog.statusText().contains(QStringLiteral("not valid JSON")));
         QVERIFY(!dialog.save());
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -88,7 +147,9 @@ private Q_SLOTS:
 
     void testConnectionOnTheLocalHost()
     {
-        HostsDialog dialog(std::make_shared<SshPrompter>(), nullptr, hostsFile());
+        const auto dialogContext = contextFor(hostsFile());
+        HostsDialog dialog(dialogContext.get(), std::make_shared<SshPrompter>());
+        loaded(dialog);
         HostStatusWidget status;
         HostConfig remote;
         remote.name = QStringLiteral("trn");
@@ -132,7 +193,9 @@ private Q_SLOTS:
         f.close();
         auto prompter = std::make_shared<SshPrompter>();
         prompter->setAcceptedFingerprints({sshd.hostKeyFingerprint()});
-        HostsDialog dialog(prompter, nullptr, hostsFile());
+        const auto dialogContext = contextFor(hostsFile());
+        HostsDialog dialog(dialogContext.get(), prompter);
+        loaded(dialog);
         dialog.resize(820, 720);
         dialog.show();
         dialog.ui()->hostList->setCurrentRow(1);
@@ -150,7 +213,9 @@ private Q_SLOTS:
         QString error;
         if (!slurm.start(error))
             QSKIP(qPrintable(error));
-        HostsDialog dialog(std::make_shared<SshPrompter>(), nullptr, hostsFile());
+        const auto dialogContext = contextFor(hostsFile());
+        HostsDialog dialog(dialogContext.get(), std::make_shared<SshPrompter>());
+        loaded(dialog);
         dialog.resize(820, 720);
         dialog.show();
         auto *ui = dialog.ui();
@@ -164,6 +229,7 @@ private Q_SLOTS:
         ui->timeEdit->setText(QStringLiteral("10"));
         ui->pythonEdit->setText(QStringLiteral("/usr/bin/python3"));
         QVERIFY(dialog.save());
+        waitSaved(dialog);
         dialog.testConnection();
         QTRY_VERIFY_WITH_TIMEOUT(!dialog.testRunning(), 120000);
         // the allocation's nodes and sinfo's partitions, from the runner that ran as a step of the job

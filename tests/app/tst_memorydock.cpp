@@ -1,3 +1,4 @@
+#include "appcontext.h"
 #include "experiencedetail.h"
 #include "experienceeditdialog.h"
 #include "isolatedsettings.h"
@@ -17,6 +18,7 @@
 #include <QDialogButtonBox>
 #include <QPushButton>
 #include <QFile>
+#include <QSqlDatabase>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
@@ -34,7 +36,9 @@
 // The Memory dock as a person curates the optimization memory with it, over a real memory file: search as
 // you type, filters, the detail pane with usage evidence, edit / pin / delete with undo from the keyboard,
 // import and export, and the request to open a pair in Compare (which tst_compareview follows into the
-// view). Screenshots go to test-artifacts.
+// view). The dock works through an AppContext whose engine owns the memory (issue 32): the test waits for the
+// engine's answers (settle) and reads the file through a connection of its own, as another program would.
+// Screenshots go to test-artifacts.
 class TestMemoryDock : public QObject
 {
     Q_OBJECT
@@ -98,6 +102,40 @@ class TestMemoryDock : public QObject
         return path;
     }
 
+    // A window's context over this memory: the engine that the dock asks.
+    std::unique_ptr<AppContext> contextFor(const QString &memory)
+    {
+        Engine::Settings s;
+        s.memoryDb = memory;
+        s.workspaceDb = m_dir.filePath(QStringLiteral("workspace-%1.sqlite").arg(++m_file));
+        s.hostsFile = m_dir.filePath(QStringLiteral("hosts.json"));
+        s.llmConfig = m_dir.filePath(QStringLiteral("llm.json"));
+        return std::make_unique<AppContext>(s);
+    }
+    // Until every request of the dock's has its answer.
+    static void settle(MemoryDock &dock) { QTRY_VERIFY_WITH_TIMEOUT(dock.isIdle(), 20000); }
+    static void open(MemoryDock &dock)
+    {
+        dock.ensureOpen();
+        QTRY_VERIFY_WITH_TIMEOUT(dock.ensureOpen(), 20000);
+        settle(dock);
+    }
+    // The file as another program reads it.
+    static std::optional<ExperienceRecord> stored(const QString &memory, qint64 id)
+    {
+        ExperienceStore store(memory);
+        if (!store.open())
+            qFatal("cannot open %s", qPrintable(memory));
+        return store.get(id);
+    }
+    static QList<RetrievalRecord> storedRetrievals(const QString &memory, qint64 id)
+    {
+        ExperienceStore store(memory);
+        if (!store.open())
+            qFatal("cannot open %s", qPrintable(memory));
+        return store.retrievalsOf(id);
+    }
+
     static int rowOfTitle(MemoryDock &dock, const QString &title)
     {
         for (int row = 0; row < dock.model()->rowCount(); ++row)
@@ -114,6 +152,7 @@ class TestMemoryDock : public QObject
         dock.view()->selectionModel()->setCurrentIndex(dock.model()->index(row, ExperienceListModel::Title),
                                                        QItemSelectionModel::ClearAndSelect |
                                                            QItemSelectionModel::Rows);
+        settle(dock);
     }
 
 private Q_SLOTS:
@@ -123,10 +162,11 @@ private Q_SLOTS:
     {
         ScriptedPrompts prompts;
         qint64 shownId = 0;
-        MemoryDock dock(nullptr, &prompts, seededMemory(&shownId));
+        const auto context = contextFor(seededMemory(&shownId));
+        MemoryDock dock(context.get(), &prompts);
         dock.resize(1300, 640);
         dock.show();
-        QVERIFY(dock.ensureOpen());
+        open(dock);
         QAbstractItemModelTester tester(dock.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(dock.model()->rowCount(), 4);
         QCOMPARE(dock.countLabel()->text(), QStringLiteral("4 of 4 experiences"));
@@ -135,34 +175,42 @@ private Q_SLOTS:
         QTest::keyClicks(dock.searchEdit(), QStringLiteral("stationa"));
         QCOMPARE(dock.model()->rowCount(), 4);
         QTRY_COMPARE(dock.model()->rowCount(), 1);
+        settle(dock);
         QCOMPARE(dock.model()->index(0, ExperienceListModel::Title).data().toString(),
                  QStringLiteral("Keep the stationary tile in SBUF"));
         // FTS5 syntax typed by a person is plain text, never an error.
         dock.searchEdit()->setText(QStringLiteral("\"unbalanced (AND OR"));
         dock.applyFilterNow();
+        settle(dock);
         QCOMPARE(dock.model()->rowCount(), 0);
         QVERIFY(prompts.warnings.isEmpty());
         dock.searchEdit()->clear();
         dock.applyFilterNow();
+        settle(dock);
 
         // Filters: task, kind, pinned.
         dock.taskFilter()->setCurrentIndex(dock.taskFilter()->findData(QStringLiteral("matmul")));
         dock.applyFilterNow();
+        settle(dock);
         QCOMPARE(dock.model()->rowCount(), 2);
         dock.kindFilter()->setCurrentIndex(2); // slower only
         dock.applyFilterNow();
+        settle(dock);
         QCOMPARE(dock.model()->rowCount(), 1);
         QCOMPARE(dock.model()->index(0, ExperienceListModel::Title).data().toString(),
                  QStringLiteral("Transposing by DMA stalls the queue"));
         dock.kindFilter()->setCurrentIndex(0);
         dock.taskFilter()->setCurrentIndex(0);
         dock.pinnedFilter()->setChecked(true);
+        settle(dock);
         QCOMPARE(dock.model()->rowCount(), 0);
         dock.pinnedFilter()->setChecked(false);
+        settle(dock);
         QCOMPARE(dock.model()->rowCount(), 4);
 
         // Sorting by speedup, highest first.
         dock.view()->sortByColumn(ExperienceListModel::Speedup, Qt::DescendingOrder);
+        settle(dock);
         QCOMPARE(dock.model()->index(0, ExperienceListModel::Speedup).data().toString(), QStringLiteral("2.40×"));
         QCOMPARE(dock.model()->index(3, ExperienceListModel::Speedup).data().toString(), QStringLiteral("0.70×"));
 
@@ -192,20 +240,23 @@ private Q_SLOTS:
         ScriptedPrompts prompts;
         qint64 shownId = 0;
         const QString path = seededMemory(&shownId);
-        MemoryDock dock(nullptr, &prompts, path);
+        const auto context = contextFor(path);
+        MemoryDock dock(context.get(), &prompts);
         dock.resize(1300, 640);
         dock.show();
-        QVERIFY(dock.ensureOpen());
+        open(dock);
         QVERIFY(QTest::qWaitForWindowActive(&dock));
         select(dock, QStringLiteral("Keep the stationary tile in SBUF"));
 
         // Pin with Ctrl+M, undo with Ctrl+Z.
         QTest::keyClick(dock.view(), Qt::Key_M, Qt::ControlModifier);
-        QVERIFY(dock.store()->get(shownId)->pinned);
+        settle(dock);
+        QVERIFY(stored(path, shownId)->pinned);
         QCOMPARE(dock.model()->index(0, ExperienceListModel::Pinned).data().toString(), QStringLiteral("★"));
         QCOMPARE(dock.pinAction()->text(), QStringLiteral("Un&pin"));
         QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier);
-        QVERIFY(!dock.store()->get(shownId)->pinned);
+        settle(dock);
+        QVERIFY(!stored(path, shownId)->pinned);
 
         // Edit with F2: the dialog refuses an empty title, then takes a new one; undo restores the old.
         QTimer::singleShot(0, this, [] {
@@ -218,31 +269,38 @@ private Q_SLOTS:
             dialog->accept();
         });
         QTest::keyClick(dock.view(), Qt::Key_F2);
-        QCOMPARE(dock.store()->get(shownId)->experience.title,
+        settle(dock);
+        QCOMPARE(stored(path, shownId)->experience.title,
                  QStringLiteral("Keep the stationary operand resident in SBUF"));
         dock.activateWindow(); // back from the modal dialog: shortcuts go to the active window
         QVERIFY(QTest::qWaitForWindowActive(&dock));
+        settle(dock);
         QVERIFY(dock.detail()->text()->toPlainText().contains(QStringLiteral("Load it once per k tile.")));
         shoot(dock, artifact(QStringLiteral("memory-edited.png")));
         QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier);
-        QCOMPARE(dock.store()->get(shownId)->experience.title, QStringLiteral("Keep the stationary tile in SBUF"));
+        settle(dock);
+        QCOMPARE(stored(path, shownId)->experience.title, QStringLiteral("Keep the stationary tile in SBUF"));
         QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
-        QCOMPARE(dock.store()->get(shownId)->experience.title,
+        settle(dock);
+        QCOMPARE(stored(path, shownId)->experience.title,
                  QStringLiteral("Keep the stationary operand resident in SBUF"));
         QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier);
+        settle(dock);
 
         // Delete with Del; the usage evidence goes with it and comes back, id and all, on undo.
         select(dock, QStringLiteral("Keep the stationary tile in SBUF"));
         QTest::keyClick(dock.view(), Qt::Key_Delete);
-        QVERIFY(!dock.store()->get(shownId));
+        settle(dock);
+        QVERIFY(!stored(path, shownId));
         QCOMPARE(dock.model()->rowCount(), 3);
         QVERIFY(dock.selectedId() > 0); // the next one is selected, so Del can go on
         QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier);
-        const auto back = dock.store()->get(shownId);
+        settle(dock);
+        const auto back = stored(path, shownId);
         QVERIFY(back);
         QCOMPARE(back->shown, 3);
         QCOMPARE(back->faster, 2);
-        QCOMPARE(dock.store()->retrievalsOf(shownId).size(), 3);
+        QCOMPARE(storedRetrievals(path, shownId).size(), 3);
         QCOMPARE(dock.selectedId(), shownId);
         QCOMPARE(dock.model()->rowCount(), 4);
 
@@ -259,55 +317,66 @@ private Q_SLOTS:
     {
         ScriptedPrompts prompts;
         qint64 shownId = 0;
-        MemoryDock dock(nullptr, &prompts, seededMemory(&shownId));
+        const QString path = seededMemory(&shownId);
+        const auto context = contextFor(path);
+        MemoryDock dock(context.get(), &prompts);
         dock.show();
-        QVERIFY(dock.ensureOpen());
+        open(dock);
         select(dock, QStringLiteral("Keep the stationary tile in SBUF"));
         // Another program deletes the experience while it is selected.
         {
-            ExperienceStore other(dock.store()->path());
+            ExperienceStore other(path);
             QVERIFY(other.open());
             QVERIFY(other.remove(shownId));
         }
         QTest::keyClick(dock.view(), Qt::Key_M, Qt::ControlModifier);
+        settle(dock);
         QCOMPARE(dock.undoStack()->count(), 0); // get() found nothing: no command at all
         QVERIFY(prompts.warnings.isEmpty());
         // The store's caps hold for edits as for imports.
         select(dock, QStringLiteral("Fuse the sigmoid into one activation"));
         const qint64 id = dock.selectedId();
-        QVERIFY(!dock.store()->edit(id, QStringLiteral("t"), QString(20000, QLatin1Char('x'))));
-        QVERIFY(dock.store()->lastError().contains(QStringLiteral("over the limit")));
+        QSignalSpy changed(context.get(), &AppContext::experienceChanged);
+        const quint64 job = context->editExperience(id, QStringLiteral("t"), QString(20000, QLatin1Char('x')));
+        QTRY_COMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().at(0).toULongLong(), job);
+        QVERIFY(changed.first().at(1).toString().contains(QStringLiteral("over the limit")));
     }
 
     void importAndExportRoundTrip()
     {
         ScriptedPrompts prompts;
-        MemoryDock dock(nullptr, &prompts, seededMemory());
+        const auto context = contextFor(seededMemory());
+        MemoryDock dock(context.get(), &prompts);
         dock.show();
-        QVERIFY(dock.ensureOpen());
+        open(dock);
         QVERIFY(QTest::qWaitForWindowActive(&dock));
         const QString exported = m_dir.filePath(QStringLiteral("export.json"));
         prompts.exportAnswers << exported;
         QTest::keyClick(dock.view(), Qt::Key_X, Qt::ControlModifier | Qt::ShiftModifier);
+        settle(dock);
         QCOMPARE(prompts.information.size(), 1);
         QVERIFY2(prompts.information.constLast().contains(QStringLiteral("Exported 4 experience")),
                  qPrintable(prompts.information.constLast()));
 
         // Into an empty memory: all four arrive; again: four duplicates; a file with an oversized entry and a
         // new one: one added, one rejected by name.
-        MemoryDock empty(nullptr, &prompts, m_dir.filePath(QStringLiteral("empty.sqlite")));
+        const auto emptyContext = contextFor(m_dir.filePath(QStringLiteral("empty.sqlite")));
+        MemoryDock empty(emptyContext.get(), &prompts);
         empty.show();
-        QVERIFY(empty.ensureOpen());
+        open(empty);
         empty.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&empty));
         QCOMPARE(empty.model()->rowCount(), 0);
         prompts.openAnswers = {exported}; // the file dialog's answer, every time it is asked
         QTest::keyClick(empty.view(), Qt::Key_I, Qt::ControlModifier | Qt::ShiftModifier);
+        settle(empty);
         QVERIFY2(prompts.information.constLast().contains(QStringLiteral("added 4, 0 already")),
                  qPrintable(prompts.information.constLast()));
         QCOMPARE(empty.model()->rowCount(), 4);
         QCOMPARE(empty.taskFilter()->count(), 4); // "All tasks" and the three tasks
         QTest::keyClick(empty.view(), Qt::Key_I, Qt::ControlModifier | Qt::ShiftModifier);
+        settle(empty);
         QVERIFY(prompts.information.constLast().contains(QStringLiteral("added 0, 4 already")));
 
         QFile in(exported);
@@ -329,6 +398,7 @@ private Q_SLOTS:
         out.close();
         prompts.openAnswers = {mixed};
         QTest::keyClick(empty.view(), Qt::Key_I, Qt::ControlModifier | Qt::ShiftModifier);
+        settle(empty);
         QVERIFY2(prompts.information.constLast().contains(QStringLiteral("added 1, 0 already")) &&
                      prompts.information.constLast().contains(QStringLiteral("1 rejected")) &&
                      prompts.information.constLast().contains(QStringLiteral("Far too long")),
@@ -343,6 +413,7 @@ private Q_SLOTS:
         badFile.close();
         prompts.openAnswers = {bad};
         QTest::keyClick(empty.view(), Qt::Key_I, Qt::ControlModifier | Qt::ShiftModifier);
+        settle(empty);
         QVERIFY2(prompts.warnings.constLast().contains(QStringLiteral("Nothing was imported")),
                  qPrintable(prompts.warnings.constLast()));
         QCOMPARE(empty.model()->rowCount(), 5);
@@ -352,12 +423,15 @@ private Q_SLOTS:
     void openInCompareAsksForThePair()
     {
         ScriptedPrompts prompts;
-        MemoryDock dock(nullptr, &prompts, seededMemory());
+        const QString path = seededMemory();
+        const auto context = contextFor(path);
+        MemoryDock dock(context.get(), &prompts);
         dock.show();
-        QVERIFY(dock.ensureOpen());
+        open(dock);
         QSignalSpy asked(&dock, &MemoryDock::compareRequested);
         select(dock, QStringLiteral("Accumulate in PSUM across k"));
         QTest::keyClick(dock.view(), Qt::Key_Return); // activating a row opens its pair
+        settle(dock);
         QCOMPARE(asked.size(), 1);
         QCOMPARE(asked.at(0).at(0).value<ExperienceRecord>().experience.title,
                  QStringLiteral("Accumulate in PSUM across k"));
@@ -366,11 +440,17 @@ private Q_SLOTS:
         ExperienceRecord loose = record(QStringLiteral("silu"), QStringLiteral("Hand-written note"), 1.2,
                                         QStringLiteral("Written by hand."));
         loose.sessionId.clear();
-        QVERIFY(dock.store()->add(loose));
+        {
+            ExperienceStore other(path); // added by another program, or the CLI
+            QVERIFY(other.open());
+            QVERIFY(other.add(loose));
+        }
         dock.refresh();
+        settle(dock);
         select(dock, QStringLiteral("Hand-written note"));
         QVERIFY(!dock.compareAction()->isEnabled());
         QTest::keyClick(dock.view(), Qt::Key_Return);
+        settle(dock);
         QCOMPARE(asked.size(), 1);
         QVERIFY(prompts.information.constLast().contains(QStringLiteral("does not name the kernels")));
     }
@@ -395,11 +475,13 @@ private Q_SLOTS:
             }
             QVERIFY(store.importJson(QJsonDocument(ExperienceJson::document(records)).toJson()).ok);
         }
-        MemoryDock dock(nullptr, &prompts, path);
+        const auto context = contextFor(path);
+        MemoryDock dock(context.get(), &prompts);
         dock.show();
-        QVERIFY(dock.ensureOpen());
+        open(dock);
         dock.searchEdit()->setText(QStringLiteral("common"));
         dock.applyFilterNow();
+        settle(dock);
         QCOMPARE(dock.model()->rowCount(), ExperienceListModel::relevanceLimit + 1);
         QVERIFY(dock.model()->relevanceSkipped());
         QVERIFY2(dock.countLabel()->text().endsWith(QStringLiteral("newest first")),
@@ -407,11 +489,13 @@ private Q_SLOTS:
         QCOMPARE(dock.model()->index(0, ExperienceListModel::Title).data().toString(),
                  QStringLiteral("common word %1").arg(ExperienceListModel::relevanceLimit));
         dock.view()->sortByColumn(ExperienceListModel::Speedup, Qt::DescendingOrder);
+        settle(dock);
         QVERIFY(!dock.model()->relevanceSkipped());
         QCOMPARE(dock.model()->index(0, ExperienceListModel::Speedup).data().toString(), QStringLiteral("10.90×"));
         // A rarer word: few matches.
         dock.searchEdit()->setText(QStringLiteral("common rare"));
         dock.applyFilterNow();
+        settle(dock);
         QCOMPARE(dock.model()->rowCount(), 1);
         QCOMPARE(dock.model()->index(0, ExperienceListModel::Title).data().toString(), QStringLiteral("common word 7"));
     }
@@ -435,19 +519,25 @@ private Q_SLOTS:
         QTest::keyClick(&window, Qt::Key_M, Qt::ControlModifier | Qt::ShiftModifier);
         MemoryDock &dock = *window.memoryDock();
         QTRY_VERIFY(dock.searchEdit()->hasFocus());
+        settle(dock);
         QCOMPARE(dock.model()->rowCount(), 4);
         QTRY_VERIFY2(dock.height() >= window.height() * 2 / 5, qPrintable(QString::number(dock.height())));
         select(dock, QStringLiteral("Keep the stationary tile in SBUF"));
         QTest::keyClick(dock.view(), Qt::Key_M, Qt::ControlModifier);
-        QVERIFY(dock.store()->get(shownId)->pinned);
+        settle(dock);
+        QVERIFY(stored(memory, shownId)->pinned);
         QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier);
-        QVERIFY(!dock.store()->get(shownId)->pinned);
+        settle(dock);
+        QVERIFY(!stored(memory, shownId)->pinned);
         QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
-        QVERIFY(dock.store()->get(shownId)->pinned);
+        settle(dock);
+        QVERIFY(stored(memory, shownId)->pinned);
         QTest::keyClick(dock.view(), Qt::Key_Y, Qt::ControlModifier); // nothing left to redo: no change
-        QVERIFY(dock.store()->get(shownId)->pinned);
+        settle(dock);
+        QVERIFY(stored(memory, shownId)->pinned);
         prompts->exportAnswers << m_dir.filePath(QStringLiteral("from-window.json"));
         QTest::keyClick(dock.view(), Qt::Key_X, Qt::ControlModifier | Qt::ShiftModifier);
+        settle(dock);
         QVERIFY(QFile::exists(m_dir.filePath(QStringLiteral("from-window.json"))));
         QVERIFY(prompts->saveAsAnswers.isEmpty() && prompts->saveQuestions.isEmpty());
         shoot(window, artifact(QStringLiteral("memory-window.png")));
@@ -461,12 +551,54 @@ private Q_SLOTS:
         QVERIFY(junk.open(QIODevice::WriteOnly));
         junk.write(QByteArray(4096, 'x'));
         junk.close();
-        MemoryDock dock(nullptr, &prompts, path);
+        const auto context = contextFor(path);
+        MemoryDock dock(context.get(), &prompts);
         dock.show();
         QVERIFY(!dock.ensureOpen());
-        QCOMPARE(dock.countLabel()->text(), QStringLiteral("The memory cannot be opened"));
+        QTRY_COMPARE(dock.countLabel()->text(), QStringLiteral("The memory cannot be opened"));
         QVERIFY(!dock.countLabel()->toolTip().isEmpty());
         QVERIFY(!dock.importAction()->isEnabled());
+    }
+
+    // Issue 32: the window's thread opens no database. A connection belongs to the thread that made it, and
+    // QSqlDatabase::database() hands it out only there; so any connection valid here was opened on the window's
+    // thread. The window is used as a person would: the Memory dock listed, searched, curated, exported.
+    void theWindowsThreadOpensNoDatabase()
+    {
+        qint64 shownId = 0;
+        const QString memory = seededMemory(&shownId);
+        qputenv("ACCELOPT_MEMORY_DB", memory.toUtf8());
+        qputenv("ACCELOPT_WORKSPACE_DB", m_dir.filePath(QStringLiteral("workspace-gui.sqlite")).toUtf8());
+        qputenv("ACCELOPT_HOSTS_FILE", m_dir.filePath(QStringLiteral("hosts.json")).toUtf8());
+        qputenv("ACCELOPT_NO_KEYCHAIN", "1");
+        auto prompts = std::make_shared<ScriptedPrompts>();
+        MainWindow window(prompts);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_M, Qt::ControlModifier | Qt::ShiftModifier);
+        MemoryDock &dock = *window.memoryDock();
+        QTRY_VERIFY(dock.ensureOpen());
+        settle(dock);
+        dock.searchEdit()->setText(QStringLiteral("stationary"));
+        dock.applyFilterNow();
+        settle(dock);
+        QCOMPARE(dock.model()->rowCount(), 1);
+        select(dock, QStringLiteral("Keep the stationary tile in SBUF"));
+        QTest::keyClick(dock.view(), Qt::Key_M, Qt::ControlModifier);
+        settle(dock);
+        QTest::keyClick(dock.view(), Qt::Key_Z, Qt::ControlModifier);
+        settle(dock);
+        prompts->exportAnswers << m_dir.filePath(QStringLiteral("gui-thread.json"));
+        QTest::keyClick(dock.view(), Qt::Key_X, Qt::ControlModifier | Qt::ShiftModifier);
+        settle(dock);
+        QVERIFY(QFile::exists(m_dir.filePath(QStringLiteral("gui-thread.json"))));
+        QStringList here;
+        for (const QString &name : QSqlDatabase::connectionNames())
+            if (QSqlDatabase::database(name, false).isValid())
+                here << name;
+        QVERIFY2(here.isEmpty(), qPrintable(QStringLiteral("opened on the window's thread: ") + here.join(u' ')));
+        QVERIFY(!QSqlDatabase::connectionNames().isEmpty()); // the engine's own are there, on its thread
     }
 };
 

@@ -1,3 +1,4 @@
+#include "appcontext.h"
 #include "isolatedsettings.h"
 #include "llm/agentclients.h"
 #include "llm/apikeystore.h"
@@ -27,6 +28,19 @@ class TestModelsDialog : public QObject
     IsolatedSettings m_settings;
     QTemporaryDir m_dir;
 
+    // The window's context over this llm.json: the dialog reads and writes it through the engine (issue 32).
+    std::unique_ptr<AppContext> contextFor(const QString &llm) const
+    {
+        Engine::Settings s;
+        s.llmConfig = llm;
+        s.workspaceDb = m_dir.filePath(QStringLiteral("workspace.sqlite"));
+        s.memoryDb = m_dir.filePath(QStringLiteral("memory.sqlite"));
+        s.hostsFile = m_dir.filePath(QStringLiteral("hosts.json"));
+        return std::make_unique<AppContext>(s);
+    }
+    static void loaded(ModelsDialog &dialog) { QTRY_VERIFY(dialog.isLoaded()); }
+    static void waitSaved(ModelsDialog &dialog) { QTRY_VERIFY(!dialog.isSaving()); }
+
 private Q_SLOTS:
     void initTestCase() { qputenv("ACCELOPT_NO_KEYCHAIN", "1"); }
 
@@ -40,7 +54,11 @@ private Q_SLOTS:
         qputenv("ACCELOPT_TEST_LLM_KEY", "sk-test-secret-1234");
 
         const QString path = m_dir.filePath(QStringLiteral("llm.json"));
-        ModelsDialog dialog(path);
+        const auto context = contextFor(path);
+
+        ModelsDialog dialog(context.get());
+
+        loaded(dialog);
         dialog.resize(900, 600);
         dialog.show();
         dialog.addEndpoint(QStringLiteral("vllm"));
@@ -66,6 +84,8 @@ private Q_SLOTS:
             QDir(QStringLiteral(ACCELOPT_TEST_ARTIFACTS)).filePath(QStringLiteral("models-dialog.png")));
 
         QVERIFY(dialog.save());
+
+        waitSaved(dialog);
         QFile saved(path);
         QVERIFY(saved.open(QIODevice::ReadOnly));
         const QByteArray text = saved.readAll();
@@ -93,7 +113,11 @@ private Q_SLOTS:
             "(\"allow_plain_http_key\" is set in llm.json): anyone on the network path can read it. Use "
             "https:// "
             "unless the network to models.invalid is trusted.");
-        ModelsDialog dialog(path);
+        const auto context = contextFor(path);
+
+        ModelsDialog dialog(context.get());
+
+        loaded(dialog);
         dialog.show();
         QVERIFY2(dialog.problem().contains(warning), qPrintable(dialog.problem()));
         QCOMPARE(dialog.plainHttpWarning(), warning);
@@ -116,6 +140,7 @@ private Q_SLOTS:
         QVERIFY(dialog.plainHttpWarning().isEmpty());
         // Saving keeps the allowance: the dialog has no control for it, and must not drop it.
         QVERIFY(dialog.save());
+        waitSaved(dialog);
         QString error;
         const auto saved = LlmConfig::load(path, &error);
         QVERIFY2(saved, qPrintable(error));
@@ -156,7 +181,11 @@ private Q_SLOTS:
                     "{'name': 'other', 'base_url': 'http://127.0.0.1:8001/v1', 'model': 'm'}], "
                     "'roles': {'planner': [{'endpoint': 'box', 'model': 'small', 'weight': 1}], "
                     "'executor': [{'endpoint': 'box', 'weight': 1}]}}");
-        ModelsDialog dialog(path);
+        const auto context = contextFor(path);
+
+        ModelsDialog dialog(context.get());
+
+        loaded(dialog);
         dialog.resize(900, 600);
         dialog.show();
         auto *roles = dialog.findChild<QTableWidget *>(QStringLiteral("rolesTable"));
@@ -183,6 +212,7 @@ private Q_SLOTS:
         dialog.grab().save(
             QDir(QStringLiteral(ACCELOPT_TEST_ARTIFACTS)).filePath(QStringLiteral("models-dialog-roles.png")));
         QVERIFY2(dialog.save(), qPrintable(dialog.problem()));
+        waitSaved(dialog);
 
         QString error;
         const auto saved = LlmConfig::load(path, &error);
@@ -208,7 +238,11 @@ private Q_SLOTS:
         write(path, "{'version': 1, 'endpoints': [{'name': 'box', 'base_url': 'http://127.0.0.1:8000/v1', "
                     "'model': 'big'}], 'roles': {'planner': [{'endpoint': 'box', 'model': 'typo'}], "
                     "'executor': [{'endpoint': 'gone'}]}}");
-        ModelsDialog dialog(path);
+        const auto context = contextFor(path);
+
+        ModelsDialog dialog(context.get());
+
+        loaded(dialog);
         auto *roles = dialog.findChild<QTableWidget *>(QStringLiteral("rolesTable"));
         const int planner = roleRow(roles, QStringLiteral("planner"));
         const int executor = roleRow(roles, QStringLiteral("executor"));
@@ -225,6 +259,33 @@ private Q_SLOTS:
                  qPrintable(dialog.problem()));
         combo(planner, 2)->setCurrentIndex(0);
         QVERIFY2(dialog.save(), qPrintable(dialog.problem()));
+        waitSaved(dialog);
+    }
+
+    // Issue 32: the dialog edits the llm.json its window's engine runs on, through that engine, never a default
+    // one beside it; a save is announced so the views that show the models read it again.
+    void saveGoesThroughTheEngineToItsFile()
+    {
+        const QString elsewhere = m_dir.filePath(QStringLiteral("default-llm.json"));
+        qputenv("ACCELOPT_LLM_CONFIG", elsewhere.toUtf8());
+        const QString enginesFile = m_dir.filePath(QStringLiteral("engines-llm.json"));
+        const auto context = contextFor(enginesFile);
+        QSignalSpy changed(context.get(), &AppContext::llmConfigChanged);
+        ModelsDialog dialog(context.get());
+        QVERIFY(!dialog.isLoaded()); // the engine answers on its own thread
+        loaded(dialog);
+        dialog.addEndpoint(QStringLiteral("openai-compatible"));
+        dialog.findChild<QLineEdit *>(QStringLiteral("modelEdit"))->setText(QStringLiteral("through-engine"));
+        QVERIFY(dialog.save());
+        QVERIFY(dialog.isSaving());
+        waitSaved(dialog);
+        QString error;
+        const auto saved = LlmConfig::load(enginesFile, &error);
+        QVERIFY2(saved, qPrintable(error));
+        QCOMPARE(saved->endpoints.last().model, QStringLiteral("through-engine"));
+        QVERIFY(!QFile::exists(elsewhere));
+        QTRY_COMPARE(changed.size(), 1);
+        qunsetenv("ACCELOPT_LLM_CONFIG");
     }
 
     // A generic preset for any OpenAI-compatible server.
@@ -233,7 +294,11 @@ private Q_SLOTS:
         const EndpointPreset *generic = EndpointPresets::find(QStringLiteral("openai-compatible"));
         QVERIFY(generic);
         QCOMPARE(generic->label, QStringLiteral("OpenAI-compatible server"));
-        ModelsDialog dialog(m_dir.filePath(QStringLiteral("generic.json")));
+        const auto context = contextFor(m_dir.filePath(QStringLiteral("generic.json")));
+
+        ModelsDialog dialog(context.get());
+
+        loaded(dialog);
         dialog.addEndpoint(QStringLiteral("openai-compatible"));
         QCOMPARE(dialog.config().endpoints.last().name, QStringLiteral("openai-compatible"));
     }
@@ -252,7 +317,11 @@ private Q_SLOTS:
             return ScriptedLlmServer::completion(QStringLiteral("ready"));
         });
         const QString path = m_dir.filePath(QStringLiteral("typed-key.json"));
-        ModelsDialog dialog(path);
+        const auto context = contextFor(path);
+
+        ModelsDialog dialog(context.get());
+
+        loaded(dialog);
         dialog.show();
         dialog.addEndpoint(QStringLiteral("openai-compatible"));
         dialog.findChild<QLineEdit *>(QStringLiteral("baseUrlEdit"))->setText(server.baseUrl());
@@ -263,6 +332,7 @@ private Q_SLOTS:
         QTest::keyClicks(key, QString::fromLatin1(secret));
         QSignalSpy kept(&dialog, &ModelsDialog::keyKept);
         QVERIFY(dialog.save()); // OK with a typed key keeps it
+        waitSaved(dialog);
         QVERIFY(kept.count() == 1 || kept.wait(10000));
         QVERIFY2(kept.first().first().toBool(), qPrintable(kept.first().at(1).toString()));
         QVERIFY2(kept.first().at(1).toString().contains(QStringLiteral("for this session only")),

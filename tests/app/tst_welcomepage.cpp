@@ -1,3 +1,4 @@
+#include "appcontext.h"
 #include "common/recentfiles.h"
 #include "editortabs.h"
 #include "hostsdialog.h"
@@ -142,10 +143,11 @@ private Q_SLOTS:
 
     void saysWhatIsSetUp()
     {
-        WelcomePage page;
+        AppContext context(Engine::Settings{}); // the default files, which this test's environment places
+        WelcomePage page(&context);
         page.refresh();
-        QCOMPARE(page.modelsStatus()->text(), QStringLiteral("No model endpoint yet."));
-        QVERIFY(page.hostsStatus()->text().contains(QStringLiteral("local")));
+        QTRY_COMPARE(page.modelsStatus()->text(), QStringLiteral("No model endpoint yet."));
+        QTRY_VERIFY(page.hostsStatus()->text().contains(QStringLiteral("local")));
 
         LlmConfig config;
         Endpoint endpoint;
@@ -156,12 +158,12 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(config.save(LlmConfig::defaultPath(), &error), qPrintable(error));
         page.refresh();
-        QVERIFY(page.modelsStatus()->text().contains(QStringLiteral("lab-vllm")));
+        QTRY_VERIFY(page.modelsStatus()->text().contains(QStringLiteral("lab-vllm")));
 
         // A broken file is named, not hidden behind "nothing set up".
         put(QStringLiteral("llm.json"), "{ not json");
         page.refresh();
-        QVERIFY(page.modelsStatus()->text().contains(QStringLiteral("not valid JSON")));
+        QTRY_VERIFY(page.modelsStatus()->text().contains(QStringLiteral("not valid JSON")));
         QVERIFY(QFile::remove(m_dir.filePath(QStringLiteral("llm.json"))));
     }
 

@@ -1,9 +1,13 @@
 #include "engine/engine.h"
 
+#include "common/datapaths.h"
 #include "common/logcategories.h"
+#include "engine/memoryservice.h"
+#include "engine/settingsservice.h"
 #include "hosts/hostfactory.h"
 #include "hosts/hostpool.h"
 #include "hosts/hostregistry.h"
+#include "hosts/localhost.h"
 #include "memory/experiencestore.h"
 #include "model/kernelnormalizer.h"
 #include "search/beamsearch.h"
@@ -14,7 +18,23 @@
 
 #include <QFileInfo>
 
-Engine::Engine(const Settings &settings, QObject *parent) : QObject(parent), m_settings(settings) {}
+Engine::Engine(const Settings &settings, QObject *parent)
+    : QObject(parent), m_settings(settings),
+      m_memoryService(new MemoryService(
+          [this](QString &error) { return openMemory(error) ? m_memory.get() : nullptr; }, this)),
+      m_settingsFiles(new SettingsService(settings.hostsFile, settings.llmConfig, this))
+{
+    // What the dock writes, the other views (and the dock's own list) read again.
+    connect(m_memoryService, &MemoryService::changed, this, [this](quint64, const QString &error) {
+        if (error.isEmpty())
+            Q_EMIT memoryChanged();
+    });
+    connect(m_memoryService, &MemoryService::imported, this,
+            [this](quint64, const QString &, const ExperienceStore::ImportResult &result, const QString &) {
+                if (result.ok && result.added > 0)
+                    Q_EMIT memoryChanged();
+            });
+}
 
 Engine::~Engine()
 {
@@ -321,8 +341,39 @@ void Engine::listHosts(quint64 job)
     Q_EMIT hostsListed(job, ok ? registry.hosts() : QList<HostConfig>{HostRegistry::builtinLocal()}, error);
 }
 
+void Engine::portKernel(quint64 job, const KernelPort::Request &givenRequest)
+{
+    if (m_port) {
+        KernelPort::Result busy;
+        busy.error = QStringLiteral("a port is already being made; wait for it to finish");
+        Q_EMIT kernelPorted(job, busy);
+        return;
+    }
+    KernelPort::Request request = givenRequest;
+    if (request.llmConfig.isEmpty())
+        request.llmConfig = m_settings.llmConfig; // the window's llm.json, not the default beside it
+    m_portHost = std::make_unique<LocalHost>(HostRegistry::builtinLocal(), DataPaths::nkibenchDir());
+    m_port = std::make_unique<KernelPort>(m_portHost.get());
+    connect(m_port.get(), &KernelPort::progress, this,
+            [this, job](const QString &message) { Q_EMIT portProgress(job, message); });
+    connect(m_port.get(), &KernelPort::finished, this, [this, job](const KernelPort::Result &result) {
+        Q_EMIT kernelPorted(job, result);
+        // Not from inside the job's own signal.
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_port.reset();
+                m_portHost.reset();
+            },
+            Qt::QueuedConnection);
+    });
+    m_port->start(request);
+}
+
 void Engine::shutdown()
 {
+    m_port.reset();
+    m_portHost.reset();
     if (m_run && m_run->isRunning())
         m_run->stop();
     m_run.reset();

@@ -7,6 +7,7 @@
 #include "memory/experiencerecord.h"
 #include "model/evalrequest.h"
 #include "model/evaluation.h"
+#include "search/kernelport.h"
 #include "search/searchconfig.h"
 #include "search/searchevent.h"
 #include "search/searchtask.h"
@@ -22,7 +23,10 @@
 #include <optional>
 
 class ExperienceStore;
+class Host;
 class HostPool;
+class MemoryService;
+class SettingsService;
 class OptimizationRun;
 class SessionStore;
 class SshPrompter;
@@ -68,6 +72,13 @@ public:
     // The two kernels of a memory item, slow on the left: its candidates from the workspace with their
     // evaluations, or, when they are not there (a lesson imported from elsewhere), its two snippets.
     void loadExperiencePair(quint64 job, const ExperienceRecord &record);
+    // Tools > Port to Current NKI: on this machine's simulator (equality is nkisim's to decide, whatever the run
+    // target), with the engine's llm.json for the model's turn. One port at a time; portProgress, then
+    // kernelPorted follow.
+    void portKernel(quint64 job, const KernelPort::Request &request);
+    // The Memory dock's desk and the settings files' desk: objects of this thread, called like the engine.
+    MemoryService *memory() const { return m_memoryService; }
+    SettingsService *settingsFiles() const { return m_settingsFiles; }
     // Stops the search (resumable) and every host; call before the engine's thread ends.
     void shutdown();
 
@@ -90,6 +101,11 @@ Q_SIGNALS:
     void experiencePairLoaded(quint64 job, const ComparePair &pair);
     void hostStateChanged(const QString &host, Host::State state, const QString &detail);
     void notice(const QString &message); // worth telling the user, not fatal
+    void portProgress(quint64 job, const QString &message);
+    void kernelPorted(quint64 job, const KernelPort::Result &result);
+    // The memory was written through the Memory dock's desk (edit, pin, delete, restore, import): other views
+    // of it read it again.
+    void memoryChanged();
 
 private:
     bool openWorkspace(QString &error);
@@ -104,4 +120,8 @@ private:
     QMap<QString, HostConfig> m_hostConfigs;
     std::unique_ptr<OptimizationRun> m_run;
     QMap<quint64, QPair<quint64, HostPool *>> m_benchmarks; // pool job -> (caller's job, pool)
+    MemoryService *m_memoryService;  // child
+    SettingsService *m_settingsFiles; // child
+    std::unique_ptr<Host> m_portHost; // the running port's own local host, apart from the run targets' pools
+    std::unique_ptr<KernelPort> m_port;
 };

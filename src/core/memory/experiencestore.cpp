@@ -2,6 +2,7 @@
 
 #include "common/datapaths.h"
 #include "common/logcategories.h"
+#include "memory/experiencebrowser.h"
 #include "memory/experiencejson.h"
 #include "memory/ftsquery.h"
 #include "memory/memoryschema.h"
@@ -244,6 +245,39 @@ std::optional<ExperienceRecord> ExperienceStore::forPair(const QString &hashA, c
     if (found.isEmpty())
         return std::nullopt;
     return found.first();
+}
+
+std::optional<ExperiencePage> ExperienceStore::page(const MemoryFilter &filter, const ExperienceSort &sort,
+                                                    int offset, int limit)
+{
+    if (!m_db.isOpen()) {
+        fail(QStringLiteral("the memory is not open"));
+        return std::nullopt;
+    }
+    if (!m_browser)
+        m_browser = std::make_unique<ExperienceBrowser>(m_db);
+    ExperiencePage out;
+    QString error;
+    if (!m_browser->page(filter, sort, offset, limit, out, error)) {
+        fail(error);
+        return std::nullopt;
+    }
+    return out;
+}
+
+int ExperienceStore::rowOf(const MemoryFilter &filter, const ExperienceSort &sort, qint64 id)
+{
+    if (!m_db.isOpen()) {
+        fail(QStringLiteral("the memory is not open"));
+        return -1;
+    }
+    if (!m_browser)
+        m_browser = std::make_unique<ExperienceBrowser>(m_db);
+    QString error;
+    const int row = m_browser->rowOf(filter, sort, id, error);
+    if (!error.isEmpty())
+        fail(error);
+    return row;
 }
 
 std::optional<ExperienceRecord> ExperienceStore::get(qint64 id) const

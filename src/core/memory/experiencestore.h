@@ -1,6 +1,9 @@
 #pragma once
 
+#include "memory/experiencepage.h"
 #include "memory/experiencerecord.h"
+#include "memory/experiencesort.h"
+#include "memory/memoryfilter.h"
 #include "memory/retrievalrecord.h"
 #include "store/database.h"
 
@@ -11,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+class ExperienceBrowser;
 class Statement;
 class TermRarity;
 
@@ -48,6 +52,14 @@ public:
     enum class Field { Task, Target, Session };
     // The distinct non-empty values of a field, sorted: what the browser's filters offer.
     QStringList distinct(Field field) const;
+
+    // The memory browser's list: `limit` rows from `offset` of the experiences matching `filter`, in `sort`'s
+    // order, with the list's length and the memory's (ExperienceBrowser keeps the ordered ids between calls,
+    // so paging through one list costs one query). nullopt with lastError() on a bad page or an SQL error.
+    std::optional<ExperiencePage> page(const MemoryFilter &filter, const ExperienceSort &sort, int offset,
+                                       int limit);
+    // The row of an experience in that list; -1 when it is not in it (or on an error, in lastError()).
+    int rowOf(const MemoryFilter &filter, const ExperienceSort &sort, qint64 id);
 
     // The memory browser's search: every word of `userText` must occur (see FtsQuery::allWords), best bm25
     // first. Any text is safe, quotes and FTS operators included; text with no searchable word lists
@@ -110,4 +122,5 @@ private:
     Database m_db;
     mutable QString m_error;
     std::unique_ptr<TermRarity> m_rarity; // retrieve()'s cache of word counts
+    std::unique_ptr<ExperienceBrowser> m_browser; // page()'s temporary tables, dropped before m_db closes
 };

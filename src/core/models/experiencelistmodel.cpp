@@ -1,208 +1,129 @@
 #include "models/experiencelistmodel.h"
 
-#include "memory/experiencestore.h"
-#include "memory/ftsquery.h"
-#include "memory/memoryschema.h"
+#include "memory/experiencerecord.h"
 #include "models/modelroles.h"
-#include "store/statement.h"
 
-#include <QAtomicInt>
 #include <QLocale>
-#include <QStringList>
 
 namespace {
-QAtomicInt nextTable;
-
 QString hitRateOrDash(int decided, int faster)
 {
     const QString text = ExperienceRecord::hitRateText(decided, faster);
     return text.isEmpty() ? QStringLiteral("–") : text;
 }
-
-const QString hitRateSql =
-    QStringLiteral("(CASE WHEN e.decided > 0 THEN 1.0 * e.faster / e.decided ELSE -1 END)");
 } // namespace
 
-ExperienceListModel::ExperienceListModel(ExperienceStore *store, QObject *parent)
-    : QAbstractTableModel(parent), m_store(store),
-      m_table(QStringLiteral("memory_browse_%1").arg(nextTable.fetchAndAddRelaxed(1)))
+ExperienceListModel::ExperienceListModel(Requester requester, QObject *parent)
+    : QAbstractTableModel(parent), m_requester(std::move(requester))
 {
-    QString error;
-    if (!m_store->database().execute(QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS %1 (pos INTEGER PRIMARY "
-                                                    "KEY, id INTEGER NOT NULL)")
-                                         .arg(m_table),
-                                     error) ||
-        !m_store->database().execute(
-            QStringLiteral("CREATE TEMP TABLE IF NOT EXISTS %1_match (id INTEGER PRIMARY KEY)").arg(m_table), error))
-        m_error = error;
 }
 
-ExperienceListModel::~ExperienceListModel()
-{
-    QString ignored; // the connection may be closing with its temporary tables already gone
-    if (m_store->database().isOpen())
-        for (const QString &table : {m_table, m_table + QStringLiteral("_match")})
-            m_store->database().execute(QStringLiteral("DROP TABLE IF EXISTS temp.%1").arg(table), ignored);
-}
+ExperienceListModel::~ExperienceListModel() = default;
 
-bool ExperienceListModel::setFilter(const MemoryFilter &filter)
+void ExperienceListModel::setFilter(const MemoryFilter &filter, qint64 keepId)
 {
     m_filter = filter;
-    return run();
+    ask(keepId);
 }
 
-bool ExperienceListModel::refresh()
+void ExperienceListModel::refresh(qint64 keepId)
 {
-    return run();
+    ask(keepId);
 }
 
-QString ExperienceListModel::orderBy() const
+ExperienceSort ExperienceListModel::sortKey() const
 {
-    const QString dir = m_sortOrder == Qt::AscendingOrder ? QStringLiteral(" ASC") : QStringLiteral(" DESC");
+    using Key = ExperienceSort::Key;
+    ExperienceSort s;
+    s.descending = m_sortOrder == Qt::DescendingOrder;
     switch (m_sortColumn) {
-    case Pinned: return QStringLiteral("e.pinned") + dir + QStringLiteral(", e.updated_at DESC, e.id DESC");
-    case Title: return QStringLiteral("e.title COLLATE NOCASE") + dir + QStringLiteral(", e.id");
-    case Task: return QStringLiteral("e.task") + dir + QStringLiteral(", e.updated_at DESC, e.id DESC");
-    case Target: return QStringLiteral("e.target") + dir + QStringLiteral(", e.updated_at DESC, e.id DESC");
-    case Speedup: return QStringLiteral("e.speedup") + dir + QStringLiteral(", e.id");
-    case Shown: return QStringLiteral("e.shown") + dir + QStringLiteral(", e.id");
-    case HitRate: return hitRateSql + dir + QStringLiteral(", e.decided") + dir + QStringLiteral(", e.id");
-    case Updated: return QStringLiteral("e.updated_at") + dir + QStringLiteral(", e.id") + dir;
-    default: break;
+    case Pinned: s.key = Key::Pinned; break;
+    case Title: s.key = Key::Title; break;
+    case Task: s.key = Key::Task; break;
+    case Target: s.key = Key::Target; break;
+    case Speedup: s.key = Key::Speedup; break;
+    case Shown: s.key = Key::Shown; break;
+    case HitRate: s.key = Key::HitRate; break;
+    case Updated: s.key = Key::Updated; break;
+    default: s = ExperienceSort{}; break;
     }
-    return QString();
+    return s;
 }
 
-bool ExperienceListModel::run()
+void ExperienceListModel::ask(qint64 keepId)
 {
-    beginResetModel();
-    m_pages.clear();
-    m_count = 0;
-    m_relevanceSkipped = false;
-    m_error.clear();
-    Database &db = m_store->database();
-    QString error;
-    const QString match = FtsQuery::asTyped(m_filter.text);
-    QStringList where;
-    QList<QPair<QString, QVariant>> binds;
-    const auto condition = [&](const QString &sql, const QString &name, const QVariant &value) {
-        where.append(sql);
-        binds.append({name, value});
-    };
-    if (!m_filter.task.isEmpty())
-        condition(QStringLiteral("e.task = :task"), QStringLiteral(":task"), m_filter.task);
-    if (!m_filter.target.isEmpty())
-        condition(QStringLiteral("e.target = :target"), QStringLiteral(":target"), m_filter.target);
-    if (!m_filter.sessionId.isEmpty())
-        condition(QStringLiteral("e.session_id = :session"), QStringLiteral(":session"), m_filter.sessionId);
-    if (m_filter.kind != MemoryFilter::Kind::Any)
-        condition(QStringLiteral("e.kind = :kind"), QStringLiteral(":kind"),
-                  m_filter.kind == MemoryFilter::Kind::Negative ? QStringLiteral("negative")
-                                                                : QStringLiteral("positive"));
-    if (m_filter.pinnedOnly)
-        where.append(QStringLiteral("e.pinned <> 0"));
-    if (m_filter.minSpeedup > 0)
-        condition(QStringLiteral("e.speedup >= :min"), QStringLiteral(":min"), m_filter.minSpeedup);
-    if (m_filter.maxSpeedup > 0)
-        condition(QStringLiteral("e.speedup <= :max"), QStringLiteral(":max"), m_filter.maxSpeedup);
-    if (m_filter.since.isValid())
-        condition(QStringLiteral("e.updated_at >= :since"), QStringLiteral(":since"),
-                  m_filter.since.toString(Qt::ISODate));
-
-    QString order = orderBy();
-    QString from = QStringLiteral("experiences e");
-    const bool ok = db.transact(
-        [&](QString &e) {
-            if (!db.execute(QStringLiteral("DELETE FROM temp.%1").arg(m_table), e))
-                return false;
-            if (!match.isEmpty()) {
-                // The matches first, without ranking: that is cheap at any count, and the count decides how
-                // to order them.
-                if (!db.execute(QStringLiteral("DELETE FROM temp.%1_match").arg(m_table), e))
-                    return false;
-                Statement matches(db.connection(), QStringLiteral("INSERT INTO temp.%1_match (id) SELECT rowid "
-                                                                  "FROM experiences_fts WHERE experiences_fts "
-                                                                  "MATCH :match")
-                                                       .arg(m_table));
-                matches.bind(QStringLiteral(":match"), match);
-                if (!matches.exec()) {
-                    e = matches.error();
-                    return false;
-                }
-                const int found = matches.rowsAffected();
-                if (order.isEmpty() && found <= relevanceLimit) {
-                    from = QStringLiteral("(SELECT rowid AS id, %1 AS score FROM experiences_fts WHERE "
-                                          "experiences_fts MATCH :match) m JOIN experiences e ON e.id = m.id")
-                               .arg(MemorySchema::bm25());
-                    binds.append({QStringLiteral(":match"), match});
-                    order = QStringLiteral("m.score, e.id");
-                } else {
-                    m_relevanceSkipped = order.isEmpty();
-                    // Most of the memory matches: walk the order's index and test each row, rather than look
-                    // each match up and sort them all (SQLite cannot know the temporary table's size; the unary
-                    // + keeps it from choosing the lookups).
-                    const bool most = qint64(found) * 8 > m_store->count();
-                    where.append((most ? QStringLiteral("+e.id") : QStringLiteral("e.id")) +
-                                 QStringLiteral(" IN temp.%1_match").arg(m_table));
-                }
-            }
-            if (order.isEmpty())
-                order = QStringLiteral("e.pinned DESC, e.updated_at DESC, e.id DESC"); // experiences_by_date
-            Statement q(db.connection(),
-                        QStringLiteral("INSERT INTO temp.%1 (id) SELECT e.id FROM %2 %3 ORDER BY %4")
-                            .arg(m_table, from,
-                                 where.isEmpty() ? QString() : QStringLiteral("WHERE ") + where.join(" AND "),
-                                 order));
-            for (const auto &[name, value] : std::as_const(binds))
-                q.bind(name, value);
-            if (!q.exec()) {
-                e = q.error();
-                return false;
-            }
-            m_count = q.rowsAffected();
-            return true;
-        },
-        error);
-    if (!ok) {
-        m_count = 0;
-        m_error = error;
-    }
-    endResetModel();
-    return ok;
+    ExperiencePageRequest request;
+    request.filter = m_filter;
+    request.sort = sortKey();
+    request.offset = 0;
+    request.limit = pageSize;
+    request.focusId = keepId;
+    m_listKeep = keepId;
+    m_listJob = m_requester(request); // answers to every older request are stale from here on
 }
 
-const ExperienceListModel::Row *ExperienceListModel::row(int r) const
+void ExperienceListModel::pageArrived(quint64 job, const ExperiencePage &page, const QString &error)
+{
+    if (job != 0 && job == m_listJob) {
+        m_listJob = 0;
+        if (!error.isEmpty()) {
+            m_error = error;
+            Q_EMIT listed(false, m_listKeep, -1);
+            return;
+        }
+        beginResetModel();
+        m_error.clear();
+        m_pages.clear();
+        m_pageJobs.clear();
+        m_asked.clear();
+        m_count = page.total;
+        m_storeTotal = page.storeTotal;
+        m_relevanceSkipped = page.relevanceSkipped;
+        // The engine aligns a page on pageSize (the one holding the kept row); anything else is read again.
+        if (page.offset % pageSize == 0 && !page.rows.isEmpty())
+            m_pages.insert(page.offset / pageSize, page.rows);
+        endResetModel();
+        Q_EMIT listed(true, m_listKeep, page.focusRow);
+        return;
+    }
+    const auto it = m_pageJobs.find(job);
+    if (it == m_pageJobs.end())
+        return; // a page of a list replaced since
+    const int index = it.value();
+    m_pageJobs.erase(it);
+    m_asked.remove(index);
+    if (!error.isEmpty()) {
+        m_error = error; // its rows stay empty; the next read asks again
+        return;
+    }
+    if (page.total != m_count) {
+        Q_EMIT stale();
+        return;
+    }
+    m_pages.insert(index, page.rows);
+    const int first = index * pageSize;
+    const int last = std::min(m_count, first + pageSize) - 1;
+    if (last >= first)
+        Q_EMIT dataChanged(this->index(first, 0), this->index(last, ColumnCount - 1));
+}
+
+const ExperienceRow *ExperienceListModel::row(int r) const
 {
     if (r < 0 || r >= m_count)
         return nullptr;
     const int page = r / pageSize;
-    auto it = m_pages.find(page);
-    if (it == m_pages.end()) {
-        QVector<Row> rows;
-        rows.reserve(pageSize);
-        Statement q(m_store->database().connection(),
-                    QStringLiteral("SELECT e.id, e.pinned, e.title, e.task, e.target, e.speedup, e.shown, "
-                                   "e.decided, e.faster, e.updated_at FROM temp.%1 b JOIN experiences e ON "
-                                   "e.id = b.id WHERE b.pos BETWEEN :first AND :last ORDER BY b.pos")
-                        .arg(m_table));
-        // pos counts from 1 in insertion order, which is the query's order.
-        q.bind(QStringLiteral(":first"), page * pageSize + 1).bind(QStringLiteral(":last"), (page + 1) * pageSize);
-        if (q.exec())
-            while (q.next()) {
-                Row x;
-                x.id = q.value(0).toLongLong();
-                x.pinned = q.value(1).toBool();
-                x.title = q.value(2).toString();
-                x.task = q.value(3).toString();
-                x.target = q.value(4).toString();
-                x.speedup = q.value(5).toDouble();
-                x.shown = q.value(6).toInt();
-                x.decided = q.value(7).toInt();
-                x.faster = q.value(8).toInt();
-                x.updated = QDateTime::fromString(q.value(9).toString(), Qt::ISODateWithMs);
-                rows.append(x);
-            }
-        it = m_pages.insert(page, rows);
+    const auto it = m_pages.constFind(page);
+    if (it == m_pages.constEnd()) {
+        if (!m_asked.contains(page)) {
+            m_asked.insert(page);
+            ExperiencePageRequest request;
+            request.filter = m_filter;
+            request.sort = sortKey();
+            request.offset = page * pageSize;
+            request.limit = pageSize;
+            m_pageJobs.insert(m_requester(request), page);
+        }
+        return nullptr;
     }
     const int offset = r % pageSize;
     return offset < it->size() ? &it->at(offset) : nullptr; // a row deleted since the query reads as empty
@@ -210,18 +131,17 @@ const ExperienceListModel::Row *ExperienceListModel::row(int r) const
 
 qint64 ExperienceListModel::idAt(int r) const
 {
-    const Row *x = row(r);
+    const ExperienceRow *x = row(r);
     return x ? x->id : 0;
 }
 
 int ExperienceListModel::rowOf(qint64 id) const
 {
-    Statement q(m_store->database().connection(),
-                QStringLiteral("SELECT pos FROM temp.%1 WHERE id = :id").arg(m_table));
-    q.bind(QStringLiteral(":id"), id);
-    if (!q.exec() || !q.next())
-        return -1;
-    return q.value(0).toInt() - 1;
+    for (auto it = m_pages.constBegin(); it != m_pages.constEnd(); ++it)
+        for (int i = 0; i < it->size(); ++i)
+            if (it->at(i).id == id)
+                return it.key() * pageSize + i;
+    return -1;
 }
 
 int ExperienceListModel::rowCount(const QModelIndex &parent) const
@@ -238,7 +158,7 @@ QVariant ExperienceListModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
-    const Row *x = row(index.row());
+    const ExperienceRow *x = row(index.row());
     if (!x)
         return {};
     if (role == Qt::DisplayRole) {
@@ -306,5 +226,5 @@ void ExperienceListModel::sort(int column, Qt::SortOrder order)
         return;
     m_sortColumn = column;
     m_sortOrder = order;
-    run();
+    ask(0);
 }

@@ -1,18 +1,21 @@
 #pragma once
 
-#include "models/memoryfilter.h"
+#include "memory/experiencebrowser.h"
+#include "memory/experiencepage.h"
+#include "memory/experiencepagerequest.h"
 
 #include <QAbstractTableModel>
-#include <QDateTime>
 #include <QHash>
+#include <QSet>
 #include <QVector>
 
-class ExperienceStore;
+#include <functional>
 
-// The memory browser's list, over an ExperienceStore of any size. A query (search text, filters, order)
-// writes the matching ids, in order, into a temporary table of the store's connection, inside SQLite; rows
-// are then read a page at a time as a view asks for them. So the row count is exact from the start, a
-// keystroke costs one query, and scrolling reads only what comes into sight.
+// The memory browser's list, over a memory of any size, as snapshots: the query runs in the memory store
+// (ExperienceStore::page) on the engine's thread, and this model holds only the pages it was sent. A new
+// filter or order asks for the page holding the selection; the list is replaced when that answer arrives (the
+// old rows stay until then, so typing never blanks it). Rows not seen yet are asked for when a view reads
+// them, and show empty until they come. The model runs no SQL (like SearchState).
 class ExperienceListModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -31,24 +34,32 @@ public:
     };
     // The order when no column is chosen: the best text match first, or with no text pinned then newest.
     static constexpr int defaultOrder = -1;
-    // Ranking by text match costs time with every match (bm25 is computed for each); beyond this many the
-    // default order lists them pinned then newest, and relevanceSkipped() says so.
-    static constexpr int relevanceLimit = 20000;
+    static constexpr int relevanceLimit = ExperienceBrowser::relevanceLimit;
+    static constexpr int pageSize = 128;
 
-    explicit ExperienceListModel(ExperienceStore *store, QObject *parent = nullptr);
+    // Sends a request on its way (to the engine) and returns its job id; the answer comes to pageArrived.
+    using Requester = std::function<quint64(const ExperiencePageRequest &request)>;
+    explicit ExperienceListModel(Requester requester, QObject *parent = nullptr);
     ~ExperienceListModel() override;
 
-    // Runs the query; false (with lastError()) when the store refuses it, leaving the model empty.
-    bool setFilter(const MemoryFilter &filter);
+    // Asks for the list under this filter; `keepId` is an experience whose row the answer reports (the
+    // selection to keep). listed() follows.
+    void setFilter(const MemoryFilter &filter, qint64 keepId = 0);
     const MemoryFilter &filter() const { return m_filter; }
-    // Runs the same query again, after the memory changed.
-    bool refresh();
-    QString lastError() const { return m_error; }
-    // The last query had text, no chosen column and more than relevanceLimit matches.
-    bool relevanceSkipped() const { return m_relevanceSkipped; }
+    // Asks for the same list again, after the memory changed.
+    void refresh(qint64 keepId = 0);
+    // An answer from the engine; answers to requests this model no longer waits for are dropped.
+    void pageArrived(quint64 job, const ExperiencePage &page, const QString &error);
 
-    qint64 idAt(int row) const;
-    // The row of an experience, or -1; searches the ids in order, inside SQLite.
+    // A new list or a page is asked for and not here yet.
+    bool isWaiting() const { return m_listJob != 0 || !m_pageJobs.isEmpty(); }
+    QString lastError() const { return m_error; }
+    // The last list had text, no chosen column and more than relevanceLimit matches.
+    bool relevanceSkipped() const { return m_relevanceSkipped; }
+    int storeCount() const { return m_storeTotal; } // experiences in the memory, as of the last answer
+
+    qint64 idAt(int row) const; // 0 while the row's page has not come
+    // The row of an experience among the pages here, or -1.
     int rowOf(qint64 id) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
@@ -57,33 +68,29 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
+Q_SIGNALS:
+    // A new list is in (ok) or was refused (the old one is kept, lastError() says why). keepRow: the row of
+    // the experience asked to keep, or -1.
+    void listed(bool ok, qint64 keepId, int keepRow);
+    // A page came back from a list of another length: the memory changed since; ask for the list again.
+    void stale();
+
 private:
-    struct Row
-    {
-        qint64 id = 0;
-        bool pinned = false;
-        QString title;
-        QString task;
-        QString target;
-        double speedup = 1;
-        int shown = 0;
-        int decided = 0;
-        int faster = 0;
-        QDateTime updated;
-    };
-    static constexpr int pageSize = 128;
+    void ask(qint64 keepId);
+    const ExperienceRow *row(int r) const;
+    ExperienceSort sortKey() const;
 
-    bool run();
-    const Row *row(int r) const;
-    QString orderBy() const;
-
-    ExperienceStore *m_store;
-    QString m_table; // this model's temporary table
+    Requester m_requester;
     MemoryFilter m_filter;
     int m_sortColumn = defaultOrder;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
+    quint64 m_listJob = 0; // the newest list asked for
+    qint64 m_listKeep = 0;
     int m_count = 0;
+    int m_storeTotal = 0;
     bool m_relevanceSkipped = false;
-    mutable QHash<int, QVector<Row>> m_pages;
+    QHash<int, QVector<ExperienceRow>> m_pages;
+    mutable QHash<quint64, int> m_pageJobs; // job -> page asked for, of the current list
+    mutable QSet<int> m_asked;
     QString m_error;
 };

@@ -14,5 +14,4 @@ target_sources(accelopt_core PRIVATE
 target_sources(accelopt_core PRIVATE
   models/benchmarklistmodel.cpp models/benchmarklistmodel.h)
 target_sources(accelopt_core PRIVATE
-  models/experiencelistmodel.cpp models/experiencelistmodel.h
-  models/memoryfilter.h)
+  models/experiencelistmodel.cpp models/experiencelistmodel.h)
