@@ -29,7 +29,7 @@ class QUndoStack;
 class UserPrompts;
 struct MemoryFilter;
 
-// The optimization memory, browsed and curated (DESIGN.md §3 step 6, §8): search as you type, filters, a
+// The optimization memory, browsed and curated (docs/architecture.md): search as you type, filters, a
 // sortable list of any size, the selected experience in full with its usage evidence, and the curating
 // actions, each undoable where it changes an experience: edit, pin, delete; import and export JSON; open
 // the pair in Compare. Every action has a key (see the view's context menu, Shift+F10).

@@ -18,7 +18,7 @@ class ExperienceBrowser;
 class Statement;
 class TermRarity;
 
-// The optimization memory (DESIGN.md §3 step 6, §8): slow -> fast pairs and their lessons, kept across tasks
+// The optimization memory (docs/architecture.md, "Stores and files"): slow -> fast pairs and their lessons, kept across tasks
 // and sessions in a database file of its own, with an FTS5 index for retrieval and for the memory browser.
 // Failures return false / nullopt / empty and leave the reason in lastError().
 class ExperienceStore
