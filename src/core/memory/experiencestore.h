@@ -18,9 +18,9 @@ class ExperienceBrowser;
 class Statement;
 class TermRarity;
 
-// The optimization memory (docs/architecture.md, "Stores and files"): slow -> fast pairs and their lessons, kept across tasks
-// and sessions in a database file of its own, with an FTS5 index for retrieval and for the memory browser.
-// Failures return false / nullopt / empty and leave the reason in lastError().
+// The optimization memory (docs/architecture.md, "Stores and files"): slow -> fast pairs and their lessons,
+// kept across tasks and sessions in a database file of its own, with an FTS5 index for retrieval and for the
+// memory browser. Failures return false / nullopt / empty and leave the reason in lastError().
 class ExperienceStore
 {
 public:
