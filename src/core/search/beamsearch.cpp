@@ -276,7 +276,7 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
         return false;
     m_candidates = point->candidates;
     m_evaluations = point->evaluations;
-    m_spend.restore(point->costUsd, point->tokens, m_store->costTotals(m_sessionId).costByRole);
+    m_spend.restore(point->costUsd, point->tokens, m_store->statistics().costTotals(m_sessionId).costByRole);
     m_baselineId = SessionStore::baselineCandidateId(m_sessionId);
     m_remeasure.restore(m_store->remeasurements(m_sessionId), m_candidates);
     // Twins and the best are known from what was measured before: only iterations before the resumed one
@@ -520,7 +520,7 @@ void BeamSearch::onBaseline(const Evaluation &evaluation)
     m_best = m_beam.first();
     storeOk(m_store->transaction([&] {
         return m_store->setBeam(m_sessionId, 0, {m_baselineId}) &&
-               m_store->markStepCompleted(m_sessionId, 0, QStringLiteral("baseline"));
+               m_store->markStepCompleted(m_sessionId, 0, ResumeStep::Baseline);
     }),
             QStringLiteral("the baseline beam"));
     tell(SearchEvents::BeamSelected{0, beam(), false});
@@ -721,7 +721,7 @@ void BeamSearch::selectAndSummarize()
     m_withoutImprovement = improved ? 0 : m_withoutImprovement + 1;
     storeOk(m_store->transaction([&] {
         return m_store->setBeam(m_sessionId, m_iteration, beam()) &&
-               m_store->markStepCompleted(m_sessionId, m_iteration, QStringLiteral("select"));
+               m_store->markStepCompleted(m_sessionId, m_iteration, ResumeStep::Select);
     }),
             QStringLiteral("the beam"));
     qCInfo(lcSearch).noquote() << "iteration" << m_iteration << "children" << m_children.size() << "best"
@@ -808,7 +808,7 @@ void BeamSearch::onSummary(const Call &call, const ChatReply &reply)
 
 void BeamSearch::finishIteration()
 {
-    storeOk(m_store->markStepCompleted(m_sessionId, m_iteration, QStringLiteral("summarize")),
+    storeOk(m_store->markStepCompleted(m_sessionId, m_iteration, ResumeStep::Summarize),
             QStringLiteral("the end of an iteration"));
     SearchEvents::IterationFinished done{m_iteration, 0, 0, totals()};
     for (const Candidate &c : std::as_const(m_candidates))
@@ -941,7 +941,7 @@ void BeamSearch::finish(StopReason reason)
     stopped.totals = totals();
     // Cost and tokens as booked in the store: every run of the session, replies that came in after a stop
     // included.
-    const SessionStore::CostTotals booked = m_store->costTotals(m_sessionId);
+    const SessionStatistics::CostTotals booked = m_store->statistics().costTotals(m_sessionId);
     stopped.totals.costUsd = booked.costUsd;
     stopped.totals.tokens = booked.promptTokens + booked.completionTokens;
     stopped.totals.costUsdByRole = booked.costByRole;
