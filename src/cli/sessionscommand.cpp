@@ -138,9 +138,9 @@ int SessionsCommand::show(const QStringList &arguments)
         SubcommandParser::err() << "accelopt sessions show: " << store.lastError() << "\n";
         return 1;
     }
-    const auto iterations = store.iterationSummaries(session->id);
-    const auto counts = store.candidateCountsByStatus(session->id);
-    const auto cost = store.costTotals(session->id);
+    const auto iterations = store.statistics().iterationSummaries(session->id);
+    const auto counts = store.statistics().candidateCountsByStatus(session->id);
+    const auto cost = store.statistics().costTotals(session->id);
     const auto best = store.bestCandidate(session->id);
     QTextStream out(stdout);
     if (parser.isSet(jsonOption)) {

@@ -217,7 +217,7 @@ QStringList OptimizeRig::snapshot(const Workspace &w, const QString &sessionId)
     }
     if (const auto best = store.bestCandidate(sessionId))
         lines << QStringLiteral("best ") + hashOf.value(best->id);
-    const SessionStore::CostTotals totals = store.costTotals(sessionId);
+    const SessionStatistics::CostTotals totals = store.statistics().costTotals(sessionId);
     lines << QStringLiteral("calls %1, failed %2, cost %3")
                  .arg(totals.calls)
                  .arg(totals.failedCalls)

@@ -141,7 +141,7 @@ private Q_SLOTS:
         QCOMPARE(m_rig.swiglu.variantIn(best->source),
                  QStringLiteral("fast2")); // two real steps: fast1, then fast2
         // Broken replies were repaired by the fixer, and prose without code cost only its sample.
-        const QMap<QString, int> byStatus = store.candidateCountsByStatus(session);
+        const QMap<QString, int> byStatus = store.statistics().candidateCountsByStatus(session);
         QVERIFY2(
             byStatus.value(QStringLiteral("compile_error")) + byStatus.value(QStringLiteral("incorrect")) > 0,
             "the script should have produced broken kernels");
@@ -153,7 +153,7 @@ private Q_SLOTS:
 
         // Costs add up: every request the server answered was booked once, at the configured prices.
         const int requests = m_rig.server.requestCount();
-        const SessionStore::CostTotals totals = store.costTotals(session);
+        const SessionStatistics::CostTotals totals = store.statistics().costTotals(session);
         QCOMPARE(totals.calls, done.value(QStringLiteral("llm_calls")).toInt());
         QVERIFY(totals.calls > 0 && totals.calls <= requests);
         QCOMPARE(totals.callsWithoutCost, 0);
@@ -347,8 +347,8 @@ private Q_SLOTS:
         const QString session = done.value(QStringLiteral("session")).toString();
         QCOMPARE(store.session(session)->status, SessionRecord::Status::Finished);
         QCOMPARE(store.session(session)->stopReason, QStringLiteral("money_budget"));
-        QVERIFY(store.isStepCompleted(session, 0, QStringLiteral("baseline")));
-        QVERIFY(!store.isStepCompleted(session, 2, QStringLiteral("select")));
+        QVERIFY(store.isStepCompleted(session, 0, ResumeStep::Baseline));
+        QVERIFY(!store.isStepCompleted(session, 2, ResumeStep::Select));
     }
 
     // Unpriced calls cost nothing by the books, so a money budget over them would never stop the search: refused

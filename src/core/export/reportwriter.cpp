@@ -105,7 +105,7 @@ QString fenceFor(const QString &text)
 
 // A role's cost cell: "—" when none of its calls had a price, and the priced sum with a note when some did
 // not.
-QString roleCost(const SessionStore::CostTotals &cost, const QString &role)
+QString roleCost(const SessionStatistics::CostTotals &cost, const QString &role)
 {
     const int unpriced = cost.callsWithoutCostByRole.value(role);
     if (unpriced == cost.callsByRole.value(role))
@@ -217,9 +217,9 @@ bool ReportWriter::load(const QString &sessionId, const QDateTime &generatedAt)
     for (auto it = remeasured.cbegin(); it != remeasured.cend(); ++it)
         if (Selection::failsRemeasure(it.value()))
             m_demoted.insert(it.key(), it.value());
-    m_cost = m_store.costTotals(m_session.id);
-    m_iterations = m_store.iterationSummaries(m_session.id);
-    m_countsByStatus = m_store.candidateCountsByStatus(m_session.id);
+    m_cost = m_store.statistics().costTotals(m_session.id);
+    m_iterations = m_store.statistics().iterationSummaries(m_session.id);
+    m_countsByStatus = m_store.statistics().candidateCountsByStatus(m_session.id);
     return true;
 }
 

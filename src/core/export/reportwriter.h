@@ -68,7 +68,7 @@ private:
     QString m_bestId;
     QList<Candidate> m_bestLineage;
     QMap<QString, Evaluation> m_demoted; // candidates that failed their re-measurement: never the best
-    SessionStore::CostTotals m_cost;
-    QList<SessionStore::IterationSummary> m_iterations;
+    SessionStatistics::CostTotals m_cost;
+    QList<SessionStatistics::IterationSummary> m_iterations;
     QMap<QString, int> m_countsByStatus;
 };

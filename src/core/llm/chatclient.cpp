@@ -151,36 +151,45 @@ quint64 ChatClient::send(const ChatRequest &request)
 
     const QStringList problems = m_endpoint.problems();
     if (!problems.isEmpty()) {
-        complete(id, failure(ChatReply::Error::Config,
-                             QStringLiteral("endpoint '%1' is not usable: %2")
-                                 .arg(m_endpoint.name, problems.join(QStringLiteral("; ")))));
+        failLater(id, failure(ChatReply::Error::Config,
+                              QStringLiteral("endpoint '%1' is not usable: %2")
+                                  .arg(m_endpoint.name, problems.join(QStringLiteral("; ")))));
         return id;
     }
     if (m_endpoint.keySource != Endpoint::KeySource::None && m_apiKey.isEmpty()) {
-        complete(id,
-                 failure(ChatReply::Error::Config,
-                         QStringLiteral("endpoint '%1' needs an API key and none was found: store it in the "
-                                        "keychain (Tools > Models…) or set the environment variable %2")
-                             .arg(m_endpoint.name, m_endpoint.keyEnvVar.isEmpty()
-                                                       ? QStringLiteral("named in its settings")
-                                                       : m_endpoint.keyEnvVar)));
+        failLater(id,
+                  failure(ChatReply::Error::Config,
+                          QStringLiteral("endpoint '%1' needs an API key and none was found: store it in the "
+                                         "keychain (Tools > Models…) or set the environment variable %2")
+                              .arg(m_endpoint.name, m_endpoint.keyEnvVar.isEmpty()
+                                                        ? QStringLiteral("named in its settings")
+                                                        : m_endpoint.keyEnvVar)));
         return id;
     }
     // Endpoint::problems() refuses this for an endpoint whose key source says it has a key; a key set
     // directly on the client is held to the same rule, so nothing but loopback ever gets a key in clear text.
     if (!m_apiKey.isEmpty() && m_endpoint.plainHttpOffMachine() && !m_endpoint.allowPlainHttpKey) {
-        complete(id,
-                 failure(ChatReply::Error::Config,
-                         QStringLiteral("endpoint '%1' is not usable: its API key would travel unencrypted "
-                                        "over plain http:// to %2, which is not this machine: use an "
-                                        "https:// base URL, or, only if the network to it is trusted, set "
-                                        "\"allow_plain_http_key\": true on the endpoint in llm.json")
-                             .arg(m_endpoint.name, QUrl(m_endpoint.baseUrl.trimmed()).host())));
+        failLater(id,
+                  failure(ChatReply::Error::Config,
+                          QStringLiteral("endpoint '%1' is not usable: its API key would travel unencrypted "
+                                         "over plain http:// to %2, which is not this machine: use an "
+                                         "https:// base URL, or, only if the network to it is trusted, set "
+                                         "\"allow_plain_http_key\": true on the endpoint in llm.json")
+                              .arg(m_endpoint.name, QUrl(m_endpoint.baseUrl.trimmed()).host())));
         return id;
     }
     m_queue.push_back(id);
     pump();
     return id;
+}
+
+void ChatClient::failLater(quint64 id, const ChatReply &reply)
+{
+    // Always through the event loop, never inside send(): a caller registers the id send() returns before
+    // any finished() for it can arrive, and needs no guard against a reply that overtakes its own call. A
+    // cancel() in between finishes the call first; the queued failure then finds nothing and says nothing.
+    QMetaObject::invokeMethod(
+        this, [this, id, reply] { complete(id, reply); }, Qt::QueuedConnection);
 }
 
 void ChatClient::pump()

@@ -39,8 +39,8 @@ public:
     void setLedger(CostLedger *ledger) { m_ledger = ledger; }
     void setRecorder(LlmCallRecorder *recorder) { m_recorder = recorder; }
 
-    // Queues a call and returns its id (never 0). finished(id, ...) follows, possibly before send() returns
-    // when the endpoint is unusable.
+    // Queues a call and returns its id (never 0). finished(id, ...) always follows later, through the event
+    // loop, also when the endpoint is unusable: never before send() returns.
     quint64 send(const ChatRequest &request);
     void cancel(quint64 id);
     void cancelAll();
@@ -65,6 +65,7 @@ private:
     void capReply(const Call &call, ChatReply &reply) const;
     void retryOrFail(Call &call, ChatReply::Error kind, const QString &reason, const QByteArray &retryAfter);
     void complete(quint64 id, ChatReply reply);
+    void failLater(quint64 id, const ChatReply &reply); // a call refused before it was queued
     ChatReply failure(ChatReply::Error kind, const QString &text) const;
     QString redirectText(const QNetworkReply &reply, int status) const;
     QByteArray requestBody(const ChatRequest &request) const;

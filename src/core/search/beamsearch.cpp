@@ -16,14 +16,15 @@
 #include "search/resumepoint.h"
 #include "store/sessionstore.h"
 
-#include <QCryptographicHash>
+#include "search/cascade.h"
+#include "search/searchseed.h"
+
 #include <QRandomGenerator>
 #include <QTimer>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <limits>
 
 namespace {
@@ -40,63 +41,10 @@ std::optional<double> positive(const std::optional<double> &v)
     return v && *v > 0 ? v : std::nullopt;
 }
 
-// 31 bits of a hash, which every server takes as a seed.
-qint64 seedFrom(const QString &text)
-{
-    const QByteArray digest = QCryptographicHash::hash(text.toUtf8(), QCryptographicHash::Sha256);
-    quint32 seed = 0;
-    for (int i = 0; i < 4; ++i)
-        seed = (seed << 8) | quint8(digest.at(i));
-    return qint64(seed & 0x7fffffffu);
-}
-
-// A kernel that fails its re-measurement, and every other kernel of the session with the same normalized
-// source.
-QString sourceKey(const Candidate &candidate)
-{
-    return candidate.sourceHash.isEmpty() ? candidate.id : candidate.sourceHash;
-}
-
-constexpr int remeasureSeeds = 2;
-
 } // namespace
 
-// Accounts the time spent in the search's own code; nested entries count once.
-class BeamSearch::Busy
-{
-public:
-    explicit Busy(BeamSearch *search) : m_search(search)
-    {
-        if (m_search->m_busyDepth++ == 0) {
-            m_clock.start();
-            m_cpuStart = threadCpuNs();
-        }
-    }
-    ~Busy()
-    {
-        if (--m_search->m_busyDepth == 0) {
-            m_search->m_busyNs += m_clock.nsecsElapsed();
-            m_search->m_busyCpuNs += threadCpuNs() - m_cpuStart;
-        }
-    }
-    Busy(const Busy &) = delete;
-    Busy &operator=(const Busy &) = delete;
-
-private:
-    static qint64 threadCpuNs()
-    {
-        timespec t{};
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-        return qint64(t.tv_sec) * 1000000000 + t.tv_nsec;
-    }
-
-    BeamSearch *m_search;
-    QElapsedTimer m_clock;
-    qint64 m_cpuStart = 0;
-};
-
 BeamSearch::BeamSearch(HostPool *pool, SessionStore *store, const PromptLibrary *prompts, QObject *parent)
-    : QObject(parent), m_pool(pool), m_store(store), m_prompts(prompts)
+    : QObject(parent), m_pool(pool), m_store(store), m_prompts(prompts), m_inFlight([this] { stepDone(); })
 {
     connect(m_pool, &HostPool::evaluationFinished, this, &BeamSearch::onEvaluationFinished);
 }
@@ -132,18 +80,13 @@ void BeamSearch::connectClient(ChatClient *client)
     if (!client || m_connected.contains(client))
         return;
     m_connected << client;
+    // ChatClient finishes through the event loop, never inside send(), so every call is in m_calls by now.
     connect(client, &ChatClient::finished, this, [this, client](quint64 id, const ChatReply &reply) {
-        if (m_sending) { // finished inside send(): send() handles it once it knows the id
-            m_early.append({id, reply});
-            return;
-        }
-        const auto it = m_calls.find({client, id});
-        if (it == m_calls.end())
+        const std::optional<Call> call = m_calls.take(client, id);
+        if (!call)
             return; // not ours, or given up on
-        const Call call = it.value();
-        m_calls.erase(it);
-        Busy busy(this);
-        onChatFinished(call, reply);
+        BusyClock::Scope busy(m_busy);
+        onChatFinished(*call, reply);
     });
 }
 
@@ -180,8 +123,7 @@ template<typename T> void BeamSearch::tell(T &&data)
 
 void BeamSearch::offerBest(const QString &candidateId, const Evaluation &evaluation)
 {
-    if (!Selection::isUsable(evaluation) ||
-        m_demotedSources.contains(sourceKey(m_candidates.value(candidateId))))
+    if (!Selection::isUsable(evaluation) || m_remeasure.isDemoted(m_candidates.value(candidateId)))
         return;
     const auto key = [this](const QString &id) {
         return Selection::BestKey{Selection::latency(m_evaluations.value(id)),
@@ -207,9 +149,9 @@ SearchEvents::Totals BeamSearch::totals() const
         t.usable += Selection::isUsable(e) ? 1 : 0;
         t.reused += e.reusedFrom.isEmpty() ? 0 : 1;
     }
-    t.costUsd = m_costUsd;
-    t.tokens = m_tokens;
-    t.costUsdByRole = m_costByRole;
+    t.costUsd = m_spend.costUsd();
+    t.tokens = m_spend.tokens();
+    t.costUsdByRole = m_spend.costByRole();
     return t;
 }
 
@@ -250,27 +192,17 @@ bool BeamSearch::begin(const Task &task, const SearchConfig &config)
     m_children.clear();
     m_best = {};
     m_bestId.clear();
-    m_costByRole.clear();
-    m_callNumber = 0;
-    m_callsOk = m_callsFailed = 0;
-    m_firstCallError.clear();
-    m_measuredBy.clear();
-    m_remeasured.clear();
-    m_demotedSources.clear();
-    m_endReason = StopReason::None;
-    m_twinsWaiting.clear();
+    m_inFlight.clear();
     m_calls.clear();
+    m_twins.clear();
+    m_remeasure.clear();
+    m_spend.clear();
+    m_busy.reset();
     m_jobs.clear();
-    m_remeasureRequests.clear();
     m_planOf.clear();
     m_pairs.clear();
     m_iteration = 0;
-    m_pending = 0;
     m_withoutImprovement = 0;
-    m_costUsd = 0;
-    m_tokens = 0;
-    m_busyNs = 0;
-    m_busyCpuNs = 0;
     m_stopReason = StopReason::None;
     m_error.clear();
     m_clock.start();
@@ -279,7 +211,7 @@ bool BeamSearch::begin(const Task &task, const SearchConfig &config)
 
 bool BeamSearch::start(const Task &task, const SearchConfig &config)
 {
-    Busy busy(this);
+    BusyClock::Scope busy(m_busy);
     if (!begin(task, config))
         return false;
     if (m_config.seed == 0)
@@ -325,7 +257,7 @@ void BeamSearch::prepareMemory()
 
 bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConfig> &config)
 {
-    Busy busy(this);
+    BusyClock::Scope busy(m_busy);
     QString error;
     std::optional<ResumePoint> point = ResumePoint::load(*m_store, sessionId, error);
     if (!point) {
@@ -344,16 +276,9 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
         return false;
     m_candidates = point->candidates;
     m_evaluations = point->evaluations;
-    m_costUsd = point->costUsd;
-    m_tokens = point->tokens;
-    m_costByRole = m_store->costTotals(m_sessionId).costByRole;
+    m_spend.restore(point->costUsd, point->tokens, m_store->statistics().costTotals(m_sessionId).costByRole);
     m_baselineId = SessionStore::baselineCandidateId(m_sessionId);
-    const QHash<QString, Evaluation> remeasured = m_store->remeasurements(m_sessionId);
-    for (auto it = remeasured.cbegin(); it != remeasured.cend(); ++it) {
-        m_remeasured.insert(it.key());
-        if (Selection::failsRemeasure(it.value()))
-            m_demotedSources.insert(sourceKey(m_candidates.value(it.key())));
-    }
+    m_remeasure.restore(m_store->remeasurements(m_sessionId), m_candidates);
     // Twins and the best are known from what was measured before: only iterations before the resumed one
     // count, since the resumed iteration replays its own evaluations in order.
     for (auto it = m_evaluations.cbegin(); it != m_evaluations.cend(); ++it) {
@@ -361,8 +286,7 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
         if (c.iteration >= point->iteration && c.origin != Candidate::Origin::Baseline)
             continue;
         offerBest(it.key(), it.value());
-        if (it->reusedFrom.isEmpty() && it->status != EvalStatus::InfraError && !c.sourceHash.isEmpty())
-            m_measuredBy.insert(c.sourceHash, it.key());
+        m_twins.noteMeasured(c.sourceHash, it.key(), it.value(), true);
     }
     qCInfo(lcSearch).noquote() << "session" << m_sessionId << "resumes at iteration" << point->iteration;
     tell(SearchEvents::SessionStarted{true, point->iteration, m_task, m_config});
@@ -374,8 +298,8 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
     }
     m_beam = point->beam;
     m_best = m_beam.first();
-    // New settings (more iterations for a finished session) start a new run: patience counts from here, so the
-    // user's patience is kept rather than switched off to stop the resumed run from ending at once.
+    // New settings (more iterations for a finished session) start a new run: patience counts from here, so
+    // the user's patience is kept rather than switched off to stop the resumed run from ending at once.
     m_withoutImprovement = config ? 0 : point->iterationsWithoutImprovement;
     m_iteration = point->iteration;
     // Through the event loop, as a fresh start would, so the caller can connect before anything happens.
@@ -390,7 +314,7 @@ void BeamSearch::later(const std::function<void()> &work)
     QTimer::singleShot(0, this, [this, generation = m_generation, work] {
         if (generation != m_generation || m_state == State::Finished)
             return;
-        Busy busy(this);
+        BusyClock::Scope busy(m_busy);
         work();
     });
 }
@@ -402,15 +326,15 @@ void BeamSearch::stop()
     finish(StopReason::Stopped);
 }
 
-void BeamSearch::send(const Call &givenCall, const ChatMessages &messages, const QString &tag)
+void BeamSearch::send(Call call, const ChatMessages &messages, const QString &tag)
 {
-    ++m_pending;
-    Call call = givenCall;
-    call.number = ++m_callNumber;
+    call.work = m_inFlight.open();
+    call.number = m_calls.nextNumber();
     const auto recorded = m_store->recordedCall(m_sessionId, AgentRoles::name(call.role), tag);
     tell(SearchEvents::LlmCallStarted{call.number, call.role, m_iteration, tag, recorded.has_value()});
     if (recorded) {
-        replay(call, *recorded);
+        call.replayed = true;
+        later([this, call, reply = CallBook::replyOf(*recorded)] { onChatFinished(call, reply); });
         return;
     }
     ChatClient *client = clientFor(call.role, tag);
@@ -419,19 +343,7 @@ void BeamSearch::send(const Call &givenCall, const ChatMessages &messages, const
     request.role = call.role;
     request.tag = tag;
     request.seed = seedOf(call);
-    // send() may finish the call before it returns (an unusable endpoint); such a reply is held until the
-    // call is registered under its id.
-    m_sending = true;
-    m_early.clear();
-    const quint64 id = client->send(request);
-    m_sending = false;
-    m_calls.insert({client, id}, call);
-    for (const auto &early : std::as_const(m_early))
-        if (early.first == id) {
-            m_calls.remove({client, id});
-            onChatFinished(call, early.second);
-        }
-    m_early.clear();
+    m_calls.add(client, client->send(request), call);
 }
 
 qint64 BeamSearch::seedOf(const Call &call) const
@@ -442,104 +354,51 @@ qint64 BeamSearch::seedOf(const Call &call) const
     const QString pair = call.pairIndex >= 0 && call.pairIndex < m_pairs.size()
                              ? m_pairs.at(call.pairIndex).after.sourceHash
                              : QString();
-    return seedFrom(QStringList{QString::number(m_config.seed), AgentRoles::name(call.role),
-                                QString::number(m_iteration), m_candidates.value(kernel).sourceHash, pair,
-                                QString::number(call.planIndex), QString::number(call.sampleIndex),
-                                QString::number(call.fixRound)}
-                        .join(u'/'));
+    return SearchSeed::from({QString::number(m_config.seed), AgentRoles::name(call.role),
+                             QString::number(m_iteration), m_candidates.value(kernel).sourceHash, pair,
+                             QString::number(call.planIndex), QString::number(call.sampleIndex),
+                             QString::number(call.fixRound)});
 }
 
-void BeamSearch::replay(const Call &call, const LlmCallRecord &recorded)
-{
-    ChatReply reply;
-    reply.content = recorded.reply;
-    reply.reasoning = recorded.reasoning;
-    reply.finishReason = recorded.finishReason;
-    reply.model = recorded.model;
-    reply.endpoint = recorded.endpoint;
-    if (!recorded.error.isEmpty()) {
-        reply.error = ChatReply::Error::Http;
-        reply.errorText = recorded.error;
-    }
-    // Usage and cost stay unset: the call was booked when it was made, and resume() counted it.
-    Call replayed = call;
-    replayed.replayed = true;
-    later([this, replayed, reply] { onChatFinished(replayed, reply); });
-}
-
-void BeamSearch::submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan,
+void BeamSearch::submitCandidate(const Candidate &candidate, const QString &beamParentId, const Plan &plan,
                                  bool check)
 {
-    ++m_pending;
-    const Job job{candidate.id, beamParentId, plan, check};
     m_planOf.insert(candidate.id, plan);
+    dispatch(Job{candidate.id, beamParentId, plan, check, false, m_inFlight.open()});
+}
+
+void BeamSearch::dispatch(const Job &job)
+{
+    const Candidate candidate = m_candidates.value(job.candidateId);
     const auto stored = m_store->evaluation(candidate.id);
-    if (stored && (!check || !Selection::isUnchecked(*stored))) { // a resumed session: what already landed
-        if (stored->reusedFrom.isEmpty() && stored->status != EvalStatus::InfraError &&
-            !candidate.sourceHash.isEmpty() && !m_measuredBy.contains(candidate.sourceHash))
-            m_measuredBy.insert(candidate.sourceHash, candidate.id);
+    if (stored &&
+        (!job.check || !Selection::isUnchecked(*stored))) { // a resumed session: what already landed
+        m_twins.noteMeasured(candidate.sourceHash, candidate.id, *stored, false);
         later([this, job, evaluation = *stored] { onEvaluation(job, evaluation, false); });
         return;
     }
-    if (!check && takeOverTwin(job, candidate))
-        return;
+    if (!job.check) {
+        const TwinRegistry::Claimed twin = m_twins.claim(job, candidate.sourceHash, m_evaluations);
+        if (twin.claim == TwinRegistry::Claim::Wait)
+            return; // settled when the twin's result lands
+        if (twin.claim == TwinRegistry::Claim::Reuse) {
+            reuse(job, m_evaluations.value(twin.standIn), twin.standIn);
+            return;
+        }
+    }
     tell(SearchEvents::EvaluationStarted{candidate.id, candidate.iteration});
     EvalRequest request = requestFor(candidate);
     // The cascade: a new kernel is first only timed; startChecks() has the ones that could matter checked.
-    request.timingOnly = !m_config.checkAll && !check && candidate.origin != Candidate::Origin::Baseline;
+    request.timingOnly = !m_config.checkAll && !job.check && candidate.origin != Candidate::Origin::Baseline;
     m_jobs.insert(m_pool->submit(request), job);
 }
 
-bool BeamSearch::takeOverTwin(const Job &job, const Candidate &candidate)
+void BeamSearch::reuse(const Job &job, const Evaluation &measured, const QString &measuredId)
 {
-    // A session fixes the task, size, backend and target, so the same normalized source measures the same.
-    if (candidate.sourceHash.isEmpty())
-        return false;
-    const QString twin = m_measuredBy.value(candidate.sourceHash);
-    if (twin.isEmpty()) {
-        m_measuredBy.insert(candidate.sourceHash, candidate.id); // this one will be measured
-        return false;
-    }
-    if (twin == candidate.id)
-        return false;
-    const auto measured = m_evaluations.constFind(twin);
-    if (measured == m_evaluations.cend()) {
-        m_twinsWaiting[candidate.sourceHash].append(job); // settled when the twin's result lands
-        return true;
-    }
-    Evaluation reused = *measured;
-    reused.id = candidate.id;
-    reused.reusedFrom = twin;
+    Evaluation reused = measured;
+    reused.id = job.candidateId;
+    reused.reusedFrom = measuredId;
     later([this, job, reused] { onEvaluation(job, reused, true); });
-    return true;
-}
-
-void BeamSearch::settleTwins(const Candidate &measured, const Evaluation &evaluation)
-{
-    // Only the measurement that stands for this source settles its twins (a replayed result of another twin
-    // does not).
-    if (measured.sourceHash.isEmpty() || m_measuredBy.value(measured.sourceHash) != measured.id)
-        return;
-    if (evaluation.status == EvalStatus::InfraError)
-        m_measuredBy.remove(
-            measured.sourceHash); // the host failed, not the kernel: a twin is measured itself
-    const QList<Job> waiting = m_twinsWaiting.take(measured.sourceHash);
-    if (waiting.isEmpty())
-        return;
-    if (evaluation.status == EvalStatus::InfraError) {
-        // The next twin gets measured itself, and the rest wait for it.
-        for (const Job &job : waiting) {
-            --m_pending; // submitCandidate counts it again
-            submitCandidate(m_candidates.value(job.candidateId), job.beamParentId, job.plan);
-        }
-        return;
-    }
-    for (const Job &job : waiting) {
-        Evaluation reused = evaluation;
-        reused.id = job.candidateId;
-        reused.reusedFrom = measured.id;
-        later([this, job, reused] { onEvaluation(job, reused, true); });
-    }
 }
 
 void BeamSearch::onEvaluationFinished(quint64 jobId, const Evaluation &evaluation)
@@ -549,9 +408,9 @@ void BeamSearch::onEvaluationFinished(quint64 jobId, const Evaluation &evaluatio
         return; // another user of the pool, or a job given up on
     const Job job = it.value();
     m_jobs.erase(it);
-    Busy busy(this);
+    BusyClock::Scope busy(m_busy);
     if (job.remeasure) {
-        const auto request = m_remeasureRequests.take(jobId);
+        const auto request = m_remeasure.take(jobId);
         if (m_state == State::Remeasuring)
             onRemeasured(job.candidateId, request, evaluation);
         return;
@@ -561,10 +420,12 @@ void BeamSearch::onEvaluationFinished(quint64 jobId, const Evaluation &evaluatio
 
 void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool fresh)
 {
-    if (m_state == State::Finished || m_state == State::Idle)
-        return;
     if (job.remeasure)
         return; // onEvaluationFinished hands it to onRemeasured
+    // This job's work is done when the handler is: what it starts (a fixer call) is out by then.
+    InFlight::Token done = m_inFlight.redeem(job.work);
+    if (m_state == State::Finished || m_state == State::Idle)
+        return;
     if (fresh)
         storeOk(job.check ? m_store->replaceEvaluation(job.candidateId, evaluation)
                           : m_store->addEvaluation(job.candidateId, evaluation),
@@ -573,15 +434,23 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
     const Candidate candidate = m_candidates.value(job.candidateId);
     offerBest(candidate.id, evaluation);
     tell(SearchEvents::EvaluationFinished{candidate.id, candidate.iteration, evaluation, !fresh});
-    if (evaluation.reusedFrom.isEmpty())
-        settleTwins(candidate, evaluation);
+    if (evaluation.reusedFrom.isEmpty()) {
+        // The twins that waited for this measurement; after a host failure the first of them is measured
+        // itself and the rest wait for it.
+        const bool hostFailed = evaluation.status == EvalStatus::InfraError;
+        for (const Job &twin : m_twins.settle(candidate.sourceHash, candidate.id, evaluation))
+            if (hostFailed)
+                dispatch(twin);
+            else
+                reuse(twin, evaluation, candidate.id);
+    }
 
     if (candidate.origin == Candidate::Origin::Baseline) {
-        --m_pending;
+        done.release();
         onBaseline(evaluation);
         return;
     }
-    keepChild(job, candidate, evaluation);
+    Cascade::keep(m_children, job, candidate, evaluation);
     if (job.check && evaluation.reusedFrom.isEmpty())
         settleCheckedTwins(candidate, evaluation);
     const auto repeat = fixable(evaluation) && candidate.fixRound < m_config.fixRounds
@@ -612,71 +481,26 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
         input.failure.maxAbsErr = evaluation.maxAbsErr;
         send(call, Fixer::messages(*m_prompts, input), candidate.id);
     }
-    workDone();
-}
-
-void BeamSearch::keepChild(const Job &job, const Candidate &candidate, const Evaluation &evaluation)
-{
-    // A check result replaces the timing-only child it checked (or drops it, when it failed). A check that
-    // came back without a verdict drops it too: kept unchecked, it would be named for a check again and
-    // again.
-    if (job.check)
-        m_children.removeIf([&](const ScoredKernel &k) { return k.candidateId == candidate.id; });
-    if (Selection::isUsable(evaluation) || (Selection::isUnchecked(evaluation) && !job.check))
-        m_children << ScoredKernel{candidate.id, job.beamParentId, candidate.sourceHash, evaluation};
 }
 
 void BeamSearch::settleCheckedTwins(const Candidate &checked, const Evaluation &evaluation)
 {
-    // Twins took over the timing-only measurement; the check stands for them as well.
-    if (checked.sourceHash.isEmpty())
-        return;
-    for (const ScoredKernel &k : std::as_const(m_children)) {
-        if (k.candidateId == checked.id || k.sourceHash != checked.sourceHash ||
-            !Selection::isUnchecked(k.evaluation))
-            continue;
-        Evaluation reused = evaluation;
-        reused.id = k.candidateId;
-        reused.reusedFrom = checked.id;
-        const Job twin{k.candidateId, k.parentId, m_planOf.value(k.candidateId), true};
-        ++m_pending; // onEvaluation's workDone() takes it back
-        later([this, twin, reused] { onEvaluation(twin, reused, true); });
-    }
+    for (const ScoredKernel &k : Cascade::uncheckedTwins(m_children, checked))
+        reuse(Job{k.candidateId, k.parentId, m_planOf.value(k.candidateId), true, false, m_inFlight.open()},
+              evaluation, checked.id);
 }
 
 bool BeamSearch::startChecks()
 {
     if (m_config.checkAll)
         return false;
-    std::sort(m_children.begin(), m_children.end(),
-              [](const ScoredKernel &a, const ScoredKernel &b) { return a.candidateId < b.candidateId; });
-    Selection::CascadeScope scope;
-    scope.width = m_config.beamWidth;
-    scope.noiseFloor = m_config.noiseFloor;
-    scope.experiences = m_memory != nullptr;
-    scope.gain = m_config.gainThreshold;
-    scope.loss = m_config.lossThreshold;
-    scope.topK = m_config.topK;
-    if (m_memory)
-        scope.hitPlans = m_shownPlans;
-    for (const ScoredKernel &k : std::as_const(m_children))
-        scope.planOf.insert(k.candidateId, m_candidates.value(k.candidateId).planId);
-    const QStringList ids = Selection::toCheck(m_beam, m_children, scope);
-    if (ids.isEmpty())
+    const QList<ScoredKernel> checks =
+        Cascade::toCheck(m_beam, m_children, {&m_config, m_memory != nullptr, m_shownPlans, &m_candidates});
+    if (checks.isEmpty())
         return false;
-    QHash<QString, ScoredKernel> byId;
-    for (const ScoredKernel &k : std::as_const(m_children))
-        byId.insert(k.candidateId, k);
-    ++m_pending; // held while the checks go out
-    QSet<QString> sources;
-    for (const QString &id : ids) {
-        const ScoredKernel k = byId.value(id);
-        if (!k.sourceHash.isEmpty() && sources.contains(k.sourceHash))
-            continue; // one check per source; settleCheckedTwins hands it on
-        sources.insert(k.sourceHash);
-        submitCandidate(m_candidates.value(id), k.parentId, m_planOf.value(id), true);
-    }
-    workDone();
+    const InFlight::Token hold = m_inFlight.hold(); // the step goes on only once every check is out
+    for (const ScoredKernel &k : checks)
+        submitCandidate(m_candidates.value(k.candidateId), k.parentId, m_planOf.value(k.candidateId), true);
     return true;
 }
 
@@ -696,7 +520,7 @@ void BeamSearch::onBaseline(const Evaluation &evaluation)
     m_best = m_beam.first();
     storeOk(m_store->transaction([&] {
         return m_store->setBeam(m_sessionId, 0, {m_baselineId}) &&
-               m_store->markStepCompleted(m_sessionId, 0, QStringLiteral("baseline"));
+               m_store->markStepCompleted(m_sessionId, 0, ResumeStep::Baseline);
     }),
             QStringLiteral("the baseline beam"));
     tell(SearchEvents::BeamSelected{0, beam(), false});
@@ -706,11 +530,8 @@ void BeamSearch::onBaseline(const Evaluation &evaluation)
 
 void BeamSearch::startIteration()
 {
-    SearchProgress p;
+    SearchProgress p = m_spend.progress(m_clock.elapsed() / 1000.0);
     p.iterationsDone = m_iteration - 1;
-    p.costUsd = m_costUsd;
-    p.tokens = m_tokens;
-    p.wallSeconds = m_clock.elapsed() / 1000.0;
     if (const std::optional<Evaluation> best = bestEvaluation())
         p.bestPercentOfPeak = positive(best->percentOfPeak);
     p.iterationsWithoutImprovement = m_withoutImprovement;
@@ -721,16 +542,14 @@ void BeamSearch::startIteration()
     }
     m_state = State::Generating;
     m_children.clear();
-    m_callsOk = m_callsFailed = 0;
-    m_firstCallError.clear();
+    m_spend.startStep();
     qCInfo(lcSearch).noquote() << "iteration" << m_iteration << "beam" << beam().join(QStringLiteral(", "));
     // Hold the end-of-step check until every first call is out, so a call that fails at once cannot end the
     // step before its siblings are sent.
-    ++m_pending;
+    const InFlight::Token hold = m_inFlight.hold();
     for (const ScoredKernel &parent : std::as_const(m_beam))
         for (int i = 0; i < m_config.plansPerKernel; ++i)
             askPlanner(parent.candidateId, i);
-    workDone();
 }
 
 void BeamSearch::askPlanner(const QString &beamKernelId, int planIndex)
@@ -768,12 +587,10 @@ void BeamSearch::askPlanner(const QString &beamKernelId, int planIndex)
 
 void BeamSearch::onChatFinished(const Call &call, const ChatReply &reply)
 {
-    if (reply.usage)
-        m_tokens += reply.usage->inputTokens + reply.usage->outputTokens;
-    if (reply.costUsd) {
-        m_costUsd += *reply.costUsd;
-        m_costByRole[AgentRoles::name(call.role)] += *reply.costUsd;
-    }
+    // The call's work is done when the handler is: what it starts (executor calls, an evaluation) is out by
+    // then.
+    const InFlight::Token done = m_inFlight.redeem(call.work);
+    m_spend.book(call.role, reply); // a reply that came in after a stop was paid for all the same
     if (m_state == State::Finished || m_state == State::Idle)
         return;
     SearchEvents::LlmCallFinished told;
@@ -790,11 +607,8 @@ void BeamSearch::onChatFinished(const Call &call, const ChatReply &reply)
     told.model = reply.model;
     told.replayed = call.replayed;
     tell(std::move(told));
-    if (m_state == State::Generating) {
-        ++(reply.ok() ? m_callsOk : m_callsFailed);
-        if (!reply.ok() && m_firstCallError.isEmpty())
-            m_firstCallError = reply.errorText;
-    }
+    if (m_state == State::Generating)
+        m_spend.countCall(reply);
     if (!reply.ok() && call.role == AgentRole::Planner)
         m_shownPlans.remove(
             call.planId); // the model failed, not the experiences: the outcome stays undecided
@@ -806,7 +620,6 @@ void BeamSearch::onChatFinished(const Call &call, const ChatReply &reply)
         onSummary(call, reply);
     else
         onKernel(call, reply);
-    workDone();
 }
 
 void BeamSearch::onPlan(const Call &call, const ChatReply &reply)
@@ -872,17 +685,18 @@ void BeamSearch::onKernel(const Call &call, const ChatReply &reply)
     submitCandidate(c, call.beamParentId, call.plan);
 }
 
-void BeamSearch::workDone()
+void BeamSearch::stepDone()
 {
-    if (--m_pending > 0 || m_state == State::Finished)
+    if (m_state == State::Finished)
         return;
-    if (m_state == State::Generating && m_callsOk == 0 && m_callsFailed > 0) {
+    if (m_state == State::Generating && m_spend.everyCallFailed()) {
         // Nothing can come of another iteration: every model call was refused or failed (a wrong key, an
         // unreachable server, a model that does not exist).
-        m_error = QStringLiteral("every model call of iteration %1 failed (%2 call%3); the first error: %4")
-                      .arg(m_iteration)
-                      .arg(m_callsFailed)
-                      .arg(m_callsFailed == 1 ? QString() : QStringLiteral("s"), m_firstCallError);
+        m_error =
+            QStringLiteral("every model call of iteration %1 failed (%2 call%3); the first error: %4")
+                .arg(m_iteration)
+                .arg(m_spend.callsFailed())
+                .arg(m_spend.callsFailed() == 1 ? QString() : QStringLiteral("s"), m_spend.firstCallError());
         finish(StopReason::ModelsFailed);
     } else if (m_state == State::Generating && !startChecks())
         selectAndSummarize();
@@ -907,7 +721,7 @@ void BeamSearch::selectAndSummarize()
     m_withoutImprovement = improved ? 0 : m_withoutImprovement + 1;
     storeOk(m_store->transaction([&] {
         return m_store->setBeam(m_sessionId, m_iteration, beam()) &&
-               m_store->markStepCompleted(m_sessionId, m_iteration, QStringLiteral("select"));
+               m_store->markStepCompleted(m_sessionId, m_iteration, ResumeStep::Select);
     }),
             QStringLiteral("the beam"));
     qCInfo(lcSearch).noquote() << "iteration" << m_iteration << "children" << m_children.size() << "best"
@@ -920,7 +734,7 @@ void BeamSearch::selectAndSummarize()
     m_pairs = m_memory ? Selection::experiencePairs(parents, m_children, m_config.gainThreshold,
                                                     m_config.lossThreshold, m_config.topK)
                        : QList<ExperiencePair>{};
-    ++m_pending;
+    const InFlight::Token hold = m_inFlight.hold(); // the iteration ends once every summary is out and back
     for (int i = 0; i < m_pairs.size() && !checkBudgets(); ++i) {
         const ExperiencePair &pair = m_pairs.at(i);
         Summarizer::Input input;
@@ -937,7 +751,6 @@ void BeamSearch::selectAndSummarize()
         call.pairIndex = i;
         send(call, Summarizer::messages(*m_prompts, input), pair.after.candidateId);
     }
-    workDone();
 }
 
 void BeamSearch::recordOutcomes()
@@ -962,8 +775,8 @@ void BeamSearch::onSummary(const Call &call, const ChatReply &reply)
     if (!m_memory || call.pairIndex < 0 || call.pairIndex >= m_pairs.size())
         return;
     const ExperiencePair &pair = m_pairs.at(call.pairIndex);
-    if (m_demotedSources.contains(sourceKey(m_candidates.value(pair.before.candidateId))) ||
-        m_demotedSources.contains(sourceKey(m_candidates.value(pair.after.candidateId))))
+    if (m_remeasure.isDemoted(m_candidates.value(pair.before.candidateId)) ||
+        m_remeasure.isDemoted(m_candidates.value(pair.after.candidateId)))
         return; // a kernel that failed its re-measurement makes no lesson
     const ParseResult<Experience> parsed = Summarizer::parse(reply.content, pair.speedup);
     if (!parsed.ok()) {
@@ -995,7 +808,7 @@ void BeamSearch::onSummary(const Call &call, const ChatReply &reply)
 
 void BeamSearch::finishIteration()
 {
-    storeOk(m_store->markStepCompleted(m_sessionId, m_iteration, QStringLiteral("summarize")),
+    storeOk(m_store->markStepCompleted(m_sessionId, m_iteration, ResumeStep::Summarize),
             QStringLiteral("the end of an iteration"));
     SearchEvents::IterationFinished done{m_iteration, 0, 0, totals()};
     for (const Candidate &c : std::as_const(m_candidates))
@@ -1013,11 +826,7 @@ bool BeamSearch::checkBudgets()
 {
     if (m_state == State::Finished)
         return true;
-    SearchProgress p;
-    p.costUsd = m_costUsd;
-    p.tokens = m_tokens;
-    p.wallSeconds = m_clock.elapsed() / 1000.0;
-    const StopReason reason = StopRules::checkBudgets(m_config, p);
+    const StopReason reason = StopRules::checkBudgets(m_config, m_spend.progress(m_clock.elapsed() / 1000.0));
     if (reason == StopReason::None)
         return false;
     // Let what is in flight land; start nothing new. The step ends when the last reply arrives.
@@ -1034,17 +843,17 @@ bool BeamSearch::remeasureBest(StopReason reason)
     // re-measures it first. The baseline is the user's own kernel.
     if (reason == StopReason::Stopped || StopRules::isFailure(reason))
         return false;
-    if (m_bestId.isEmpty() || m_bestId == m_baselineId || m_remeasured.contains(m_bestId))
+    if (m_bestId.isEmpty() || m_bestId == m_baselineId || m_remeasure.isDone(m_bestId))
         return false;
     m_state = State::Remeasuring;
-    m_endReason = reason;
     const Candidate candidate = m_candidates.value(m_bestId);
-    const EvalRequest request = remeasureRequest(candidate);
+    const EvalRequest request =
+        Remeasurement::request(requestFor(candidate), m_config.seed, candidate.sourceHash);
     qCInfo(lcSearch).noquote() << "session" << m_sessionId << "re-measures its best kernel" << m_bestId
                                << "at size" << request.size;
     const quint64 job = m_pool->submit(request);
     m_jobs.insert(job, Job{candidate.id, QString(), Plan{}, false, true});
-    m_remeasureRequests.insert(job, request);
+    m_remeasure.started(job, request, reason);
     return true;
 }
 
@@ -1061,72 +870,25 @@ EvalRequest BeamSearch::requestFor(const Candidate &candidate) const
     return request;
 }
 
-EvalRequest BeamSearch::remeasureRequest(const Candidate &candidate) const
-{
-    EvalRequest request = requestFor(candidate);
-    // The small parameter set is the second one; a session that ran on it gets fresh seeds only.
-    request.size = QStringLiteral("small");
-    // Fresh (the runner draws random ones for every other evaluation), but the same for the same session seed
-    // and kernel, so a resumed session measures what the first run would have.
-    for (int i = 0; i < remeasureSeeds; ++i)
-        request.seeds << int(seedFrom(QStringList{QString::number(m_config.seed), QStringLiteral("remeasure"),
-                                                  candidate.sourceHash, QString::number(i)}
-                                          .join(u'/')));
-    return request;
-}
-
 void BeamSearch::onRemeasured(const QString &candidateId, const EvalRequest &request,
                               const Evaluation &evaluation)
 {
     storeOk(m_store->replaceEvaluation(candidateId, evaluation, SessionStore::remeasureRun),
             QStringLiteral("a re-measurement"));
-    m_remeasured.insert(candidateId);
-    const bool demoted = Selection::failsRemeasure(evaluation);
+    const Candidate candidate = m_candidates.value(candidateId);
+    const bool demoted = m_remeasure.landed(candidate, evaluation);
     if (demoted) {
-        m_demotedSources.insert(sourceKey(m_candidates.value(candidateId)));
         qCWarning(lcSearch).noquote()
             << "session" << m_sessionId << "demotes" << candidateId
             << "which failed its re-measurement:" << evaluation.statusName() << evaluation.error;
-        withdrawLessonsOf(candidateId);
+        if (m_memory)
+            m_remeasure.withdrawLessons(*m_memory, m_sessionId, m_task.name, candidate, m_candidates,
+                                        m_evaluations, m_config.noiseFloor);
         chooseBest();
     }
     tell(SearchEvents::BestRemeasured{candidateId, request.size, request.seeds, evaluation, demoted});
-    if (!remeasureBest(m_endReason))
-        finish(m_endReason);
-}
-
-void BeamSearch::withdrawLessonsOf(const QString &candidateId)
-{
-    // A kernel the search itself rejected taught nothing: the lessons this session drew from it leave the
-    // memory, and the plans that counted it as a win are decided again without it.
-    if (!m_memory)
-        return;
-    const QString key = sourceKey(m_candidates.value(candidateId));
-    const auto demoted = [this, &key](const QString &hash) { return !hash.isEmpty() && hash == key; };
-    for (const ExperienceRecord &r : m_memory->list(m_task.name)) {
-        if (r.sessionId != m_sessionId || (!demoted(r.slowHash) && !demoted(r.fastHash)))
-            continue;
-        if (m_memory->remove(r.id))
-            qCInfo(lcSearch).noquote() << "session" << m_sessionId << "withdraws the lesson" << r.id
-                                       << r.experience.title.simplified() << "of a demoted kernel";
-        else
-            qCWarning(lcSearch).noquote() << "could not withdraw a lesson:" << m_memory->lastError();
-    }
-    QSet<QString> plans;
-    for (const Candidate &c : std::as_const(m_candidates))
-        if (sourceKey(c) == key && !c.planId.isEmpty())
-            plans.insert(c.planId);
-    for (const QString &planId : std::as_const(plans)) {
-        bool faster = false;
-        for (const Candidate &c : std::as_const(m_candidates))
-            faster = faster || (c.planId == planId && !m_demotedSources.contains(sourceKey(c)) &&
-                                m_evaluations.contains(c.id) &&
-                                Selection::isFaster(m_evaluations.value(c.id),
-                                                    m_evaluations.value(c.parentId), m_config.noiseFloor));
-        if (!m_memory->recordOutcome(planId, faster))
-            qCWarning(lcSearch).noquote()
-                << "could not decide a plan's outcome again:" << m_memory->lastError();
-    }
+    if (!remeasureBest(m_remeasure.endReason()))
+        finish(m_remeasure.endReason());
 }
 
 void BeamSearch::chooseBest()
@@ -1145,12 +907,11 @@ void BeamSearch::finish(StopReason reason)
     m_state = State::Finished;
     m_stopReason = reason;
     // Forget everything in flight before cancelling, so the cancellations' own signals are dropped.
-    const auto calls = m_calls.keys();
-    m_calls.clear();
+    const auto calls = m_calls.takeAll();
     const auto jobs = m_jobs.keys();
     m_jobs.clear();
-    m_remeasureRequests.clear();
-    m_pending = 0;
+    m_remeasure.dropRequests();
+    m_inFlight.clear();
     ++m_generation;
     // Newest first: a client's queued calls are its newest, and cancelling them before the running ones keeps
     // a freed slot from starting a queued call only to abort it.
@@ -1180,7 +941,7 @@ void BeamSearch::finish(StopReason reason)
     stopped.totals = totals();
     // Cost and tokens as booked in the store: every run of the session, replies that came in after a stop
     // included.
-    const SessionStore::CostTotals booked = m_store->costTotals(m_sessionId);
+    const SessionStatistics::CostTotals booked = m_store->statistics().costTotals(m_sessionId);
     stopped.totals.costUsd = booked.costUsd;
     stopped.totals.tokens = booked.promptTokens + booked.completionTokens;
     stopped.totals.costUsdByRole = booked.costByRole;

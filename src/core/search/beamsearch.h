@@ -3,16 +3,23 @@
 #include "llm/agentrole.h"
 #include "llm/chatmessage.h"
 #include "llm/chatreply.h"
-#include "llm/llmcallrecord.h"
 #include "model/candidate.h"
 #include "model/evalrequest.h"
 #include "model/evaluation.h"
 #include "model/plan.h"
+#include "search/agentcall.h"
+#include "search/busyclock.h"
+#include "search/callbook.h"
+#include "search/inflight.h"
+#include "search/remeasurement.h"
 #include "search/searchconfig.h"
 #include "search/searchevent.h"
+#include "search/searchjob.h"
 #include "search/searchtask.h"
 #include "search/selection.h"
+#include "search/spendledger.h"
 #include "search/stoprules.h"
+#include "search/twinregistry.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -38,7 +45,8 @@ class SessionStore;
 // evaluation costs one sample, never the step; an iteration in which every model call failed ends the search
 // (StopReason::ModelsFailed). Everything goes to the SessionStore as it happens, and every step is told to
 // observers as a SearchEvent. Within a session, a kernel whose normalized source was already evaluated takes
-// over that evaluation (marked as reused) instead of being measured again.
+// over that evaluation (marked as reused) instead of being measured again. Each concern has a room of its own
+// (InFlight, CallBook, TwinRegistry, Cascade, Remeasurement, SpendLedger); this class orders the steps.
 class BeamSearch : public QObject
 {
     Q_OBJECT
@@ -80,15 +88,18 @@ public:
     // The session's best kernel by Selection::isBetterBest, the rule every front end applies.
     QString bestCandidateId() const { return m_bestId; }
     std::optional<Evaluation> bestEvaluation() const;
-    double costUsd() const { return m_costUsd; }
-    qint64 tokens() const { return m_tokens; }
+    double costUsd() const { return m_spend.costUsd(); }
+    qint64 tokens() const { return m_spend.tokens(); }
     StopReason stopReason() const { return m_stopReason; }
     const Task &task() const { return m_task; }
     const SearchConfig &config() const { return m_config; }
     // Time spent in the search's own code (prompt building, parsing, selection, store writes), not waiting
     // for models or hosts: the orchestration overhead.
-    double orchestrationSeconds() const { return m_busyNs / 1e9; }
-    double orchestrationCpuSeconds() const { return m_busyCpuNs / 1e9; } // of it, on this thread's CPU clock
+    double orchestrationSeconds() const { return m_busy.seconds(); }
+    double orchestrationCpuSeconds() const
+    {
+        return m_busy.cpuSeconds();
+    } // of it, on this thread's CPU clock
     int candidateCount() const { return int(m_candidates.size()); }
 
 Q_SIGNALS:
@@ -96,35 +107,13 @@ Q_SIGNALS:
     void finished(StopReason reason); // after the Stopped event
 
 private:
-    struct Call
-    {
-        quint64 number = 0;    // LlmCallStarted/Finished's call
-        bool replayed = false; // answered from the session's record
-        AgentRole role = AgentRole::Planner;
-        QString beamParentId; // the beam kernel this work descends from
-        int planIndex = -1;
-        int sampleIndex = -1;
-        int fixRound = 0;
-        QString planId;
-        Plan plan;
-        QString brokenCandidateId; // fixer: the candidate it repairs
-        int pairIndex = -1;        // summarizer: which of m_pairs
-    };
-    struct Job
-    {
-        QString candidateId;
-        QString beamParentId;
-        Plan plan;
-        bool check = false;     // the cascade's numeric check of a candidate that was only timed
-        bool remeasure = false; // the best kernel's run on fresh seeds and the small size (remeasureBest)
-    };
+    using Call = AgentCall;
+    using Job = SearchJob;
 
-    class Busy;
     ChatClient *clientFor(AgentRole role, const QString &key) const;
     void connectClient(ChatClient *client);
     bool begin(const Task &task, const SearchConfig &config);
-    void send(const Call &call, const ChatMessages &messages, const QString &tag);
-    void replay(const Call &call, const LlmCallRecord &recorded);
+    void send(Call call, const ChatMessages &messages, const QString &tag);
     void later(const std::function<void()> &work); // on the event loop, dropped if this run has ended
     qint64 seedOf(const Call &call) const;
     void onChatFinished(const Call &call, const ChatReply &reply);
@@ -136,12 +125,13 @@ private:
     void onPlan(const Call &call, const ChatReply &reply);
     void onKernel(const Call &call, const ChatReply &reply);
     void onSummary(const Call &call, const ChatReply &reply);
-    void submitCandidate(Candidate candidate, const QString &beamParentId, const Plan &plan,
+    void submitCandidate(const Candidate &candidate, const QString &beamParentId, const Plan &plan,
                          bool check = false);
+    void dispatch(const Job &job); // a job whose work is open: from the store, a twin, or the host pool
+    void reuse(const Job &job, const Evaluation &measured, const QString &measuredId);
     bool startChecks();
-    void keepChild(const Job &job, const Candidate &candidate, const Evaluation &evaluation);
     void settleCheckedTwins(const Candidate &checked, const Evaluation &evaluation);
-    void workDone();
+    void stepDone(); // the last outstanding work of the current step has landed
     void selectAndSummarize();
     void recordOutcomes();
     void prepareMemory();
@@ -151,16 +141,12 @@ private:
     void onRemeasured(const QString &candidateId, const EvalRequest &request, const Evaluation &evaluation);
     EvalRequest
     requestFor(const Candidate &candidate) const; // as the session measures: its task, size, target
-    EvalRequest remeasureRequest(const Candidate &candidate) const;
     void chooseBest();
-    void withdrawLessonsOf(const QString &candidateId);
     bool checkBudgets();
     bool storeOk(bool ok, const QString &what);
     template<typename T> void tell(T &&data);
     void offerBest(const QString &candidateId, const Evaluation &evaluation);
     SearchEvents::Totals totals() const;
-    bool takeOverTwin(const Job &job, const Candidate &candidate);
-    void settleTwins(const Candidate &measured, const Evaluation &evaluation);
 
     HostPool *m_pool;
     SessionStore *m_store;
@@ -177,41 +163,29 @@ private:
     QString m_error;
     StopReason m_stopReason = StopReason::None;
     int m_iteration = 0;
-    int m_pending = 0; // calls and evaluations of the current step still out
     int m_withoutImprovement = 0;
-    double m_costUsd = 0;
-    qint64 m_tokens = 0;
     QElapsedTimer m_clock;
+
+    // The rooms (each in a file pair of its own): the step's outstanding work, the calls out and their
+    // replay, twins and reuse, the best kernel's re-measurement, what was spent, and the time spent in our
+    // own code.
+    InFlight m_inFlight;
+    CallBook m_calls;
+    TwinRegistry m_twins;
+    Remeasurement m_remeasure;
+    SpendLedger m_spend;
+    BusyClock m_busy;
 
     QHash<QString, Candidate> m_candidates;
     QHash<QString, Evaluation> m_evaluations;
     QList<ScoredKernel> m_beam;
     QList<ScoredKernel> m_children;
-    QSet<QString> m_shownPlans;     // this iteration's plans that were shown experiences
-    ScoredKernel m_best;            // the beam's leader, which improvement (patience) is measured against
-    QString m_bestId;               // the session's best by Selection::isBetterBest, never a demoted kernel
-    QSet<QString> m_remeasured;     // candidates whose re-measurement landed
-    QSet<QString> m_demotedSources; // normalized sources (or ids, without one) that failed a re-measurement
-    StopReason m_endReason = StopReason::None;       // why the search ended, while its best is re-measured
-    QHash<quint64, EvalRequest> m_remeasureRequests; // by pool job
-    QMap<QString, double> m_costByRole;
-    quint64 m_callNumber = 0;
-    int m_callsOk = 0; // of the current iteration's generating step
-    int m_callsFailed = 0;
-    QString m_firstCallError;
-    // Normalized source -> the candidate whose measurement stands for it in this session, and the jobs of
-    // twins waiting for a measurement still in flight.
-    QHash<QString, QString> m_measuredBy;
-    QHash<QString, QList<Job>> m_twinsWaiting;
-    QMap<QPair<ChatClient *, quint64>, Call> m_calls;
-    QHash<quint64, Job> m_jobs;
+    QSet<QString> m_shownPlans;    // this iteration's plans that were shown experiences
+    ScoredKernel m_best;           // the beam's leader, which improvement (patience) is measured against
+    QString m_bestId;              // the session's best by Selection::isBetterBest, never a demoted kernel
+    QHash<quint64, Job> m_jobs;    // by pool job
     QHash<QString, Plan> m_planOf; // candidate id -> the plan it carries out, for its check's fixer
     QString m_baselineId;
     QList<ExperiencePair> m_pairs;
-    bool m_sending = false;
-    QList<QPair<quint64, ChatReply>> m_early;
     quint64 m_generation = 0; // bumped when a run starts or ends, so replays queued for an older one drop
-    qint64 m_busyNs = 0;
-    qint64 m_busyCpuNs = 0;
-    int m_busyDepth = 0;
 };

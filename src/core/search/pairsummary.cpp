@@ -62,8 +62,8 @@ bool PairSummary::start(const ComparePair &pair, QString &error)
     m_parts->clients = std::move(clients);
     m_parts->client = client;
     m_parts->running = true;
-    // The client is this summary's own, so whatever it finishes is the one call (possibly inside send(), when
-    // the endpoint is unusable).
+    // The client is this summary's own, so whatever it finishes is the one call (always after send() returns,
+    // also when the endpoint is unusable).
     connect(client, &ChatClient::finished, this, [this](quint64, const ChatReply &reply) {
         if (!m_parts->running)
             return;

@@ -43,11 +43,11 @@ std::optional<ResumePoint> ResumePoint::load(const SessionStore &store, const QS
         session->run.value(QStringLiteral("eval_timeout_s")).toDouble(p.task.evalTimeoutSeconds);
     p.task.reference = session->run.value(QStringLiteral("reference")).toString();
 
-    const SessionStore::CostTotals totals = store.costTotals(sessionId);
+    const SessionStatistics::CostTotals totals = store.statistics().costTotals(sessionId);
     p.costUsd = totals.costUsd;
     p.tokens = totals.promptTokens + totals.completionTokens;
 
-    if (!store.isStepCompleted(sessionId, 0, QStringLiteral("baseline")))
+    if (!store.isStepCompleted(sessionId, 0, ResumeStep::Baseline))
         return p; // iteration 0: evaluate the baseline first
 
     auto beamAfter = [&](int iteration, QList<ScoredKernel> &beam) {
@@ -76,7 +76,7 @@ std::optional<ResumePoint> ResumePoint::load(const SessionStore &store, const QS
     };
     // The first iteration whose last step did not finish is the one to rerun.
     p.iteration = 1;
-    while (store.isStepCompleted(sessionId, p.iteration, QStringLiteral("summarize")))
+    while (store.isStepCompleted(sessionId, p.iteration, ResumeStep::Summarize))
         ++p.iteration;
     QList<ScoredKernel> previous;
     for (int i = 0; i < p.iteration; ++i) {

@@ -10,6 +10,15 @@ target_sources(accelopt_core PRIVATE
   search/stoprules.cpp search/stoprules.h)
 target_sources(accelopt_core PRIVATE
   search/beamsearch.cpp search/beamsearch.h
+  search/agentcall.h search/searchjob.h
+  search/busyclock.cpp search/busyclock.h
+  search/callbook.cpp search/callbook.h
+  search/cascade.cpp search/cascade.h
+  search/inflight.cpp search/inflight.h
+  search/remeasurement.cpp search/remeasurement.h
+  search/searchseed.cpp search/searchseed.h
+  search/spendledger.cpp search/spendledger.h
+  search/twinregistry.cpp search/twinregistry.h
   search/fixchain.cpp search/fixchain.h
   search/searchevent.cpp search/searchevent.h
   search/optimizationrun.cpp search/optimizationrun.h

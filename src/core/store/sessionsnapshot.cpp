@@ -23,8 +23,8 @@ std::optional<SessionSnapshot> SessionSnapshot::load(const SessionStore &store, 
     for (int i = 0; i <= lastIteration; ++i)
         if (const QStringList beam = store.beam(session->id, i); !beam.isEmpty())
             s.beams.insert(i, beam);
-    s.cost = store.costTotals(session->id);
-    s.costByIteration = store.costByIteration(session->id);
+    s.cost = store.statistics().costTotals(session->id);
+    s.costByIteration = store.statistics().costByIteration(session->id);
     if (const std::optional<Candidate> best = store.bestCandidate(session->id))
         s.bestCandidateId = best->id;
     return s;

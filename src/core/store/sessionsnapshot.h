@@ -23,7 +23,7 @@ struct SessionSnapshot
         remeasurements; // the best kernels' re-measurements (SessionStore::remeasureRun)
     QHash<QString, PlanRecord> plans;
     QMap<int, QStringList> beams; // the beam kept after each iteration, fastest first
-    SessionStore::CostTotals cost;
+    SessionStatistics::CostTotals cost;
     QMap<int, double> costByIteration; // SessionStore::costByIteration
     QString bestCandidateId;
 

@@ -5,7 +5,9 @@
 #include "model/evaluation.h"
 #include "store/database.h"
 #include "store/planrecord.h"
+#include "store/resumestep.h"
 #include "store/sessionrecord.h"
+#include "store/sessionstatistics.h"
 #include "store/sessionsummary.h"
 
 #include <QHash>
@@ -22,6 +24,10 @@
 // replays a step re-adds nothing and duplicates nothing. Multi-row changes run in one transaction; callers
 // that need several calls to land together wrap them in transaction().
 //
+// Each table's columns are listed once (SessionTable, PlanTable, CandidateTable, EvaluationTable,
+// LlmCallTable): the SQL here is built from those lists and rows are read through them, never by position.
+// The cost and statistics queries live in SessionStatistics (statistics()).
+//
 // Failures return false / nullopt / empty and leave the reason in lastError() (and the log).
 class SessionStore : public LlmCallRecorder
 {
@@ -36,6 +42,9 @@ public:
     QString path() const { return m_path; }
     QString lastError() const { return m_error; }
     Database &database() { return m_db; }
+    const Database &database() const { return m_db; }
+    // The cost and statistics queries over this store's file.
+    SessionStatistics statistics() const { return SessionStatistics(m_db); }
 
     // Deterministic ids (name-based UUIDs) from a row's natural key.
     static QString planId(const QString &sessionId, int iteration, const QString &parentCandidateId,
@@ -65,10 +74,10 @@ public:
     // ambiguous, with the reason in lastError().
     std::optional<SessionRecord> findSession(const QString &prefix) const;
 
-    // Resume points: a step ("plan", "execute", "select", "summarize", ...) of an iteration is marked done in
-    // the same transaction as its results, so after a crash the search redoes exactly the unfinished steps.
-    bool markStepCompleted(const QString &sessionId, int iteration, const QString &step);
-    bool isStepCompleted(const QString &sessionId, int iteration, const QString &step) const;
+    // Resume points: a step of an iteration is marked done in the same transaction as its results, so after a
+    // crash the search redoes exactly the unfinished steps.
+    bool markStepCompleted(const QString &sessionId, int iteration, ResumeStep step);
+    bool isStepCompleted(const QString &sessionId, int iteration, ResumeStep step) const;
 
     // Plans and candidates. The add functions fill in missing ids (and the source hash) and write through
     // INSERT OR IGNORE. The list forms are one transaction: all rows or none.
@@ -118,37 +127,6 @@ public:
     // failed or were cancelled are left out: a resume asks them again (a fixed key, a server back up).
     std::optional<LlmCallRecord> recordedCall(const QString &sessionId, const QString &role,
                                               const QString &tag) const;
-
-    struct CostTotals
-    {
-        int calls = 0;
-        int failedCalls = 0;
-        qint64 promptTokens = 0;
-        qint64 completionTokens = 0;
-        int callsWithoutTokens = 0; // the server sent no usage: their tokens are unknown, not zero
-        double costUsd = 0;
-        int callsWithoutCost = 0;         // no price known for the model
-        QMap<QString, double> costByRole; // of the calls with a price
-        QMap<QString, int> callsByRole;
-        QMap<QString, int> callsWithoutCostByRole;
-    };
-    CostTotals costTotals(const QString &sessionId) const; // empty id: all sessions
-    // The priced model calls' cost per iteration of a session (a call counts for the iteration of the plan or
-    // candidate it was made for; iteration 0 holds calls that belong to none).
-    QMap<int, double> costByIteration(const QString &sessionId) const;
-
-    struct IterationSummary
-    {
-        int iteration = 0;
-        int candidates = 0;
-        int correct = 0;
-        std::optional<double> bestLatencyMs;
-        std::optional<double> bestPercentOfPeak; // of the fastest correct candidate
-        QString bestCandidateId;
-    };
-    QList<IterationSummary> iterationSummaries(const QString &sessionId) const;
-    // Candidates by the status of their first evaluation; "pending" for those not evaluated yet.
-    QMap<QString, int> candidateCountsByStatus(const QString &sessionId) const;
 
 private:
     bool fail(const QString &error) const;

@@ -157,7 +157,7 @@ bool ExportSession::create(SessionStore &store, QString &error)
         !call(QStringLiteral("summarizer"), std::nullopt, std::nullopt) ||
         !call(QStringLiteral("executor"), std::nullopt, std::nullopt, QStringLiteral("HTTP 500")))
         return false;
-    return check(store.markStepCompleted(s.id, 2, QStringLiteral("select"))) &&
+    return check(store.markStepCompleted(s.id, 2, ResumeStep::Select)) &&
            check(store.setStatus(s.id, SessionRecord::Status::Finished));
 }
 

@@ -808,6 +808,28 @@ private Q_SLOTS:
         QCOMPARE(done.replies.value(id).error, ChatReply::Error::Config);
         QVERIFY(done.replies.value(id).errorText.contains(QStringLiteral("not an http(s) URL")));
     }
+
+    void refusedCallFinishesAfterSendReturns()
+    {
+        // A caller books the id send() returns before any reply for it can arrive (BeamSearch needs no
+        // re-entrancy guard): even a call refused at once finishes through the event loop, and a cancel in
+        // between is its one finished().
+        Endpoint e = endpoint();
+        e.baseUrl = QStringLiteral("ftp://nowhere");
+        ChatClient client(e);
+        QSignalSpy finished(&client, &ChatClient::finished);
+        const quint64 refused = client.send(hello());
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(0).toULongLong(), refused);
+        const quint64 cancelled = client.send(hello());
+        client.cancel(cancelled);
+        QCOMPARE(finished.count(), 2);
+        QCOMPARE(finished.at(1).at(1).value<ChatReply>().error, ChatReply::Error::Cancelled);
+        QTest::qWait(50);
+        QCOMPARE(finished.count(), 2);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestChatClient)

@@ -511,7 +511,7 @@ private Q_SLOTS:
         if (QTest::currentTestFailed())
             return;
         // Iteration 3 is under way: its plans are made, no beam yet.
-        QVERIFY(store.markStepCompleted(session.id, 3, QStringLiteral("plans")));
+        QVERIFY(store.markStepCompleted(session.id, 3, ResumeStep::Plan));
         LlmCallRecord call;
         call.role = QStringLiteral("planner"); // a model missing from the price table: no cost
         QVERIFY(store.recordLlmCall(session.id, call));

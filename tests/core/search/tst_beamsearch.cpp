@@ -222,10 +222,10 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 vs %2").arg(*best->latencyMeanMs).arg(*base->latencyMeanMs)));
         QCOMPARE(rig.store.plans(session, 1).size(), 1);
         QCOMPARE(rig.store.candidates(session).size(), 2);
-        QVERIFY(rig.store.isStepCompleted(session, 1, QStringLiteral("select")));
-        QVERIFY(rig.store.isStepCompleted(session, 1, QStringLiteral("summarize")));
+        QVERIFY(rig.store.isStepCompleted(session, 1, ResumeStep::Select));
+        QVERIFY(rig.store.isStepCompleted(session, 1, ResumeStep::Summarize));
         QCOMPARE(rig.store.session(session)->status, SessionRecord::Status::Finished);
-        QCOMPARE(rig.store.costTotals(session).calls, 3); // planner, executor, summarizer
+        QCOMPARE(rig.store.statistics().costTotals(session).calls, 3); // planner, executor, summarizer
         // The 1.4x gain became a positive experience.
         const auto memory = rig.memory.list(QStringLiteral("silu"));
         QCOMPARE(memory.size(), 1);
@@ -722,7 +722,7 @@ private Q_SLOTS:
         baseline.origin = Candidate::Origin::Baseline;
         baseline.source = m_baseline;
         QVERIFY(rig.store.addCandidate(baseline));
-        QVERIFY(rig.store.markStepCompleted(session.id, 0, QStringLiteral("baseline")));
+        QVERIFY(rig.store.markStepCompleted(session.id, 0, ResumeStep::Baseline));
         QVERIFY(!rig.search->resume(session.id));
         QVERIFY2(rig.search->lastError().contains(QStringLiteral("no beam")),
                  qPrintable(rig.search->lastError()));

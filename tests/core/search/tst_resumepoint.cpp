@@ -44,7 +44,7 @@ class TestResumePoint : public QObject
     {
         QVERIFY(m_store->setBeam(m_session, iteration, beam));
         QVERIFY(m_store->markStepCompleted(m_session, iteration,
-                                           iteration == 0 ? QStringLiteral("baseline") : QStringLiteral("summarize")));
+                                           iteration == 0 ? ResumeStep::Baseline : ResumeStep::Summarize));
     }
 
 private Q_SLOTS:
@@ -138,7 +138,7 @@ private Q_SLOTS:
         const QString same = addChild(faster, 2, 0, QStringLiteral("def kernel(x):\n    return x  # 2\n"), 5.0);
         finishIteration(2, {faster, same});
         const QString landed = addChild(faster, 3, 0, QStringLiteral("def kernel(x):\n    return x  # 3\n"), 1.0);
-        QVERIFY(m_store->markStepCompleted(m_session, 3, QStringLiteral("plan")));
+        QVERIFY(m_store->markStepCompleted(m_session, 3, ResumeStep::Plan));
 
         QString error;
         const std::optional<ResumePoint> p = ResumePoint::load(*m_store, m_session, error);
@@ -191,7 +191,7 @@ private Q_SLOTS:
     void finishedIterationWithoutABeamIsAnError()
     {
         QVERIFY(m_store->addEvaluation(m_baseline, measured(10.0)));
-        QVERIFY(m_store->markStepCompleted(m_session, 0, QStringLiteral("baseline")));
+        QVERIFY(m_store->markStepCompleted(m_session, 0, ResumeStep::Baseline));
         QString error;
         QVERIFY(!ResumePoint::load(*m_store, m_session, error));
         QVERIFY2(error.contains(QStringLiteral("no beam was kept after iteration 0")), qPrintable(error));

@@ -196,8 +196,8 @@ private Q_SLOTS:
         QCOMPARE(s->currentStep, QString());
         QVERIFY(s->run.isEmpty()); // sessions from before version 3 have no run settings
         // The new tables work.
-        QVERIFY(store.markStepCompleted(QStringLiteral("old-session"), 3, QStringLiteral("plan")));
-        QVERIFY(store.isStepCompleted(QStringLiteral("old-session"), 3, QStringLiteral("plan")));
+        QVERIFY(store.markStepCompleted(QStringLiteral("old-session"), 3, ResumeStep::Plan));
+        QVERIFY(store.isStepCompleted(QStringLiteral("old-session"), 3, ResumeStep::Plan));
         QVERIFY(store.recordLlmCall(QStringLiteral("old-session"), LlmCallRecord{}));
         // Version 4 kept everything that refers to the session, and lets a session fail.
         QCOMPARE(store.candidates(QStringLiteral("old-session")).size(), 1);

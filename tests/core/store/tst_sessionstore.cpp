@@ -150,12 +150,12 @@ private Q_SLOTS:
         Candidate ok = child({}, 0, 0, 0, QStringLiteral("k"));
         QVERIFY(!m_store->transaction([&] {
             return m_store->addCandidate(ok) &&
-                   m_store->markStepCompleted(m_session, 1, QStringLiteral("execute")) &&
+                   m_store->markStepCompleted(m_session, 1, ResumeStep::Execute) &&
                    m_store->addEvaluation(QStringLiteral("missing-candidate"),
                                           evaluation(QStringLiteral("ok"), 1, 1));
         }));
         QCOMPARE(rows(QStringLiteral("candidates")), 0);
-        QVERIFY(!m_store->isStepCompleted(m_session, 1, QStringLiteral("execute")));
+        QVERIFY(!m_store->isStepCompleted(m_session, 1, ResumeStep::Execute));
     }
 
     void lineageBestAndSummaries()
@@ -189,13 +189,13 @@ private Q_SLOTS:
         QCOMPARE(m_store->bestCandidate(m_session)->id, b.id);
         QVERIFY(m_store->hasSource(m_session, KernelNormalizer::hash(QStringLiteral("a  \n"))));
 
-        const auto summaries = m_store->iterationSummaries(m_session);
+        const auto summaries = m_store->statistics().iterationSummaries(m_session);
         QCOMPARE(summaries.size(), 3);
         QCOMPARE(summaries.at(1).candidates, 3);
         QCOMPARE(summaries.at(1).correct, 1);
         QCOMPARE(*summaries.at(1).bestLatencyMs, 5.0);
         QCOMPARE(*summaries.at(2).bestPercentOfPeak, 0.4);
-        const auto counts = m_store->candidateCountsByStatus(m_session);
+        const auto counts = m_store->statistics().candidateCountsByStatus(m_session);
         QCOMPARE(counts.value(QStringLiteral("ok")), 3);
         QCOMPARE(counts.value(QStringLiteral("compile_error")), 1);
         QCOMPARE(counts.value(QStringLiteral("pending")), 1);
@@ -234,7 +234,7 @@ private Q_SLOTS:
         QVERIFY(m_store->addEvaluation(honest.id, evaluation(QStringLiteral("ok"), 3.0, 0.8),
                                        SessionStore::remeasureRun));
         QCOMPARE(m_store->bestCandidate(m_session)->id, honest.id);
-        const auto summaries = m_store->iterationSummaries(m_session);
+        const auto summaries = m_store->statistics().iterationSummaries(m_session);
         QCOMPARE(summaries.at(1).bestCandidateId, honest.id);
         QVERIFY(!summaries.at(2).bestLatencyMs); // the twin was the only kernel of iteration 2
         QCOMPARE(*m_store->sessionSummaries().first().bestLatencyMs, 6.0); // the first run's measurement
@@ -243,7 +243,7 @@ private Q_SLOTS:
         QCOMPARE(remeasured.size(), 2);
         QCOMPARE(remeasured.value(cheat.id).status, EvalStatus::Incorrect);
         QCOMPARE(remeasured.value(honest.id).correct, std::optional<bool>(true));
-        QCOMPARE(m_store->candidateCountsByStatus(m_session).value(QStringLiteral("ok")), 4);
+        QCOMPARE(m_store->statistics().candidateCountsByStatus(m_session).value(QStringLiteral("ok")), 4);
         QString error;
         const auto snapshot = SessionSnapshot::load(*m_store, m_session, error);
         QVERIFY2(snapshot, qPrintable(error));
@@ -334,10 +334,10 @@ private Q_SLOTS:
 
     void stepsAndResumePoint()
     {
-        QVERIFY(!m_store->isStepCompleted(m_session, 2, QStringLiteral("plan")));
-        QVERIFY(m_store->markStepCompleted(m_session, 2, QStringLiteral("plan")));
-        QVERIFY(m_store->markStepCompleted(m_session, 2, QStringLiteral("plan")));
-        QVERIFY(m_store->isStepCompleted(m_session, 2, QStringLiteral("plan")));
+        QVERIFY(!m_store->isStepCompleted(m_session, 2, ResumeStep::Plan));
+        QVERIFY(m_store->markStepCompleted(m_session, 2, ResumeStep::Plan));
+        QVERIFY(m_store->markStepCompleted(m_session, 2, ResumeStep::Plan));
+        QVERIFY(m_store->isStepCompleted(m_session, 2, ResumeStep::Plan));
         QCOMPARE(m_store->session(m_session)->currentIteration, 2);
         QCOMPARE(m_store->session(m_session)->currentStep, QStringLiteral("plan"));
     }
@@ -359,7 +359,7 @@ private Q_SLOTS:
         unknown.error = QStringLiteral("timeout");
         m_store->setActiveSession(m_session);
         m_store->record(unknown);
-        const auto totals = m_store->costTotals(m_session);
+        const auto totals = m_store->statistics().costTotals(m_session);
         QCOMPARE(totals.calls, 2);
         QCOMPARE(totals.failedCalls, 1);
         QCOMPARE(totals.promptTokens, 100);
@@ -399,13 +399,13 @@ private Q_SLOTS:
         LlmCallRecord unpriced = call;
         unpriced.costUsd.reset();
         QVERIFY(m_store->recordLlmCall(m_session, unpriced));
-        const QMap<int, double> cost = m_store->costByIteration(m_session);
+        const QMap<int, double> cost = m_store->statistics().costByIteration(m_session);
         QCOMPARE(cost.value(2), 0.25); // unpriced calls count nothing
         QCOMPARE(cost.value(0), 0.5);  // a call for no plan or candidate
         double all = 0;
         for (double c : cost)
             all += c;
-        QCOMPARE(all, m_store->costTotals(m_session).costUsd);
+        QCOMPARE(all, m_store->statistics().costTotals(m_session).costUsd);
     }
 
     // The lock folder names the sessions being run and by whom: 0700, and tightened if an older build left

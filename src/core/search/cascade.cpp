@@ -1,0 +1,57 @@
+#include "search/cascade.h"
+
+#include <algorithm>
+
+QList<ScoredKernel> Cascade::toCheck(const QList<ScoredKernel> &beam, QList<ScoredKernel> &children,
+                                     const Inputs &inputs)
+{
+    std::sort(children.begin(), children.end(),
+              [](const ScoredKernel &a, const ScoredKernel &b) { return a.candidateId < b.candidateId; });
+    const SearchConfig &config = *inputs.config;
+    Selection::CascadeScope scope;
+    scope.width = config.beamWidth;
+    scope.noiseFloor = config.noiseFloor;
+    scope.experiences = inputs.experiences;
+    scope.gain = config.gainThreshold;
+    scope.loss = config.lossThreshold;
+    scope.topK = config.topK;
+    if (inputs.experiences)
+        scope.hitPlans = inputs.shownPlans;
+    for (const ScoredKernel &k : std::as_const(children))
+        scope.planOf.insert(k.candidateId, inputs.candidates->value(k.candidateId).planId);
+    const QStringList ids = Selection::toCheck(beam, children, scope);
+    QHash<QString, ScoredKernel> byId;
+    for (const ScoredKernel &k : std::as_const(children))
+        byId.insert(k.candidateId, k);
+    QList<ScoredKernel> checks;
+    QSet<QString> sources;
+    for (const QString &id : ids) {
+        const ScoredKernel k = byId.value(id);
+        if (!k.sourceHash.isEmpty() && sources.contains(k.sourceHash))
+            continue;
+        sources.insert(k.sourceHash);
+        checks << k;
+    }
+    return checks;
+}
+
+void Cascade::keep(QList<ScoredKernel> &children, const SearchJob &job, const Candidate &candidate,
+                   const Evaluation &evaluation)
+{
+    if (job.check)
+        children.removeIf([&](const ScoredKernel &k) { return k.candidateId == candidate.id; });
+    if (Selection::isUsable(evaluation) || (Selection::isUnchecked(evaluation) && !job.check))
+        children << ScoredKernel{candidate.id, job.beamParentId, candidate.sourceHash, evaluation};
+}
+
+QList<ScoredKernel> Cascade::uncheckedTwins(const QList<ScoredKernel> &children, const Candidate &checked)
+{
+    QList<ScoredKernel> twins;
+    if (checked.sourceHash.isEmpty())
+        return twins;
+    for (const ScoredKernel &k : children)
+        if (k.candidateId != checked.id && k.sourceHash == checked.sourceHash &&
+            Selection::isUnchecked(k.evaluation))
+            twins << k;
+    return twins;
+}

@@ -1,0 +1,100 @@
+#include "store/evaluationtable.h"
+
+#include "store/sqlvalues.h"
+
+namespace {
+using C = EvaluationTable::Column;
+constexpr EvaluationTable::Columns list({{{C::Host, "host"},
+                                          {C::Status, "status"},
+                                          {C::Error, "error"},
+                                          {C::Correct, "correct"},
+                                          {C::L2RelErr, "l2_rel_err"},
+                                          {C::MaxAbsErr, "max_abs_err"},
+                                          {C::LatencyMeanMs, "latency_mean_ms"},
+                                          {C::LatencyMinMs, "latency_min_ms"},
+                                          {C::LatencyMaxMs, "latency_max_ms"},
+                                          {C::LatencyP50Ms, "latency_p50_ms"},
+                                          {C::RelSpread, "rel_spread"},
+                                          {C::PeakMs, "peak_ms"},
+                                          {C::PercentOfPeak, "percent_of_peak"},
+                                          {C::Bound, "bound"},
+                                          {C::MetricsJson, "metrics_json"},
+                                          {C::RawJson, "raw_json"},
+                                          {C::WallS, "wall_s"},
+                                          {C::Attempts, "attempts"},
+                                          {C::ReusedFrom, "reused_from"}}});
+static_assert(list.inOrder());
+} // namespace
+
+const EvaluationTable::Columns &EvaluationTable::columns()
+{
+    return list;
+}
+
+Evaluation EvaluationTable::read(const Statement &q, const QString &candidateId, int first)
+{
+    const ColumnRow<C> row(q, first);
+    Evaluation e;
+    e.id = candidateId;
+    e.host = row.text(C::Host);
+    const QString status = row.text(C::Status);
+    e.error = row.text(C::Error);
+    if (const std::optional<EvalStatus> known = EvalStatuses::fromName(status)) {
+        e.status = *known;
+    } else {
+        e.status = EvalStatus::InfraError;
+        e.error = QStringLiteral("stored with an unknown status '%1': %2").arg(status, e.error);
+    }
+    if (!row.isNull(C::Correct))
+        e.correct = row.integer(C::Correct) == 1;
+    e.l2RelErr = row.number(C::L2RelErr);
+    e.maxAbsErr = row.number(C::MaxAbsErr);
+    e.latencyMeanMs = row.number(C::LatencyMeanMs);
+    e.latencyMinMs = row.number(C::LatencyMinMs);
+    e.latencyMaxMs = row.number(C::LatencyMaxMs);
+    e.latencyP50Ms = row.number(C::LatencyP50Ms);
+    e.relSpread = row.number(C::RelSpread);
+    e.peakMs = row.number(C::PeakMs);
+    e.percentOfPeak = row.number(C::PercentOfPeak);
+    e.bound = row.text(C::Bound);
+    e.metrics = SqlValues::objectFrom(row.value(C::MetricsJson));
+    e.raw = SqlValues::objectFrom(row.value(C::RawJson));
+    e.profile = Evaluation::profileFrom(e.raw);
+    e.wallSeconds = row.number(C::WallS);
+    e.attempts = row.integer(C::Attempts);
+    e.reusedFrom = row.text(C::ReusedFrom);
+    return e;
+}
+
+void EvaluationTable::bind(Statement &q, const Evaluation &e)
+{
+    q.bind(list.placeholder(C::Host), e.host)
+        .bind(list.placeholder(C::Status), e.statusName())
+        .bind(list.placeholder(C::Error), e.error)
+        .bind(list.placeholder(C::Correct), e.correct ? QVariant(*e.correct ? 1 : 0) : QVariant())
+        .bind(list.placeholder(C::L2RelErr), Statement::orNull(e.l2RelErr))
+        .bind(list.placeholder(C::MaxAbsErr), Statement::orNull(e.maxAbsErr))
+        .bind(list.placeholder(C::LatencyMeanMs), Statement::orNull(e.latencyMeanMs))
+        .bind(list.placeholder(C::LatencyMinMs), Statement::orNull(e.latencyMinMs))
+        .bind(list.placeholder(C::LatencyMaxMs), Statement::orNull(e.latencyMaxMs))
+        .bind(list.placeholder(C::LatencyP50Ms), Statement::orNull(e.latencyP50Ms))
+        .bind(list.placeholder(C::RelSpread), Statement::orNull(e.relSpread))
+        .bind(list.placeholder(C::PeakMs), Statement::orNull(e.peakMs))
+        .bind(list.placeholder(C::PercentOfPeak), Statement::orNull(e.percentOfPeak))
+        .bind(list.placeholder(C::Bound), e.bound)
+        .bind(list.placeholder(C::MetricsJson), SqlValues::json(e.metrics))
+        .bind(list.placeholder(C::RawJson), SqlValues::json(e.raw))
+        .bind(list.placeholder(C::WallS), Statement::orNull(e.wallSeconds))
+        .bind(list.placeholder(C::Attempts), e.attempts)
+        .bind(list.placeholder(C::ReusedFrom), Statement::orNull(e.reusedFrom));
+}
+
+QString EvaluationTable::notDemoted()
+{
+    return QStringLiteral(
+        "NOT EXISTS (SELECT 1 FROM evaluations r JOIN candidates d ON d.id = r.candidate_id WHERE "
+        "r.run_index = "
+        "1 "
+        "AND d.session_id = c.session_id AND (d.id = c.id OR (c.source_hash != '' AND d.source_hash = "
+        "c.source_hash)) AND r.status != 'infra_error' AND NOT (r.status = 'ok' AND r.correct = 1))");
+}

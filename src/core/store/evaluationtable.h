@@ -1,0 +1,47 @@
+#pragma once
+
+#include "model/evaluation.h"
+#include "store/columnlist.h"
+
+// The evaluations table's measurement columns, once: its SELECTs, its INSERTs (after candidate_id and
+// run_index) and the reader of an Evaluation are built from this list.
+class EvaluationTable
+{
+public:
+    enum class Column
+    {
+        Host,
+        Status,
+        Error,
+        Correct,
+        L2RelErr,
+        MaxAbsErr,
+        LatencyMeanMs,
+        LatencyMinMs,
+        LatencyMaxMs,
+        LatencyP50Ms,
+        RelSpread,
+        PeakMs,
+        PercentOfPeak,
+        Bound,
+        MetricsJson,
+        RawJson,
+        WallS,
+        Attempts,
+        ReusedFrom,
+        Count
+    };
+    using Columns = ColumnList<Column, std::size_t(Column::Count)>;
+    static const Columns &columns();
+
+    // A row whose SELECT starts with columns() at `first`. An unknown status (a newer version's) reads as an
+    // infrastructure error that says so.
+    static Evaluation read(const Statement &q, const QString &candidateId, int first = 0);
+    static void bind(Statement &q, const Evaluation &evaluation);
+
+    // An SQL condition on a candidate `c` of the session: not a re-measured failure, of this kernel or of
+    // another with the same normalized source (Selection::failsRemeasure: a run that says something about
+    // the kernel and is not correct). The partial index evaluations_remeasured (schema version 5) keeps this
+    // to the session's few re-measurements.
+    static QString notDemoted();
+};
