@@ -37,16 +37,17 @@ class HostPool;
 class PromptLibrary;
 class SessionStore;
 
-// The orchestrator of one optimization (DESIGN.md §3). Event-driven: every step is a ChatClient call or a
-// HostPool job, and the search advances in their finished() handlers, so nothing blocks the thread it lives
-// on. Per iteration and beam kernel it asks the planner N times, each plan the executor K times, evaluates
-// every kernel, sends failures to the fixer (up to F rounds), then selects the next beam (Selection) and has
-// the summarizer turn the iteration's strongest slow->fast pairs into experiences. A failed call or
-// evaluation costs one sample, never the step; an iteration in which every model call failed ends the search
-// (StopReason::ModelsFailed). Everything goes to the SessionStore as it happens, and every step is told to
-// observers as a SearchEvent. Within a session, a kernel whose normalized source was already evaluated takes
-// over that evaluation (marked as reused) instead of being measured again. Each concern has a room of its own
-// (InFlight, CallBook, TwinRegistry, Cascade, Remeasurement, SpendLedger); this class orders the steps.
+// The orchestrator of one optimization (docs/architecture.md, "One optimization"). Event-driven: every step
+// is a ChatClient call or a HostPool job, and the search advances in their finished() handlers, so nothing
+// blocks the thread it lives on. Per iteration and beam kernel it asks the planner N times, each plan the
+// executor K times, evaluates every kernel, sends failures to the fixer (up to F rounds), then selects the
+// next beam (Selection) and has the summarizer turn the iteration's strongest slow->fast pairs into
+// experiences. A failed call or evaluation costs one sample, never the step; an iteration in which every
+// model call failed ends the search (StopReason::ModelsFailed). Everything goes to the SessionStore as it
+// happens, and every step is told to observers as a SearchEvent. Within a session, a kernel whose normalized
+// source was already evaluated takes over that evaluation (marked as reused) instead of being measured again.
+// Each concern has a room of its own (InFlight, CallBook, TwinRegistry, Cascade, Remeasurement, SpendLedger);
+// this class orders the steps.
 class BeamSearch : public QObject
 {
     Q_OBJECT

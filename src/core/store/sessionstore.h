@@ -17,7 +17,7 @@
 
 #include <optional>
 
-// The workspace database: sessions and everything they produced (DESIGN.md §3 step 7, §8).
+// The workspace database: sessions and everything they produced (docs/architecture.md, "Stores and files").
 //
 // Writes are idempotent: plan and candidate ids are derived from their natural keys (session, iteration,
 // parent, plan index, sample index, fix round), and every add is INSERT OR IGNORE, so a resumed session that
