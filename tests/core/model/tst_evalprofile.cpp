@@ -51,10 +51,10 @@ private Q_SLOTS:
         QFile f(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/nkisim/perf/explain.py"));
         QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(f.fileName()));
         const QString source = QString::fromUtf8(f.readAll());
-        const auto m = QRegularExpression(QStringLiteral(R"(EFFECTS = \(([^)]*)\))")).match(source);
+        const auto m = QRegularExpression(QStringLiteral(R"re(EFFECTS = \(([^)]*)\))re")).match(source);
         QVERIFY2(m.hasMatch(), "explain.py no longer lists its EFFECTS tuple");
         QStringList effects;
-        for (auto it = QRegularExpression(QStringLiteral(R"("([a-z_0-9]+)")")).globalMatch(m.captured(1));
+        for (auto it = QRegularExpression(QStringLiteral(R"re("([a-z_0-9]+)")re")).globalMatch(m.captured(1));
              it.hasNext();)
             effects << it.next().captured(1);
         QVERIFY(effects.size() >= 9);
