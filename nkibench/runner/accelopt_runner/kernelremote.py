@@ -114,7 +114,7 @@ def serve(job: dict, workdir: str, limits: dict) -> dict:
     from .handover import move_outputs
     move_outputs(cases, workdir)
     if res.get("status") == "ok":
-        trace = backend.last.trace
+        trace = backend.last.trace.instrs
         backend.last = None
         res["verdict"] = judge.verdict(job, workdir, trace=trace)
     return res
