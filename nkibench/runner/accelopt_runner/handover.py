@@ -45,8 +45,8 @@ def split(job: dict, steps) -> dict:
         judged = judged if isinstance(judged, dict) else None
     elif job["backend"] == "neuron":
         ran = compile_neff(kjob, steps)
-        if ran.get("status") != "ok":
-            return merge(base, prepared, ran)
+        if ran.get("status") != "ok":  # the serving process's notes (generation, trust) still go with it
+            return merge(base, prepared, ran, {"warnings": list(job.get("warnings") or [])})
     else:
         cases = os.path.join(judge_folder, child.KERNEL_CASES)
         ran, kernel_folder = steps.run("kernel", kjob, inputs_from=cases)
