@@ -72,7 +72,6 @@ class NeuronBackend:
         self.warnings = list(job.get("warnings") or [])  # e.g. classic on SDK 2.28/2.29 (generations.note)
         self.generation = job.get("generation") or "classic"
         self.artifacts = os.path.join(workdir, "nki_artifacts")
-        self.traced = False
 
     def _line(self, exc) -> int:
         line = 0
@@ -224,7 +223,6 @@ class NeuronBackend:
         else:
             err = (p.stderr or p.stdout).decode("utf-8", errors="replace").strip()[-2000:]
             raise KernelFailure("runtime_error", f"neuron-explorer capture wrote no trace (exit {p.returncode}): {err}")
-        self.traced = True
         total = self.metrics().get("total_time")
         if not total:
             raise KernelFailure("infra_error", "neuron-explorer's summary of the captured execution has no total_time")
