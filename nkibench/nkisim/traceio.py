@@ -10,9 +10,13 @@ Two files per trace, never pickles:
                dma_bytes, attrs], ...]}: every distinct instruction shape once;
   <stem>.npz   "instrs", int64 [count, 4]: signature, reads, writes and loop nest per instruction; "accesses", int64
                [n, 6]: the reads then the writes of each instruction in turn (tensor_id, memory code, p_lo, p_hi,
-               f_lo, f_hi); "nests", int64: every distinct loop nest once, each as its depth and then (loop_id, kind
-               code, index) per level, outermost first (the instructions of one iteration share one). The model
-               reads the loops for affine_range vectorisation (perf/vectorize.py).
+               f_lo, f_hi); "levels", int64 [m, 3]: every distinct loop level once (loop_id, kind code, index);
+               "nests", int64: every distinct loop nest once, each as its depth and then the row in "levels" of each
+               level, outermost first (the instructions of one iteration share one nest, the nests of one loop
+               share their outer levels). The model reads the loops for affine_range vectorisation
+               (perf/vectorize.py).
+Both sides convert whole columns with numpy rather than record by record: a full-size trace holds ~70,000
+instructions and ~200,000 accesses, and a per-record conversion cost as much as recording the trace.
 The loader gives each instruction a family from its signature and the memories it touches: instructions with one
 family have equal cost inputs by construction, so the model computes their cost once. Families the writer chose
 are not read (a forged family would hand one instruction's cost to many).
@@ -23,13 +27,16 @@ import json
 import math
 import os
 import re
+from functools import partial
+from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
 from .memory import paused_gc
 from .trace import ENGINES, Access, Instr, Loop
 
-VERSION = 1
+VERSION = 2  # 2: loop levels in a table of their own
 MEMORIES = ("hbm", "sbuf", "psum")
 LOOP_KINDS = ("affine", "sequential", "static", "python")
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
@@ -77,10 +84,10 @@ def _intern(ins, sig_index: dict, sigs: list) -> int:
 
 def _save(trace, stem: str) -> int:
     instrs = trace.instrs if hasattr(trace, "instrs") else list(trace)
-    sig_index, sigs, rows, acc = {}, [], [], []
-    add_row, add_acc = rows.append, acc.append
-    mem_code = {m: i for i, m in enumerate(MEMORIES)}
+    sig_index, sigs, rows, accesses = {}, [], [], []
+    add_row, add_acc = rows.extend, accesses.extend
     kind_code = {k: i for i, k in enumerate(LOOP_KINDS)}
+    level_index, levels = {}, []
     nest_by_id, nest_by_value, nests, kept = {}, {}, [], []
     by_family = {}  # replay's repeats share every signature field (trace.Instr.family)
     for ins in instrs:
@@ -98,16 +105,26 @@ def _save(trace, stem: str) -> int:
                 nest = nest_by_value[loops] = len(kept)
                 nests.append(len(loops))
                 for lp in loops:
-                    nests.extend((lp[0], kind_code[lp[1]], lp[2]))
+                    lv = level_index.get(lp)
+                    if lv is None:
+                        lv = level_index[lp] = len(level_index)
+                        levels.extend((lp[0], kind_code[lp[1]], lp[2]))
+                    nests.append(lv)
                 kept.append(loops)  # alive, so its id is not reused while this runs
             nest_by_id[id(loops)] = nest
-        add_row((s, len(ins.reads), len(ins.writes), nest))
-        for a in ins.reads:
-            add_acc((a[0], mem_code[a[1]], a[2], a[3], a[4], a[5]))
-        for a in ins.writes:
-            add_acc((a[0], mem_code[a[1]], a[2], a[3], a[4], a[5]))
-    np.savez(stem + ".npz", instrs=np.array(rows, dtype=np.int64).reshape(-1, 4),
-             accesses=np.array(acc, dtype=np.int64).reshape(-1, 6), nests=np.array(nests, dtype=np.int64))
+        reads, writes = ins.reads, ins.writes
+        add_row((s, len(reads), len(writes), nest))
+        add_acc(reads)
+        add_acc(writes)
+    n = len(accesses)
+    acc = np.empty((n, 6), dtype=np.int64)
+    if n:
+        acc[:, [0, 2, 3, 4, 5]] = np.fromiter(chain.from_iterable(map(itemgetter(0, 2, 3, 4, 5), accesses)),
+                                              dtype=np.int64, count=5 * n).reshape(n, 5)
+        mem_code = {m: i for i, m in enumerate(MEMORIES)}
+        acc[:, 1] = np.fromiter(map(mem_code.__getitem__, map(itemgetter(1), accesses)), dtype=np.int64, count=n)
+    np.savez(stem + ".npz", instrs=np.array(rows, dtype=np.int64).reshape(-1, 4), accesses=acc,
+             levels=np.array(levels, dtype=np.int64).reshape(-1, 3), nests=np.array(nests, dtype=np.int64))
     with open(stem + ".json", "w", encoding="utf-8") as f:
         json.dump({"version": VERSION, "count": len(instrs), "signatures": sigs}, f)
     return len(instrs)
@@ -154,12 +171,13 @@ def _signature(i: int, s) -> tuple:
 def _arrays(stem: str, count: int, nsigs: int):
     try:
         with np.load(stem + ".npz", allow_pickle=False) as z:
-            rows, acc, nests = np.array(z["instrs"]), np.array(z["accesses"]), np.array(z["nests"])
+            rows, acc = np.array(z["instrs"]), np.array(z["accesses"])
+            levels, nests = np.array(z["levels"]), np.array(z["nests"])
     except (OSError, ValueError, KeyError) as e:
         raise TraceFormatError(f"the trace's records cannot be read: {type(e).__name__}: {e}") from None
-    if rows.dtype != np.int64 or acc.dtype != np.int64 or nests.dtype != np.int64 or rows.shape != (count, 4) or \
-            acc.ndim != 2 or acc.shape[1] != 6 or nests.ndim != 1:
-        raise TraceFormatError(f"the trace's records are not int64 [{count}, 4], [n, 6] and [m] arrays")
+    if any(a.dtype != np.int64 for a in (rows, acc, levels, nests)) or rows.shape != (count, 4) or \
+            acc.ndim != 2 or acc.shape[1] != 6 or levels.ndim != 2 or levels.shape[1] != 3 or nests.ndim != 1:
+        raise TraceFormatError(f"the trace's records are not int64 [{count}, 4], [n, 6], [m, 3] and [k] arrays")
     if count and (rows[:, 0].min() < 0 or rows[:, 0].max() >= nsigs):
         raise TraceFormatError("an instruction names a signature the header does not hold")
     if count and (rows[:, 1:3].min() < 0 or rows[:, 1:3].max() > 64):
@@ -173,28 +191,34 @@ def _arrays(stem: str, count: int, nsigs: int):
         if bad.any():
             k = int(np.argmax(bad))
             raise TraceFormatError(f"access {k} is not a tensor region {tuple(acc[k].tolist())}")
-    table = _nests(nests.tolist())
+    if len(levels):
+        bad = (levels[:, 0] < 0) | (levels[:, 1] < 0) | (levels[:, 1] >= len(LOOP_KINDS)) | (levels[:, 2] < 0)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise TraceFormatError(f"loop level {k} is not (loop id, kind, index): {tuple(levels[k].tolist())}")
+    table = _nests(nests.tolist(), _levels(levels))
     if count and (rows[:, 3].min() < 0 or rows[:, 3].max() >= len(table)):
         raise TraceFormatError("an instruction names a loop nest the records do not hold")
-    return rows.tolist(), acc.tolist(), table
+    return rows.tolist(), acc, table
 
 
-def _nests(flat: list) -> list:
-    """The loop nests save() wrote, each a tuple of Loop, outermost first."""
-    out, pos, n = [], 0, len(flat)
+def _levels(levels) -> list:
+    kinds = np.array(LOOP_KINDS, dtype=object)[levels[:, 1]].tolist() if len(levels) else []
+    return list(map(partial(tuple.__new__, Loop), zip(levels[:, 0].tolist(), kinds, levels[:, 2].tolist())))
+
+
+def _nests(flat: list, levels: list) -> list:
+    """The loop nests save() wrote, each a tuple of Loop, outermost first; nests share their Loop objects."""
+    out, pos, n, nlevels = [], 0, len(flat), len(levels)
     while pos < n:
         depth = flat[pos]
-        end = pos + 1 + 3 * depth
+        end = pos + 1 + depth
         if not 0 <= depth <= 64 or end > n:
             raise TraceFormatError(f"loop nest {len(out)} has a depth of {depth} or ends early")
-        levels = []
-        for k in range(pos + 1, end, 3):
-            lid, kind, index = flat[k:k + 3]
-            if lid < 0 or not 0 <= kind < len(LOOP_KINDS) or index < 0:
-                raise TraceFormatError(f"loop nest {len(out)} holds a level that is not (loop id, kind, index): "
-                                       f"{(lid, kind, index)}")
-            levels.append(Loop(lid, LOOP_KINDS[kind], index))
-        out.append(tuple(levels))
+        idx = flat[pos + 1:end]
+        if idx and (min(idx) < 0 or max(idx) >= nlevels):
+            raise TraceFormatError(f"loop nest {len(out)} names a loop level the records do not hold")
+        out.append(tuple(map(levels.__getitem__, idx)))
         pos = end
     return out
 
@@ -220,20 +244,22 @@ def _load(stem: str) -> list:
         raise TraceFormatError("the trace's header has no signatures list or count")
     sigs = [_signature(i, s) for i, s in enumerate(sigs_raw)]
     rows, acc, nests = _arrays(stem, count, len(sigs))
-    mems = MEMORIES
-    accesses = [Access(t, mems[m], a, b, c, d) for t, m, a, b, c, d in acc]
-    codes = [a[1] for a in acc]
+    mems = np.array(MEMORIES, dtype=object)[acc[:, 1]].tolist() if len(acc) else []
+    accesses = list(map(partial(tuple.__new__, Access), zip(acc[:, 0].tolist(), mems, acc[:, 2].tolist(),
+                                                             acc[:, 3].tolist(), acc[:, 4].tolist(),
+                                                             acc[:, 5].tolist())))
+    codes = acc[:, 1].tolist()
     out, families, pos = [], {}, 0
+    add, family = out.append, families.get
     for seq, (s, nr, nw, nest) in enumerate(rows):
-        mid, end = pos + nr, pos + nr + nw
-        reads, writes = tuple(accesses[pos:mid]), tuple(accesses[mid:end])
-        fkey = (s, nr, tuple(codes[pos:end]))
-        pos = end
-        loops = nests[nest]
-        fam = families.get(fkey)
+        mid = pos + nr
+        end = mid + nw
+        fkey = (s, nr, *codes[pos:end])
+        fam = family(fkey)
         if fam is None:
             fam = families[fkey] = object()
         op, engine, line, parts, free, dtype, in_dtypes, dma_bytes, attrs = sigs[s]
-        out.append(Instr(seq, op, engine, line, parts, free, dtype, in_dtypes, dma_bytes, reads, writes, loops,
-                         attrs, fam))
+        add(Instr(seq, op, engine, line, parts, free, dtype, in_dtypes, dma_bytes, tuple(accesses[pos:mid]),
+                  tuple(accesses[mid:end]), nests[nest], attrs, fam))
+        pos = end
     return out

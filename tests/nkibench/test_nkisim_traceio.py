@@ -63,7 +63,7 @@ def _sig_field(meta, i, value):
 
 
 @pytest.mark.parametrize("damage, says", [
-    (lambda m, a: (dict(m, version=2), a), "not version 1"),
+    (lambda m, a: (dict(m, version=1), a), "not version 2"),
     (lambda m, a: (dict(m, count="many"), a), "no signatures list or count"),
     (lambda m, a: (dict(m, count=m["count"] + 1), a), "not int64"),
     (lambda m, a: (_sig_field(m, 0, "os.system('x')"), a), "is not an instruction name"),
@@ -79,7 +79,11 @@ def _sig_field(meta, i, value):
      "names a signature the header does not hold"),
     (lambda m, a: (m, dict(a, instrs=np.where(np.arange(4) == 1, -1, a["instrs"]))), "negative count"),
     (lambda m, a: (m, dict(a, nests=a["nests"][:-1])), "ends early"),
-    (lambda m, a: (m, dict(a, nests=np.concatenate([a["nests"], [1, 5, 9, 0]]))), "that is not \\(loop id"),
+    (lambda m, a: (m, dict(a, nests=np.concatenate([a["nests"], [1, len(a["levels"])]]))),
+     "names a loop level the records do not hold"),
+    (lambda m, a: (m, dict(a, levels=np.concatenate([a["levels"], [[5, 9, 0]]]))), "is not \\(loop id"),
+    (lambda m, a: (m, dict(a, levels=np.concatenate([a["levels"], [[-1, 0, 0]]]))), "is not \\(loop id"),
+    (lambda m, a: (m, dict(a, levels=a["levels"][:, :2])), "not int64"),
     (lambda m, a: (m, dict(a, instrs=np.where(np.arange(4) == 3, 999, a["instrs"]))), "a loop nest the records"),
     (lambda m, a: (m, dict(a, accesses=a["accesses"][:-1])), "the records hold"),
     (lambda m, a: (m, dict(a, accesses=np.where(np.arange(6) == 1, 7, a["accesses"]))), "is not a tensor region"),

@@ -436,7 +436,7 @@ def test_a_trace_that_is_not_a_trace_is_rejected(runner):
         import nkisim.traceio as tio
         def forged(trace, stem):
             with open(stem + ".json", "w") as fh:
-                json.dump({"version": 1, "count": 1,
+                json.dump({"version": tio.VERSION, "count": 1,
                            "signatures": [["nc_matmul", "warp", 0, 1, 1, "float32", [], 0, {}]]}, fh)
             with open(stem + ".npz", "wb") as fh:
                 fh.write(b"not an npz")
