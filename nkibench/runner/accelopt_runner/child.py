@@ -162,6 +162,10 @@ def main(workdir: str) -> int:
         except Exception:  # noqa: BLE001
             pass
         sys.stdout, sys.stderr = real_stdout, real_stderr
+    if role == "simserver":
+        from . import kernelremote
+        if kernelremote.PREPARED:
+            res["prepared"] = dict(kernelremote.PREPARED)
     res["output"] = out.text()
     res["wall_s"] = time.monotonic() - t0
     res["phase_s"] = evaluate.CLOCK.result()

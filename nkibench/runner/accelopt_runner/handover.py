@@ -13,7 +13,7 @@ import shutil
 import threading
 
 from . import child, kernelremote
-from .judge import TRACE, case_stem
+from .judge import TRACE, case_stem, prepared_fields
 from .kernelside import NEFF, NEFF_META
 
 # What the kernel's child is told: how to run it, nothing of the task, the size or the seeds (the timing
@@ -24,6 +24,10 @@ KERNEL_JOB_FIELDS = ("id", "backend", "target", "kernel", "timeout_s", "limits",
 
 def split(job: dict, steps) -> dict:
     """prepare, kernel, verdict (steps: sandbox._Steps), and the result the runner composes of them."""
+    kjob = {k: job[k] for k in KERNEL_JOB_FIELDS if k in job}
+    kjob["role"] = "kernel"
+    if remote(job):
+        return run_remote(job, kjob, steps)
     # a NEFF is timed on real arrays, nkisim on declared shapes
     prepared, judge_folder = steps.run("judge", dict(job, role="prepare", times_shapes=job["backend"] == "sim"))
     if prepared.get("status") != "prepared":
@@ -31,19 +35,10 @@ def split(job: dict, steps) -> dict:
     if steps.cancel.is_set():
         return steps.fail("infra_error", "cancelled by the client") | {"cancelled": True}
     steps.judge_folder = judge_folder
-    kjob = {k: job[k] for k in KERNEL_JOB_FIELDS if k in job}
-    kjob["role"] = "kernel"
-    base = {k: v for k, v in prepared.items() if k not in ("status", "error", "output", "phase_s", "peak_rss_mb")}
+    base = prepared_fields(prepared)
     if job["backend"] == "neuron" and job.get("generation"):
         base["generation"] = job["generation"]  # the NKI generation that chose the route
-    judged = None
-    if remote(job):
-        ran = run_remote(job, kjob, steps)
-        if ran.get("status") != "ok":
-            return merge(base, prepared, ran)
-        judged = ran.pop("verdict", None)  # the server judged what it ran (kernelremote.serve)
-        judged = judged if isinstance(judged, dict) else None
-    elif job["backend"] == "neuron":
+    if job["backend"] == "neuron":
         ran = compile_neff(kjob, steps)
         if ran.get("status") != "ok":  # the serving process's notes (generation, trust) still go with it
             return merge(base, prepared, ran, {"warnings": list(job.get("warnings") or [])})
@@ -53,8 +48,7 @@ def split(job: dict, steps) -> dict:
         if ran.get("status") != "ok":
             return merge(base, prepared, ran)
         move_outputs(kernel_folder, judge_folder)
-    if judged is None:
-        judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
+    judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
     return merge(base, prepared, ran, judged, status_from=judged, timing_from=judged)
 
 
@@ -87,15 +81,25 @@ def remote(job: dict) -> bool:
 
 
 def run_remote(job: dict, kjob: dict, steps) -> dict:
-    """The kernel's child and the judge's "simserver" child side by side, joined by two FIFOs; the server's result
-    is the kernel run's (outputs and trace are in the judge's folder), the kernel's child adds only what it
-    printed, or why it died when the server saw only that it went away."""
+    """The kernel's child and the judge's "simserver" child side by side, joined by two FIFOs. The server prepares
+    the cases first (the kernel's child needs none of them, so it starts at once and waits for the server to
+    open its end), then serves the kernel's calls, then judges what it ran: one judge process per checked eval. The
+    kernel's child adds only what it printed, or why it died when the server saw only that it went away."""
     kjob = dict(kjob, remote=True)
     kjob.pop("timing_only", None)
+    steps.judge_folder = steps.make_folder("judge", job)
     ran = _remote_attempt(job, kjob, steps, "rpc", cold=False)
     if ran.get("zygote_failed"):  # the kernel took its zygote down: both sides again, the kernel in a fresh child
         ran = _remote_attempt(job, kjob, steps, "rpc-again", cold=True)
-    return ran
+    prepared = ran.pop("prepared", None)
+    if not isinstance(prepared, dict):  # the task failed the judge before the kernel ran: that is the result
+        return ran
+    judged = ran.pop("verdict", None)
+    if ran.get("status") != "ok":
+        return merge(prepared, {}, ran)
+    if not isinstance(judged, dict):
+        judged, _ = steps.run("judge", dict(job, role="verdict"), folder=steps.judge_folder)
+    return merge(prepared, {}, ran, judged, status_from=judged, timing_from=judged)
 
 
 def _remote_attempt(job: dict, kjob: dict, steps, name: str, cold: bool) -> dict:
@@ -125,6 +129,9 @@ def _remote_attempt(job: dict, kjob: dict, steps, name: str, cold: bool) -> dict
         kernelremote.unblock(rpc)  # the server may wait to open its end for a kernel's child that is gone
     srv, ker = out.get("server") or steps.fail("infra_error", "the nkisim server step ended without a result"), \
         out.get("kernel") or {}
+    if not isinstance(srv.get("prepared"), dict):  # the task failed the judge, before any kernel call
+        srv.pop("prepared", None)
+        return srv
     for r in (srv, ker):
         if r.get("cancelled") or r.get("zygote_failed"):
             return r

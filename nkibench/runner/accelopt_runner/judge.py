@@ -64,6 +64,11 @@ def header(job: dict) -> dict:
     return res
 
 
+def prepared_fields(prepared: dict) -> dict:
+    """What a prepare step adds to the eval's result (the task's arrays, how the timing inputs were made, ...)."""
+    return {k: v for k, v in prepared.items() if k not in ("status", "error", "output", "phase_s", "peak_rss_mb")}
+
+
 def prepare(job: dict, workdir: str, kernel_dir: str) -> dict:
     """Inputs for the kernel in kernel_dir, references in workdir; status "prepared", or why not."""
     res = header(job)

@@ -206,8 +206,9 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
     go. zygote: fork the children from the slot's warm templates (nkisim evals only; a kept workdir would go with
     the zygote's folder).
 
-    An nkisim eval takes three children, one after the other: the judge prepares (inputs and references), the kernel
-    runs on the inputs and records its trace, the judge compares the outputs and models the trace; data moves
+    A checked nkisim eval takes two children side by side, the kernel's and the judge's server (which prepares the
+    inputs and references, runs the kernel's NKI calls and judges); a timing-only one three, one after the other:
+    the judge prepares, the kernel runs on the inputs and records its trace, the judge models the trace. Data moves
     between their folders through this process only, and the kernel's sandbox sees none of the judge's. A Neuron
     eval splits the same way where nrtpy is installed (the kernel's child compiles, the judge runs the NEFF), else
     it is one child ("whole")."""
@@ -294,11 +295,22 @@ class _Steps:
 
     def warm(self, role: str, child_job: dict):
         """Start (or keep) the zygote of role from this thread: the parent death signal of a process follows the
-        thread that started it, so a zygote started from a helper thread would die with the thread."""
+        thread that started it, so a zygote started from a helper thread would die with the thread. Returns it, or
+        None when the steps run cold."""
         if self.zygote and child_job["backend"] == "sim" and not self.keep:
             env = child_env(child_job, "")
             wrap, key = _wrap_for(child_job, env, self.sandbox, self.python)
-            _zygote_for(role, env, wrap, key, self.python)
+            return _zygote_for(role, env, wrap, key, self.python)
+        return None
+
+    def make_folder(self, role: str, child_job: dict) -> str:
+        """An empty folder for a step of role that has yet to run, where the runner puts something first (the FIFOs
+        of a checked eval): in the slot of role's zygote (started here if need be), which is the only place its
+        sandbox can see."""
+        client = self.warm(role, child_job)
+        folder = tempfile.mkdtemp(prefix="accelopt-eval-", dir=client.slotdir if client else None)
+        self.folders.append(folder)
+        return folder
 
     def _folder(self, child_job, parent, folder, inputs_from, keep_all=False, old=None):
         if folder is None:
