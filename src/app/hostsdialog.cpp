@@ -10,8 +10,7 @@
 
 HostsDialog::HostsDialog(AppContext *context, std::shared_ptr<SshPrompter> prompter, QWidget *parent)
     : QDialog(parent), m_ui(std::make_unique<Ui::HostsDialog>()),
-      m_prompter(prompter ? std::move(prompter) : std::make_shared<GuiSshPrompter>(this)), m_context(context),
-      m_probe(new HostProbe(this))
+      m_prompter(prompter ? std::move(prompter) : std::make_shared<GuiSshPrompter>(this)), m_context(context)
 {
     m_ui->setupUi(this);
     m_ui->kindCombo->addItem(tr("SSH"), QStringLiteral("ssh"));
@@ -53,8 +52,15 @@ HostsDialog::HostsDialog(AppContext *context, std::shared_ptr<SshPrompter> promp
     connect(m_ui->testButton, &QPushButton::clicked, this, &HostsDialog::testConnection);
     connect(m_ui->kindCombo, &QComboBox::currentIndexChanged, this, &HostsDialog::updateEnabled);
     connect(m_ui->buttonBox->button(QDialogButtonBox::Save), &QPushButton::clicked, this, &HostsDialog::save);
-    connect(m_probe, &HostProbe::hostCreated, this, &HostsDialog::hostTracked);
-    connect(m_probe, &HostProbe::finished, this, &HostsDialog::showResult);
+    connect(m_context, &AppContext::hostTestState, this,
+            [this](quint64 job, const QString &host, Host::State state, const QString &detail) {
+                if (job == m_testJob)
+                    Q_EMIT hostStateChanged(host, state, detail);
+            });
+    connect(m_context, &AppContext::hostTested, this, [this](quint64 job, const HostProbe::Result &result) {
+        if (job == m_testJob)
+            showResult(result);
+    });
     updateEnabled();
 }
 
@@ -234,7 +240,7 @@ bool HostsDialog::save()
 
 void HostsDialog::testConnection()
 {
-    if (m_testing)
+    if (m_testJob != 0)
         return;
     HostConfig config;
     QString error;
@@ -244,15 +250,14 @@ void HostsDialog::testConnection()
         setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
         return;
     }
-    m_testing = true;
     m_ui->testButton->setEnabled(false);
     setStatus(tr("Connecting to %1…").arg(config.name.toHtmlEscaped()));
-    m_probe->start(config, m_prompter);
+    m_testJob = m_context->testHost(config, m_prompter);
 }
 
 void HostsDialog::showResult(const HostProbe::Result &r)
 {
-    m_testing = false;
+    m_testJob = 0;
     m_ui->testButton->setEnabled(true);
     if (!r.ok) {
         setStatus(QStringLiteral("<span style='color:#c62828'><b>Failed:</b> %1</span>")

@@ -49,15 +49,6 @@ void HostStatusWidget::setState(const QString &name, Host::State state, const QS
     refresh();
 }
 
-void HostStatusWidget::track(Host *host)
-{
-    connect(host, &Host::stateChanged, this,
-            [this, name = host->name()](Host::State state, const QString &detail) {
-                setState(name, state, detail);
-            });
-    setState(host->name(), host->state(), host->stateDetail());
-}
-
 void HostStatusWidget::refresh()
 {
     QStringList parts, tips;

@@ -435,7 +435,7 @@ void MainWindow::updateTitleAndStatus()
 void MainWindow::showHosts()
 {
     HostsDialog dialog(m_context, {}, this); // the context refreshes the run targets after a save
-    connect(&dialog, &HostsDialog::hostTracked, m_hostStatus, &HostStatusWidget::track);
+    connect(&dialog, &HostsDialog::hostStateChanged, m_hostStatus, &HostStatusWidget::setState);
     dialog.exec();
     m_welcome->refresh(); // it tells which hosts there are
 }

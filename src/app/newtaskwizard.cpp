@@ -5,9 +5,9 @@
 #include "newtaskkernelpage.h"
 #include "newtaskreferencepage.h"
 
-NewTaskWizard::NewTaskWizard(const Kernel &kernel, const QString &shippedDir, UserPrompts *prompts,
-                             QWidget *parent)
-    : QWizard(parent), m_kernel(kernel), m_shippedDir(shippedDir), m_prompts(prompts),
+NewTaskWizard::NewTaskWizard(AppContext *context, const Kernel &kernel, const QString &shippedDir,
+                             UserPrompts *prompts, QWidget *parent)
+    : QWizard(parent), m_context(context), m_kernel(kernel), m_shippedDir(shippedDir), m_prompts(prompts),
       m_kernelPage(new NewTaskKernelPage(this)), m_inputsPage(new NewTaskInputsPage(this)),
       m_referencePage(new NewTaskReferencePage(this)), m_checkPage(new NewTaskCheckPage(this))
 {
@@ -49,6 +49,11 @@ TaskDraft NewTaskWizard::draft() const
     d.kernelFile = m_kernel.path; // so F5 on the file finds this task later, however the kernel changes
     d.referenceSource = m_referencePage->referenceSource();
     return d;
+}
+
+QString NewTaskWizard::referenceFile() const
+{
+    return m_referencePage->referenceFile();
 }
 
 QString NewTaskWizard::parentDir() const

@@ -201,8 +201,8 @@ void OptimizeDialog::preferTask(const QJsonObject &ref, const QString &name)
 
 void OptimizeDialog::newTask()
 {
-    const std::optional<TaskQuestion::Answer> made =
-        TaskQuestion::create(m_prompts, this, {m_kernel.name, m_kernel.path, m_kernel.source}, m_tasksDir);
+    const std::optional<TaskQuestion::Answer> made = TaskQuestion::create(
+        m_context, m_prompts, this, {m_kernel.name, m_kernel.path, m_kernel.source}, m_tasksDir);
     if (!made)
         return;
     const QString dir = made->ref.value(QStringLiteral("dir")).toString();

@@ -136,7 +136,7 @@ bool RunController::taskOf(KernelEditor *editor, QJsonObject &ref, QString &name
         return true;
     }
     const std::optional<TaskQuestion::Answer> answer = TaskQuestion::ask(
-        m_parts.prompts, m_parts.window, tr("Benchmark"),
+        m_parts.context, m_parts.prompts, m_parts.window, tr("Benchmark"),
         tr("Which task does %1 solve? Its reference checks the kernel's results. If none does, make one "
            "from this kernel.")
             .arg(editor->displayName()),
@@ -236,8 +236,9 @@ void RunController::newTask()
                                     .arg(NewTaskWizard::howItWorks()));
         return;
     }
-    const std::optional<TaskQuestion::Answer> made = TaskQuestion::create(
-        m_parts.prompts, m_parts.window, {editor->displayName(), editor->filePath(), editor->text()}, m_tasksDir);
+    const std::optional<TaskQuestion::Answer> made =
+        TaskQuestion::create(m_parts.context, m_parts.prompts, m_parts.window,
+                             {editor->displayName(), editor->filePath(), editor->text()}, m_tasksDir);
     if (!made)
         return;
     editor->setProperty("taskRef", made->ref);
