@@ -2,6 +2,7 @@
 
 #include "appcontext.h"
 #include "export/kernelexporter.h"
+#include "theme.h"
 #include "ui_exportdialog.h"
 #include "userprompts.h"
 
@@ -54,12 +55,11 @@ void ExportDialog::accept()
     QString problem;
     if (m_ui->folderEdit->text().trimmed().isEmpty()) {
         m_ui->problemLabel->setText(
-            tr("<span style='color:#c62828'>Choose the folder to export into.</span>"));
+            Theme::statusHtml(Theme::Status::Bad, tr("Choose the folder to export into.")));
         return;
     }
     if (!name.isEmpty() && !SessionExport::checkFileName(name, problem)) {
-        m_ui->problemLabel->setText(
-            QStringLiteral("<span style='color:#c62828'>%1</span>").arg(problem.toHtmlEscaped()));
+        m_ui->problemLabel->setText(Theme::statusHtml(Theme::Status::Bad, problem.toHtmlEscaped()));
         return;
     }
     send(false);
@@ -96,8 +96,7 @@ void ExportDialog::onExported(quint64 job, const SessionExport::Result &result)
         return;
     }
     if (!result.ok) {
-        m_ui->problemLabel->setText(
-            QStringLiteral("<span style='color:#c62828'>%1</span>").arg(result.error.toHtmlEscaped()));
+        m_ui->problemLabel->setText(Theme::statusHtml(Theme::Status::Bad, result.error.toHtmlEscaped()));
         return;
     }
     for (const SessionExport::Output &o : result.outputs)

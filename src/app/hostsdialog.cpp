@@ -3,6 +3,7 @@
 #include "appcontext.h"
 #include "guisshprompter.h"
 #include "model/targets.h"
+#include "theme.h"
 #include "ui_hostsdialog.h"
 
 #include <QJsonArray>
@@ -32,7 +33,7 @@ HostsDialog::HostsDialog(AppContext *context, std::shared_ptr<SshPrompter> promp
             return;
         m_saveJob = 0;
         if (!error.isEmpty()) {
-            setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+            setStatus(Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()));
             Q_EMIT saveFinished(false);
             return;
         }
@@ -70,8 +71,7 @@ void HostsDialog::fill(const QList<HostConfig> &hosts, const QString &error)
 {
     m_loaded = true;
     m_loadFailed = !error.isEmpty();
-    setStatus(m_loadFailed ? QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped())
-                           : QString());
+    setStatus(m_loadFailed ? Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()) : QString());
     m_hosts = hosts;
     for (const HostConfig &config : std::as_const(m_hosts))
         m_ui->hostList->addItem(config.name);
@@ -162,7 +162,7 @@ void HostsDialog::storeForm()
     HostConfig config;
     QString error;
     if (!readForm(config, error)) {
-        setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+        setStatus(Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()));
         return;
     }
     m_hosts[m_current] = config;
@@ -203,31 +203,32 @@ void HostsDialog::removeHost()
 bool HostsDialog::save()
 {
     if (!m_loaded || m_saveJob != 0) {
-        setStatus(tr("<span style='color:#c62828'>The hosts are still being read or saved; try again in a "
-                     "moment.</span>"));
+        setStatus(Theme::statusHtml(Theme::Status::Bad,
+                                    tr("The hosts are still being read or saved; try again in a moment.")));
         return false;
     }
     storeForm();
     if (m_loadFailed) {
-        setStatus(tr("<span style='color:#c62828'>The hosts file could not be read, so it is not "
-                     "overwritten. Fix or "
-                     "move %1 first.</span>")
-                      .arg(m_context->hostsPath().toHtmlEscaped()));
+        setStatus(Theme::statusHtml(
+            Theme::Status::Bad,
+            tr("The hosts file could not be read, so it is not overwritten. Fix or move %1 first.")
+                .arg(m_context->hostsPath().toHtmlEscaped())));
         return false;
     }
     if (m_current > 0) {
         HostConfig check;
         QString error;
         if (!readForm(check, error)) {
-            setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+            setStatus(Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()));
             return false;
         }
     }
     QStringList names;
     for (int i = 1; i < m_hosts.size(); ++i) {
         if (names.contains(m_hosts.at(i).name) || m_hosts.at(i).name == QStringLiteral("local")) {
-            setStatus(tr("<span style='color:#c62828'>Two hosts are named %1; names must be unique.</span>")
-                          .arg(m_hosts.at(i).name.toHtmlEscaped()));
+            setStatus(Theme::statusHtml(
+                Theme::Status::Bad,
+                tr("Two hosts are named %1; names must be unique.").arg(m_hosts.at(i).name.toHtmlEscaped())));
             return false;
         }
         names << m_hosts.at(i).name;
@@ -247,7 +248,7 @@ void HostsDialog::testConnection()
     if (m_current == 0)
         config = m_hosts.at(0);
     else if (!readForm(config, error)) {
-        setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+        setStatus(Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()));
         return;
     }
     m_ui->testButton->setEnabled(false);
@@ -260,11 +261,13 @@ void HostsDialog::showResult(const HostProbe::Result &r)
     m_testJob = 0;
     m_ui->testButton->setEnabled(true);
     if (!r.ok) {
-        setStatus(QStringLiteral("<span style='color:#c62828'><b>Failed:</b> %1</span>")
-                      .arg(r.error.toHtmlEscaped()));
+        setStatus(
+            Theme::statusHtml(Theme::Status::Bad, tr("<b>Failed:</b> %1").arg(r.error.toHtmlEscaped())));
         return;
     }
-    QString html = tr("<b style='color:#2e7d32'>Connected</b> in %1 s<br>").arg(r.seconds, 0, 'f', 2);
+    QString html = tr("%1 in %2 s<br>")
+                       .arg(Theme::statusHtml(Theme::Status::Good, tr("<b>Connected</b>")))
+                       .arg(r.seconds, 0, 'f', 2);
     if (!r.fingerprint.isEmpty())
         html += tr("Host key: <tt>%1</tt><br>Runner folder: <tt>%2</tt> (%3 files uploaded)<br>")
                     .arg(r.fingerprint.toHtmlEscaped(), r.remoteDir.toHtmlEscaped())

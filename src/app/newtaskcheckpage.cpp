@@ -3,6 +3,7 @@
 #include "appcontext.h"
 #include "applogging.h"
 #include "newtaskwizard.h"
+#include "theme.h"
 
 #include <QDir>
 #include <QHeaderView>
@@ -130,7 +131,7 @@ void NewTaskCheckPage::finish(const TaskCreation::Result &result)
     for (const TaskCheck::Item &item : result.check.checks) {
         auto *row =
             new QTreeWidgetItem(m_checks, {item.check, item.ok ? tr("ok") : tr("failed"), item.detail});
-        row->setForeground(1, QBrush(item.ok ? QColor(0x2e7d32) : QColor(0xc62828)));
+        row->setForeground(1, QBrush(Theme::statusColor(item.ok ? Theme::Status::Good : Theme::Status::Bad)));
         row->setToolTip(2, item.detail);
     }
     m_checks->setVisible(m_checks->topLevelItemCount() > 0);

@@ -4,6 +4,7 @@
 #include "newtaskinputspage.h"
 #include "newtaskkernelpage.h"
 #include "newtaskreferencepage.h"
+#include "theme.h"
 
 NewTaskWizard::NewTaskWizard(AppContext *context, const Kernel &kernel, const QString &shippedDir,
                              UserPrompts *prompts, QWidget *parent)
@@ -76,10 +77,10 @@ QString NewTaskWizard::howItWorks()
 
 QString NewTaskWizard::errorHtml(const QString &html)
 {
-    return QStringLiteral("<span style='color:#c62828'>%1</span>").arg(html);
+    return Theme::statusHtml(Theme::Status::Bad, html);
 }
 
 QString NewTaskWizard::okHtml(const QString &html)
 {
-    return QStringLiteral("<span style='color:#2e7d32'>%1</span>").arg(html);
+    return Theme::statusHtml(Theme::Status::Good, html);
 }

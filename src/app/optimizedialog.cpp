@@ -8,6 +8,7 @@
 #include "model/tasksources.h"
 #include "search/taskdetector.h"
 #include "taskquestion.h"
+#include "theme.h"
 #include "ui_optimizedialog.h"
 
 #include <QFileInfo>
@@ -182,8 +183,10 @@ void OptimizeDialog::showModels(const std::optional<LlmConfig> &config, const QS
     problems.removeDuplicates();
     m_ui->modelsWarning->setVisible(!problems.isEmpty());
     m_ui->modelsWarning->setText(
-        QStringLiteral("<span style='color:#c62828'>⚠ %1.</span> <a href='models'>%2</a>")
-            .arg(problems.join(QStringLiteral("; ")), tr("Set up models in Tools › Models…")));
+        QStringLiteral("%1 <a href='models'>%2</a>")
+            .arg(Theme::statusHtml(Theme::Status::Bad,
+                                   QStringLiteral("⚠ %1.").arg(problems.join(QStringLiteral("; ")))),
+                 tr("Set up models in Tools › Models…")));
 }
 
 void OptimizeDialog::preferTask(const QJsonObject &ref, const QString &name)
@@ -265,8 +268,9 @@ void OptimizeDialog::hostChanged()
 void OptimizeDialog::accept()
 {
     if (m_ui->taskCombo->currentIndex() < 0) {
-        m_ui->taskNote->setText(tr("<span style='color:#c62828'>Choose the task this kernel solves, or make "
-                                   "one with New Task from This Kernel….</span>"));
+        m_ui->taskNote->setText(Theme::statusHtml(
+            Theme::Status::Bad,
+            tr("Choose the task this kernel solves, or make one with New Task from This Kernel….")));
         m_ui->taskCombo->setFocus();
         return;
     }
@@ -274,14 +278,13 @@ void OptimizeDialog::accept()
     QString error;
     const std::optional<TaskSources> sources = TaskSources::load(ref, m_tasksDir, error);
     if (!sources) {
-        m_ui->taskNote->setText(
-            QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+        m_ui->taskNote->setText(Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()));
         return;
     }
     SearchConfig config = readConfig();
     if (const QStringList problems = config.problems(); !problems.isEmpty()) {
-        m_ui->taskNote->setText(QStringLiteral("<span style='color:#c62828'>%1</span>")
-                                    .arg(problems.join(QStringLiteral("; ")).toHtmlEscaped()));
+        m_ui->taskNote->setText(
+            Theme::statusHtml(Theme::Status::Bad, problems.join(QStringLiteral("; ")).toHtmlEscaped()));
         return;
     }
     Request r;

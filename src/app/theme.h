@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QColor>
 #include <QString>
 
 class QsciScintilla;
@@ -22,4 +23,18 @@ public:
     static void applyToEditor(QsciScintilla *editor, Kind kind);
     static QString name(Kind kind);
     static Kind fromName(const QString &name);
+
+    // What a status word or mark means, coloured the same everywhere (host states, candidates, checks,
+    // problems in dialogs), in a tone that reads on the current theme's background.
+    enum class Status
+    {
+        Good,    // ready, correct, passed, connected
+        Bad,     // failed, incorrect, a problem to fix
+        Warning, // connecting, worth a look
+        Busy,    // evaluating, in use
+        Idle     // offline, not connected
+    };
+    static QColor statusColor(Status status);
+    // `html` (already escaped) in the status's colour, for rich-text labels.
+    static QString statusHtml(Status status, const QString &html);
 };
