@@ -1,6 +1,7 @@
 #include "exportdialog.h"
 
 #include "appcontext.h"
+#include "common/appsettings.h"
 #include "export/kernelexporter.h"
 #include "theme.h"
 #include "ui_exportdialog.h"
@@ -11,11 +12,6 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QUrl>
-
-namespace {
-const QString folderKey = QStringLiteral("export/folder");
-const QString reportKey = QStringLiteral("export/report");
-} // namespace
 
 ExportDialog::ExportDialog(AppContext *context, UserPrompts *prompts, const QString &sessionId,
                            const QString &taskName, const QString &candidateId, QWidget *parent)
@@ -32,9 +28,8 @@ ExportDialog::ExportDialog(AppContext *context, UserPrompts *prompts, const QStr
            "how fast it was.")
             .arg(candidateId.isEmpty() ? tr("the best kernel") : tr("candidate %1").arg(candidateId.left(8)),
                  sessionId.left(8), taskName.toHtmlEscaped()));
-    QSettings settings;
-    m_ui->folderEdit->setText(settings.value(folderKey, QDir::homePath()).toString());
-    m_ui->reportCheck->setChecked(settings.value(reportKey, true).toBool());
+    m_ui->folderEdit->setText(AppSettings::exportFolder.value(QDir::homePath()));
+    m_ui->reportCheck->setChecked(AppSettings::exportReport.value());
     SessionRecord record;
     record.id = sessionId;
     record.taskName = taskName;
@@ -101,9 +96,8 @@ void ExportDialog::onExported(quint64 job, const SessionExport::Result &result)
     }
     for (const SessionExport::Output &o : result.outputs)
         m_written << o.path;
-    QSettings settings;
-    settings.setValue(folderKey, m_ui->folderEdit->text().trimmed());
-    settings.setValue(reportKey, m_ui->reportCheck->isChecked());
+    AppSettings::exportFolder.set(m_ui->folderEdit->text().trimmed());
+    AppSettings::exportReport.set(m_ui->reportCheck->isChecked());
     const QString folder = m_ui->folderEdit->text().trimmed();
     QDialog::accept();
     if (m_prompts->confirm(

@@ -3,6 +3,7 @@
 #include "appcontext.h"
 #include "applogging.h"
 #include "candidatetab.h"
+#include "common/appsettings.h"
 #include "editortabs.h"
 #include "exportdialog.h"
 #include "kerneleditor.h"
@@ -16,13 +17,12 @@
 #include "search/taskdetector.h"
 #include "searchdock.h"
 #include "searchnotifier.h"
-#include "taskquestion.h"
 #include "sessionsdock.h"
+#include "taskquestion.h"
 #include "userprompts.h"
 
 #include <QAction>
 #include <QMainWindow>
-#include <QSettings>
 #include <QStatusBar>
 
 RunController::RunController(const WindowParts &parts, const QString &tasksDir)
@@ -275,7 +275,7 @@ void RunController::resume(const QString &sessionId)
         base->iterations = *total; // patience stays the session's: it counts from the resume (BeamSearch)
         config = base;
     }
-    const bool memory = QSettings().value(QStringLiteral("optimize/memory"), true).toBool();
+    const bool memory = AppSettings::optimizeMemory.value();
     m_parts.context->resumeSession(sessionId, config, memory);
     m_parts.search->show();
     m_parts.search->raise();

@@ -1,8 +1,9 @@
 #include "theme.h"
 
+#include "common/appsettings.h"
+
 #include <QApplication>
 #include <QPalette>
-#include <QSettings>
 #include <QStyle>
 #include <QStyleFactory>
 
@@ -11,7 +12,6 @@
 
 namespace {
 Theme::Kind g_current = Theme::Kind::Light;
-const QString settingsKey = QStringLiteral("ui/theme");
 
 struct EditorColors
 {
@@ -94,12 +94,12 @@ void Theme::setCurrent(Kind kind)
 
 Theme::Kind Theme::loadSaved()
 {
-    return fromName(QSettings().value(settingsKey, name(Kind::Light)).toString());
+    return fromName(AppSettings::theme.value());
 }
 
 void Theme::save(Kind kind)
 {
-    QSettings().setValue(settingsKey, name(kind));
+    AppSettings::theme.set(name(kind));
 }
 
 QString Theme::name(Kind kind)

@@ -6,7 +6,7 @@
 class QsciScintilla;
 
 // Light and dark looks for the whole window and the kernel editors. The choice persists in QSettings
-// ("ui/theme") and is applied to editors as they are created.
+// (AppSettings::theme) and is applied to editors as they are created.
 class Theme
 {
 public:
