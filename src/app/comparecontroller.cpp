@@ -1,20 +1,20 @@
 #include "comparecontroller.h"
 
 #include "appcontext.h"
-#include "candidatetab.h"
 #include "applogging.h"
+#include "candidatetab.h"
 #include "compareview.h"
 #include "diffpane.h"
 #include "editortabs.h"
+#include "export/taskdetector.h"
 #include "kerneleditor.h"
 #include "lessonpanel.h"
 #include "model/kernelfile.h"
 #include "model/taskcatalog.h"
 #include "models/searchstate.h"
 #include "runtargetbar.h"
-#include "search/taskdetector.h"
-#include "taskquestion.h"
 #include "searchdock.h"
+#include "taskquestion.h"
 #include "userprompts.h"
 
 #include <QAction>

@@ -3,11 +3,11 @@
 #include "appcontext.h"
 
 #include "common/appsettings.h"
+#include "export/taskdetector.h"
 #include "llm/llmconfig.h"
 #include "model/targets.h"
 #include "model/taskcatalog.h"
 #include "model/tasksources.h"
-#include "search/taskdetector.h"
 #include "taskquestion.h"
 #include "theme.h"
 #include "ui_optimizedialog.h"

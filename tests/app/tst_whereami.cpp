@@ -5,6 +5,7 @@
 #include "comparecontroller.h"
 #include "compareview.h"
 #include "editortabs.h"
+#include "export/taskdetector.h"
 #include "isolatedsettings.h"
 #include "kerneleditor.h"
 #include "mainwindow.h"
@@ -12,7 +13,6 @@
 #include "models/searchstate.h"
 #include "resultsdock.h"
 #include "scriptedprompts.h"
-#include "search/taskdetector.h"
 #include "store/sessionsnapshot.h"
 
 #include <QDir>

@@ -9,10 +9,10 @@
 #include "hosts/hostregistry.h"
 #include "hosts/localhost.h"
 #include "memory/experiencestore.h"
+#include "memory/pairsummary.h"
 #include "model/kernelnormalizer.h"
 #include "search/beamsearch.h"
 #include "search/optimizationrun.h"
-#include "search/pairsummary.h"
 #include "store/sessionlock.h"
 #include "store/sessionstore.h"
 

@@ -7,7 +7,7 @@
 #include "memory/experiencerecord.h"
 #include "model/evalrequest.h"
 #include "model/evaluation.h"
-#include "search/kernelport.h"
+#include "port/kernelport.h"
 #include "search/searchconfig.h"
 #include "search/searchevent.h"
 #include "search/searchtask.h"
