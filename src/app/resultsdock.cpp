@@ -1,8 +1,8 @@
 #include "resultsdock.h"
 
 #include "appcontext.h"
+#include "itemmodels/benchmarklistmodel.h"
 #include "kerneleditor.h"
-#include "models/benchmarklistmodel.h"
 #include "statusproxy.h"
 #include "theme.h"
 

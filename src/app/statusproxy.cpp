@@ -1,7 +1,7 @@
 #include "statusproxy.h"
 
+#include "itemmodels/modelroles.h"
 #include "model/evalstatus.h"
-#include "models/modelroles.h"
 #include "theme.h"
 
 #include <QApplication>

@@ -4,13 +4,13 @@
 #include "experiencedetail.h"
 #include "experienceeditdialog.h"
 #include "isolatedsettings.h"
+#include "itemmodels/experiencelistmodel.h"
 #include "kerneleditor.h"
 #include "lessonpanel.h"
 #include "mainwindow.h"
 #include "memory/experiencejson.h"
 #include "memory/experiencestore.h"
 #include "memorydock.h"
-#include "models/experiencelistmodel.h"
 #include "scriptedprompts.h"
 
 #include <QAbstractItemModelTester>
