@@ -3,9 +3,9 @@
 #include "applogging.h"
 #include "engine/memoryservice.h"
 #include "engine/settingsservice.h"
-#include "models/searchstate.h"
-#include "models/sessionlistmodel.h"
 #include "hosts/hostregistry.h"
+#include "itemmodels/searchstate.h"
+#include "itemmodels/sessionlistmodel.h"
 #include "llm/llmconfig.h"
 #include "memory/experiencestore.h"
 #include "store/sessionstore.h"
@@ -117,6 +117,12 @@ AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
         if (error.isEmpty())
             Q_EMIT llmConfigChanged();
     });
+    connect(files, &SettingsService::hostTestState, this, &AppContext::hostTestState);
+    connect(files, &SettingsService::hostTested, this, &AppContext::hostTested);
+    connect(files, &SettingsService::endpointTested, this, &AppContext::endpointTested);
+    connect(files, &SettingsService::keyKept, this, &AppContext::keyKept);
+    connect(m_engine, &Engine::taskProgress, this, &AppContext::taskProgress);
+    connect(m_engine, &Engine::taskCreationFinished, this, &AppContext::taskCreationFinished);
     connect(m_engine, &Engine::portProgress, this, &AppContext::portProgress);
     connect(m_engine, &Engine::kernelPorted, this, &AppContext::kernelPorted);
     connect(m_engine, &Engine::hostStateChanged, this, &AppContext::hostStateChanged);
@@ -369,4 +375,37 @@ quint64 AppContext::portKernel(const KernelPort::Request &request)
 {
     Engine *engine = m_engine;
     return ask([engine, request](quint64 job) { engine->portKernel(job, request); });
+}
+
+quint64 AppContext::testHost(const HostConfig &config, const std::shared_ptr<SshPrompter> &prompter)
+{
+    SettingsService *files = m_engine->settingsFiles();
+    return ask([files, config, prompter](quint64 job) { files->testHost(job, config, prompter); });
+}
+
+quint64 AppContext::testEndpoint(const Endpoint &endpoint, const RetryPolicy &retry)
+{
+    SettingsService *files = m_engine->settingsFiles();
+    return ask([files, endpoint, retry](quint64 job) { files->testEndpoint(job, endpoint, retry); });
+}
+
+quint64 AppContext::keepKey(const Endpoint &endpoint, const QString &key)
+{
+    SettingsService *files = m_engine->settingsFiles();
+    return ask([files, endpoint, key](quint64 job) { files->keepKey(job, endpoint, key); });
+}
+
+quint64 AppContext::createTask(const TaskDraft &draft, const QString &referenceFile, const QString &parentDir,
+                               const QString &shippedDir, const QString &nearPath)
+{
+    Engine *engine = m_engine;
+    return ask([engine, draft, referenceFile, parentDir, shippedDir, nearPath](quint64 job) {
+        engine->createTask(job, draft, referenceFile, parentDir, shippedDir, nearPath);
+    });
+}
+
+void AppContext::cancelTaskCreation(quint64 job)
+{
+    Engine *engine = m_engine;
+    onEngine([engine, job] { engine->cancelTaskCreation(job); });
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/engine.h"
+#include "engine/settingsservice.h"
 #include "llm/llmconfig.h"
 #include "memory/experiencepage.h"
 #include "memory/experiencepagerequest.h"
@@ -71,6 +72,14 @@ public:
     quint64 loadLlmConfig();
     quint64 saveLlmConfig(const LlmConfig &config); // llmConfigChanged() follows a save
     quint64 portKernel(const KernelPort::Request &request);
+    // Tried out on the engine's thread (SettingsService): the dialogs make no host, client or keychain call.
+    quint64 testHost(const HostConfig &config, const std::shared_ptr<SshPrompter> &prompter);
+    quint64 testEndpoint(const Endpoint &endpoint, const RetryPolicy &retry);
+    quint64 keepKey(const Endpoint &endpoint, const QString &key);
+    // New Task's Check and Create (Engine::createTask); referenceFile empty: the draft's own reference text.
+    quint64 createTask(const TaskDraft &draft, const QString &referenceFile, const QString &parentDir,
+                       const QString &shippedDir, const QString &nearPath);
+    void cancelTaskCreation(quint64 job);
     // A window part made a task (New Task from This Kernel…): the lists of tasks read their folders again.
     void announceTaskCreated(const QString &folder) { Q_EMIT taskCreated(folder); }
 
@@ -102,7 +111,8 @@ Q_SIGNALS:
     void memoryImported(quint64 job, const QString &path, const ExperienceStore::ImportResult &result,
                         const QString &fileError);
     void memoryExported(quint64 job, const QString &path, int count, const QString &error);
-    void memoryChanged(); // written through the dock's desk
+    // Written through the Memory dock's desk: the Compare tabs read the lessons they show again.
+    void memoryChanged();
     void hostsLoaded(quint64 job, const QList<HostConfig> &hosts, const QString &error);
     void hostsSaved(quint64 job, int count, const QString &error);
     void llmConfigLoaded(quint64 job, const std::optional<LlmConfig> &config, const QString &error,
@@ -111,6 +121,12 @@ Q_SIGNALS:
     void llmConfigChanged(); // saved: views that show the models read it again
     void portProgress(quint64 job, const QString &message);
     void kernelPorted(quint64 job, const KernelPort::Result &result);
+    void hostTestState(quint64 job, const QString &host, Host::State state, const QString &detail);
+    void hostTested(quint64 job, const HostProbe::Result &result);
+    void endpointTested(quint64 job, bool keyFound, const QString &keyMessage, const ChatReply &reply);
+    void keyKept(quint64 job, bool ok, const QString &message);
+    void taskProgress(quint64 job, const QString &message);
+    void taskCreationFinished(quint64 job, const TaskCreation::Result &result);
 
 private:
     template<typename F> void onEngine(F &&work);

@@ -1,7 +1,7 @@
 #include "candidatefilter.h"
 
+#include "itemmodels/modelroles.h"
 #include "model/evalstatus.h"
-#include "models/modelroles.h"
 
 CandidateFilter::CandidateFilter(QObject *parent) : QSortFilterProxyModel(parent)
 {

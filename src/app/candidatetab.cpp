@@ -1,7 +1,7 @@
 #include "candidatetab.h"
 
+#include "itemmodels/candidatetext.h"
 #include "kerneleditor.h"
-#include "models/candidatetext.h"
 
 #include <QTextBrowser>
 

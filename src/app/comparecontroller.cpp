@@ -1,20 +1,20 @@
 #include "comparecontroller.h"
 
 #include "appcontext.h"
-#include "candidatetab.h"
 #include "applogging.h"
+#include "candidatetab.h"
 #include "compareview.h"
 #include "diffpane.h"
 #include "editortabs.h"
+#include "export/taskdetector.h"
+#include "itemmodels/searchstate.h"
 #include "kerneleditor.h"
 #include "lessonpanel.h"
 #include "model/kernelfile.h"
 #include "model/taskcatalog.h"
-#include "models/searchstate.h"
 #include "runtargetbar.h"
-#include "search/taskdetector.h"
-#include "taskquestion.h"
 #include "searchdock.h"
+#include "taskquestion.h"
 #include "userprompts.h"
 
 #include <QAction>
@@ -83,6 +83,19 @@ CompareController::CompareController(const WindowParts &parts, const QString &ta
                 }
                 pending.view->lesson()->showLesson(record, true);
                 qCInfo(lcApp).noquote() << "lesson stored:" << record.experience.title;
+            });
+    // A lesson edited, pinned or deleted in the Memory dock is shown as the memory now has it.
+    connect(context, &AppContext::memoryChanged, this, &CompareController::relookLessons);
+    connect(context, &AppContext::experienceLoaded, this,
+            [this](quint64 job, const std::optional<ExperienceRecord> &record, const QList<RetrievalRecord> &,
+                   const QString &error) {
+                const QPointer<CompareView> view = m_relookJobs.take(job);
+                if (!view || !error.isEmpty() || view->lesson()->storedId() == 0)
+                    return; // gone, unreadable now (what is shown stays), or showing something else since
+                if (record)
+                    view->lesson()->showLesson(*record, true);
+                else
+                    showNoLesson(view); // deleted
             });
     connect(context, &AppContext::experiencePairLoaded, this,
             [this](quint64 job, const ComparePair &pair) {
@@ -277,7 +290,7 @@ bool CompareController::findTask(CompareView *view, ComparePair &pair)
                                         ? view->pair().right
                                         : view->pair().left;
     const std::optional<TaskQuestion::Answer> answer = TaskQuestion::ask(
-        m_parts.prompts, m_parts.window, tr("Measure"),
+        m_parts.context, m_parts.prompts, m_parts.window, tr("Measure"),
         tr("Which task do these kernels solve? Its reference checks their results."),
         {from.filePath.isEmpty() ? from.name : QFileInfo(from.filePath).fileName(), from.filePath, from.text},
         m_tasksDir);
@@ -317,6 +330,15 @@ QString CompareController::whyNoSummary(const ComparePair &pair)
     if (pair.measured())
         return {};
     return tr("Measure both kernels first: the summarizer explains a measured change.");
+}
+
+void CompareController::relookLessons()
+{
+    for (int i = 0; i < m_parts.editors->count(); ++i) {
+        auto *view = qobject_cast<CompareView *>(m_parts.editors->widget(i));
+        if (view && view->lesson()->storedId() != 0)
+            m_relookJobs.insert(m_parts.context->loadExperience(view->lesson()->storedId()), view);
+    }
 }
 
 void CompareController::showNoLesson(CompareView *view)

@@ -60,5 +60,7 @@ private:
         bool right = false;
     };
     QHash<quint64, Pending> m_jobs; // engine jobs (lessons, summaries, benchmarks) -> the view waiting
-    QHash<quint64, ExperienceRecord> m_pairJobs; // memory items being loaded
+    QHash<quint64, ExperienceRecord> m_pairJobs;        // memory items being loaded
+    QHash<quint64, QPointer<CompareView>> m_relookJobs; // shown lessons read again after a memory change
+    void relookLessons();
 };

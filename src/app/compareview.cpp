@@ -1,5 +1,6 @@
 #include "compareview.h"
 
+#include "common/appsettings.h"
 #include "diffpane.h"
 #include "lessonpanel.h"
 #include "metricdeltamodel.h"
@@ -11,7 +12,6 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollBar>
-#include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -20,9 +20,6 @@
 #include <QVBoxLayout>
 
 namespace {
-const QString foldKey = QStringLiteral("compare/fold");
-const QString contextKey = QStringLiteral("compare/context");
-const QString unifiedKey = QStringLiteral("compare/unified");
 
 // For a tab's title: a file's name, or the side's name without the ids in it ("it. 2 plan 3.1 (1a2b3c4d)",
 // "slow 1a2b3c4d (iteration 3)"): two hashes side by side tell a person nothing, the pane headers keep them.
@@ -80,7 +77,7 @@ CompareView::CompareView(const ComparePair &pair, QWidget *parent)
     refold();
     refreshDeltas();
     refreshSummary();
-    setUnified(QSettings().value(unifiedKey, false).toBool());
+    setUnified(AppSettings::compareUnified.value());
     if (!m_diff.changes.isEmpty())
         goToChange(0);
 }
@@ -130,23 +127,23 @@ QWidget *CompareView::buildToolbar()
     m_unifiedToggle->setToolTip(tr("One listing, removed lines above added ones, instead of two panes"));
     connect(m_unifiedToggle, &QAction::toggled, this, [this](bool on) {
         setUnified(on);
-        QSettings().setValue(unifiedKey, on);
+        AppSettings::compareUnified.set(on);
     });
     m_fold = bar->addAction(tr("Fold unchanged"));
     m_fold->setCheckable(true);
-    m_fold->setChecked(QSettings().value(foldKey, true).toBool());
+    m_fold->setChecked(AppSettings::compareFold.value());
     connect(m_fold, &QAction::toggled, this, [this](bool on) {
-        QSettings().setValue(foldKey, on);
+        AppSettings::compareFold.set(on);
         refold();
     });
     auto *contextLabel = new QLabel(tr(" Context: "), bar);
     m_context = new QSpinBox(bar);
     m_context->setRange(0, 50);
     m_context->setSuffix(tr(" lines"));
-    m_context->setValue(QSettings().value(contextKey, 3).toInt());
+    m_context->setValue(AppSettings::compareContext.value());
     m_context->setToolTip(tr("Unchanged lines kept around each change when folding"));
     connect(m_context, &QSpinBox::valueChanged, this, [this](int lines) {
-        QSettings().setValue(contextKey, lines);
+        AppSettings::compareContext.set(lines);
         refold();
     });
     bar->addWidget(contextLabel);

@@ -1,7 +1,9 @@
 #include "exportdialog.h"
 
 #include "appcontext.h"
+#include "common/appsettings.h"
 #include "export/kernelexporter.h"
+#include "theme.h"
 #include "ui_exportdialog.h"
 #include "userprompts.h"
 
@@ -10,11 +12,6 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QUrl>
-
-namespace {
-const QString folderKey = QStringLiteral("export/folder");
-const QString reportKey = QStringLiteral("export/report");
-} // namespace
 
 ExportDialog::ExportDialog(AppContext *context, UserPrompts *prompts, const QString &sessionId,
                            const QString &taskName, const QString &candidateId, QWidget *parent)
@@ -31,9 +28,8 @@ ExportDialog::ExportDialog(AppContext *context, UserPrompts *prompts, const QStr
            "how fast it was.")
             .arg(candidateId.isEmpty() ? tr("the best kernel") : tr("candidate %1").arg(candidateId.left(8)),
                  sessionId.left(8), taskName.toHtmlEscaped()));
-    QSettings settings;
-    m_ui->folderEdit->setText(settings.value(folderKey, QDir::homePath()).toString());
-    m_ui->reportCheck->setChecked(settings.value(reportKey, true).toBool());
+    m_ui->folderEdit->setText(AppSettings::exportFolder.value(QDir::homePath()));
+    m_ui->reportCheck->setChecked(AppSettings::exportReport.value());
     SessionRecord record;
     record.id = sessionId;
     record.taskName = taskName;
@@ -54,12 +50,11 @@ void ExportDialog::accept()
     QString problem;
     if (m_ui->folderEdit->text().trimmed().isEmpty()) {
         m_ui->problemLabel->setText(
-            tr("<span style='color:#c62828'>Choose the folder to export into.</span>"));
+            Theme::statusHtml(Theme::Status::Bad, tr("Choose the folder to export into.")));
         return;
     }
     if (!name.isEmpty() && !SessionExport::checkFileName(name, problem)) {
-        m_ui->problemLabel->setText(
-            QStringLiteral("<span style='color:#c62828'>%1</span>").arg(problem.toHtmlEscaped()));
+        m_ui->problemLabel->setText(Theme::statusHtml(Theme::Status::Bad, problem.toHtmlEscaped()));
         return;
     }
     send(false);
@@ -96,15 +91,13 @@ void ExportDialog::onExported(quint64 job, const SessionExport::Result &result)
         return;
     }
     if (!result.ok) {
-        m_ui->problemLabel->setText(
-            QStringLiteral("<span style='color:#c62828'>%1</span>").arg(result.error.toHtmlEscaped()));
+        m_ui->problemLabel->setText(Theme::statusHtml(Theme::Status::Bad, result.error.toHtmlEscaped()));
         return;
     }
     for (const SessionExport::Output &o : result.outputs)
         m_written << o.path;
-    QSettings settings;
-    settings.setValue(folderKey, m_ui->folderEdit->text().trimmed());
-    settings.setValue(reportKey, m_ui->reportCheck->isChecked());
+    AppSettings::exportFolder.set(m_ui->folderEdit->text().trimmed());
+    AppSettings::exportReport.set(m_ui->reportCheck->isChecked());
     const QString folder = m_ui->folderEdit->text().trimmed();
     QDialog::accept();
     if (m_prompts->confirm(

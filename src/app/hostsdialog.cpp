@@ -3,6 +3,7 @@
 #include "appcontext.h"
 #include "guisshprompter.h"
 #include "model/targets.h"
+#include "theme.h"
 #include "ui_hostsdialog.h"
 
 #include <QJsonArray>
@@ -10,8 +11,7 @@
 
 HostsDialog::HostsDialog(AppContext *context, std::shared_ptr<SshPrompter> prompter, QWidget *parent)
     : QDialog(parent), m_ui(std::make_unique<Ui::HostsDialog>()),
-      m_prompter(prompter ? std::move(prompter) : std::make_shared<GuiSshPrompter>(this)), m_context(context),
-      m_probe(new HostProbe(this))
+      m_prompter(prompter ? std::move(prompter) : std::make_shared<GuiSshPrompter>(this)), m_context(context)
 {
     m_ui->setupUi(this);
     m_ui->kindCombo->addItem(tr("SSH"), QStringLiteral("ssh"));
@@ -33,7 +33,7 @@ HostsDialog::HostsDialog(AppContext *context, std::shared_ptr<SshPrompter> promp
             return;
         m_saveJob = 0;
         if (!error.isEmpty()) {
-            setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+            setStatus(Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()));
             Q_EMIT saveFinished(false);
             return;
         }
@@ -53,8 +53,15 @@ HostsDialog::HostsDialog(AppContext *context, std::shared_ptr<SshPrompter> promp
     connect(m_ui->testButton, &QPushButton::clicked, this, &HostsDialog::testConnection);
     connect(m_ui->kindCombo, &QComboBox::currentIndexChanged, this, &HostsDialog::updateEnabled);
     connect(m_ui->buttonBox->button(QDialogButtonBox::Save), &QPushButton::clicked, this, &HostsDialog::save);
-    connect(m_probe, &HostProbe::hostCreated, this, &HostsDialog::hostTracked);
-    connect(m_probe, &HostProbe::finished, this, &HostsDialog::showResult);
+    connect(m_context, &AppContext::hostTestState, this,
+            [this](quint64 job, const QString &host, Host::State state, const QString &detail) {
+                if (job == m_testJob)
+                    Q_EMIT hostStateChanged(host, state, detail);
+            });
+    connect(m_context, &AppContext::hostTested, this, [this](quint64 job, const HostProbe::Result &result) {
+        if (job == m_testJob)
+            showResult(result);
+    });
     updateEnabled();
 }
 
@@ -64,8 +71,7 @@ void HostsDialog::fill(const QList<HostConfig> &hosts, const QString &error)
 {
     m_loaded = true;
     m_loadFailed = !error.isEmpty();
-    setStatus(m_loadFailed ? QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped())
-                           : QString());
+    setStatus(m_loadFailed ? Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()) : QString());
     m_hosts = hosts;
     for (const HostConfig &config : std::as_const(m_hosts))
         m_ui->hostList->addItem(config.name);
@@ -156,7 +162,7 @@ void HostsDialog::storeForm()
     HostConfig config;
     QString error;
     if (!readForm(config, error)) {
-        setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+        setStatus(Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()));
         return;
     }
     m_hosts[m_current] = config;
@@ -197,31 +203,32 @@ void HostsDialog::removeHost()
 bool HostsDialog::save()
 {
     if (!m_loaded || m_saveJob != 0) {
-        setStatus(tr("<span style='color:#c62828'>The hosts are still being read or saved; try again in a "
-                     "moment.</span>"));
+        setStatus(Theme::statusHtml(Theme::Status::Bad,
+                                    tr("The hosts are still being read or saved; try again in a moment.")));
         return false;
     }
     storeForm();
     if (m_loadFailed) {
-        setStatus(tr("<span style='color:#c62828'>The hosts file could not be read, so it is not "
-                     "overwritten. Fix or "
-                     "move %1 first.</span>")
-                      .arg(m_context->hostsPath().toHtmlEscaped()));
+        setStatus(Theme::statusHtml(
+            Theme::Status::Bad,
+            tr("The hosts file could not be read, so it is not overwritten. Fix or move %1 first.")
+                .arg(m_context->hostsPath().toHtmlEscaped())));
         return false;
     }
     if (m_current > 0) {
         HostConfig check;
         QString error;
         if (!readForm(check, error)) {
-            setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+            setStatus(Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()));
             return false;
         }
     }
     QStringList names;
     for (int i = 1; i < m_hosts.size(); ++i) {
         if (names.contains(m_hosts.at(i).name) || m_hosts.at(i).name == QStringLiteral("local")) {
-            setStatus(tr("<span style='color:#c62828'>Two hosts are named %1; names must be unique.</span>")
-                          .arg(m_hosts.at(i).name.toHtmlEscaped()));
+            setStatus(Theme::statusHtml(
+                Theme::Status::Bad,
+                tr("Two hosts are named %1; names must be unique.").arg(m_hosts.at(i).name.toHtmlEscaped())));
             return false;
         }
         names << m_hosts.at(i).name;
@@ -234,32 +241,33 @@ bool HostsDialog::save()
 
 void HostsDialog::testConnection()
 {
-    if (m_testing)
+    if (m_testJob != 0)
         return;
     HostConfig config;
     QString error;
     if (m_current == 0)
         config = m_hosts.at(0);
     else if (!readForm(config, error)) {
-        setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+        setStatus(Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()));
         return;
     }
-    m_testing = true;
     m_ui->testButton->setEnabled(false);
     setStatus(tr("Connecting to %1…").arg(config.name.toHtmlEscaped()));
-    m_probe->start(config, m_prompter);
+    m_testJob = m_context->testHost(config, m_prompter);
 }
 
 void HostsDialog::showResult(const HostProbe::Result &r)
 {
-    m_testing = false;
+    m_testJob = 0;
     m_ui->testButton->setEnabled(true);
     if (!r.ok) {
-        setStatus(QStringLiteral("<span style='color:#c62828'><b>Failed:</b> %1</span>")
-                      .arg(r.error.toHtmlEscaped()));
+        setStatus(
+            Theme::statusHtml(Theme::Status::Bad, tr("<b>Failed:</b> %1").arg(r.error.toHtmlEscaped())));
         return;
     }
-    QString html = tr("<b style='color:#2e7d32'>Connected</b> in %1 s<br>").arg(r.seconds, 0, 'f', 2);
+    QString html = tr("%1 in %2 s<br>")
+                       .arg(Theme::statusHtml(Theme::Status::Good, tr("<b>Connected</b>")))
+                       .arg(r.seconds, 0, 'f', 2);
     if (!r.fingerprint.isEmpty())
         html += tr("Host key: <tt>%1</tt><br>Runner folder: <tt>%2</tt> (%3 files uploaded)<br>")
                     .arg(r.fingerprint.toHtmlEscaped(), r.remoteDir.toHtmlEscaped())

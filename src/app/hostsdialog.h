@@ -16,8 +16,8 @@ class SshPrompter;
 
 // Add, edit, test and remove hosts. The hosts come from the engine's hosts file through the AppContext (read
 // on the engine's thread, the file the engine itself reads); edits stay in the dialog until Save sends them
-// back there to be written. Test Connection runs on the edited values, in the background, and shows the host
-// key fingerprint and the runner's answer.
+// back there to be written. Test Connection runs on the edited values on the engine's thread (the dialog
+// makes no host of its own) and shows the host key fingerprint and the runner's answer.
 class HostsDialog : public QDialog
 {
     Q_OBJECT
@@ -35,10 +35,11 @@ public:
     bool save();
     void testConnection();
     QString statusText() const;
-    bool testRunning() const { return m_testing; }
+    bool testRunning() const { return m_testJob != 0; }
 
 Q_SIGNALS:
-    void hostTracked(Host *host); // a host object whose state the status bar may follow
+    // The tested host's states, as the probe on the engine's thread reports them (for the status bar).
+    void hostStateChanged(const QString &host, Host::State state, const QString &detail);
     void hostsSaved();
     void saveFinished(bool ok); // the engine wrote the file (ok), or says why not (in statusText())
 
@@ -63,6 +64,5 @@ private:
     int m_current = -1;
     bool m_loading = false;
     bool m_loadFailed = false;
-    bool m_testing = false;
-    HostProbe *m_probe;
+    quint64 m_testJob = 0; // the running test's; 0 when none runs
 };

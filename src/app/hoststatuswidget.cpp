@@ -1,23 +1,25 @@
 #include "hoststatuswidget.h"
 
+#include "theme.h"
+
 namespace {
-QString colour(Host::State state)
+Theme::Status status(Host::State state)
 {
     switch (state) {
     case Host::State::Ready:
-        return QStringLiteral("#2e7d32");
+        return Theme::Status::Good;
     case Host::State::Busy:
-        return QStringLiteral("#1565c0");
+        return Theme::Status::Busy;
     case Host::State::Connecting:
-        return QStringLiteral("#ef6c00");
+        return Theme::Status::Warning;
     case Host::State::Lost:
     case Host::State::Failed:
     case Host::State::VersionMismatch:
-        return QStringLiteral("#c62828");
+        return Theme::Status::Bad;
     case Host::State::Offline:
         break;
     }
-    return QStringLiteral("#757575");
+    return Theme::Status::Idle;
 }
 } // namespace
 
@@ -49,22 +51,12 @@ void HostStatusWidget::setState(const QString &name, Host::State state, const QS
     refresh();
 }
 
-void HostStatusWidget::track(Host *host)
-{
-    connect(host, &Host::stateChanged, this,
-            [this, name = host->name()](Host::State state, const QString &detail) {
-                setState(name, state, detail);
-            });
-    setState(host->name(), host->state(), host->stateDetail());
-}
-
 void HostStatusWidget::refresh()
 {
     QStringList parts, tips;
     for (const QString &name : std::as_const(m_names)) {
         const Host::State state = m_states.value(name, Host::State::Offline);
-        parts << QStringLiteral("%1 <span style='color:%2'>%3</span>")
-                     .arg(name.toHtmlEscaped(), colour(state), Host::stateName(state));
+        parts << name.toHtmlEscaped() + u' ' + Theme::statusHtml(status(state), Host::stateName(state));
         const QString detail = m_details.value(name);
         tips << name + QStringLiteral(": ") + Host::stateName(state) +
                     (detail.isEmpty() ? QString() : QStringLiteral(" — ") + detail);

@@ -5,8 +5,8 @@
 #include <QLabel>
 #include <QMap>
 
-// The hosts' states in the status bar: one coloured word per host, updated from whichever Host objects the
-// workbench creates (a connection test, a benchmark, a search).
+// The hosts' states in the status bar: one coloured word per host, updated from the states the engine's hosts
+// report (a connection test, a benchmark, a search).
 class HostStatusWidget : public QLabel
 {
     Q_OBJECT
@@ -15,7 +15,6 @@ public:
 
     // Each host starts in its idle state (a local host is ready: it starts on demand), until told otherwise.
     void setHosts(const QList<HostConfig> &hosts);
-    void track(Host *host);
     void setState(const QString &name, Host::State state, const QString &detail);
     Host::State stateOf(const QString &name) const { return m_states.value(name, Host::State::Offline); }
 

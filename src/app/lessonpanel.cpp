@@ -27,6 +27,7 @@ LessonPanel::LessonPanel(QWidget *parent) : QWidget(parent)
 
 void LessonPanel::showLooking()
 {
+    m_storedId = 0;
     m_state->setText(tr("Looking in the memory…"));
     m_text->clear();
     m_text->hide();
@@ -36,6 +37,7 @@ void LessonPanel::showLooking()
 void LessonPanel::showLesson(const ExperienceRecord &record, bool stored)
 {
     const Experience &e = record.experience;
+    m_storedId = stored ? record.id : 0;
     m_state->setText(stored ? tr("From the optimization memory (%1, %2)")
                                   .arg(record.kindName(), record.task.isEmpty() ? tr("no task") : record.task)
                             : tr("The summarizer's draft; not stored"));
@@ -55,6 +57,7 @@ void LessonPanel::showLesson(const ExperienceRecord &record, bool stored)
 
 void LessonPanel::showNoLesson(const QString &whyNot)
 {
+    m_storedId = 0;
     m_state->setText(whyNot.isEmpty() ? tr("No lesson yet for this pair.")
                                       : tr("No lesson yet for this pair. %1").arg(whyNot));
     m_text->hide();

@@ -28,6 +28,8 @@ public:
     void showError(const QString &error, const QString &whyNot);
 
     bool showsLesson() const; // a stored lesson or a draft, rather than a state or an error
+    // The memory item shown, when a stored lesson is (it is read again when the memory changes); else 0.
+    qint64 storedId() const { return m_storedId; }
     QPushButton *summarizeButton() const { return m_summarize; }
     QTextBrowser *text() const { return m_text; }
     QLabel *state() const { return m_state; }
@@ -39,4 +41,5 @@ private:
     QLabel *m_state;
     QTextBrowser *m_text;
     QPushButton *m_summarize;
+    qint64 m_storedId = 0;
 };

@@ -3,16 +3,17 @@
 #include "aboutdialog.h"
 #include "appcontext.h"
 #include "applogging.h"
+#include "common/appsettings.h"
 #include "common/datapaths.h"
 #include "common/recentfiles.h"
 #include "comparecontroller.h"
-#include "editorcommands.h"
-#include "findbar.h"
-#include "editortabs.h"
 #include "defaultlayout.h"
-#include "helptopics.h"
-#include "opentabs.h"
+#include "editorcommands.h"
+#include "editortabs.h"
+#include "export/taskdetector.h"
+#include "findbar.h"
 #include "guisshprompter.h"
+#include "helptopics.h"
 #include "hostsdialog.h"
 #include "hoststatuswidget.h"
 #include "kerneleditor.h"
@@ -20,6 +21,7 @@
 #include "memorydock.h"
 #include "modelsdialog.h"
 #include "newtaskwizard.h"
+#include "opentabs.h"
 #include "portcontroller.h"
 #include "profiledock.h"
 #include "resultsdock.h"
@@ -31,7 +33,6 @@
 #include "theme.h"
 #include "userprompts.h"
 #include "welcomepage.h"
-#include "search/taskdetector.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -56,8 +57,6 @@
 #include <algorithm>
 
 namespace {
-const QString geometryKey = QStringLiteral("mainWindow/geometry");
-const QString stateKey = QStringLiteral("mainWindow/state");
 constexpr int layoutVersion =
     4; // bump when docks are added or renamed, so an old saved state is not misapplied
 
@@ -391,23 +390,21 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::restoreLayout()
 {
-    QSettings settings;
-    if (!restoreGeometry(settings.value(geometryKey).toByteArray())) {
+    if (!restoreGeometry(AppSettings::windowGeometry.value())) {
         // First start: most of the screen, as the editor, the docks and a comparison all want width.
         const QSize available = screen() ? screen()->availableGeometry().size() : QSize(1280, 800);
         resize(available.boundedTo(QSize(qMax(1280, available.width() * 9 / 10), qMax(800, available.height() * 9 / 10))));
         m_firstStartSize = size(); // showEvent brings the frame inside the screen, unless resized meanwhile
     }
-    if (!restoreState(settings.value(stateKey).toByteArray(), layoutVersion))
+    if (!restoreState(AppSettings::windowState.value(), layoutVersion))
         DefaultLayout::sizeDocks(this, m_searchDock, m_tasksDock, m_resultsDock);
 }
 
 void MainWindow::saveLayout()
 {
-    QSettings settings;
-    settings.setValue(geometryKey, saveGeometry());
-    settings.setValue(stateKey, saveState(layoutVersion));
-    settings.sync();
+    AppSettings::windowGeometry.set(saveGeometry());
+    AppSettings::windowState.set(saveState(layoutVersion));
+    QSettings().sync();
 }
 
 void MainWindow::updateTitleAndStatus()
@@ -435,7 +432,7 @@ void MainWindow::updateTitleAndStatus()
 void MainWindow::showHosts()
 {
     HostsDialog dialog(m_context, {}, this); // the context refreshes the run targets after a save
-    connect(&dialog, &HostsDialog::hostTracked, m_hostStatus, &HostStatusWidget::track);
+    connect(&dialog, &HostsDialog::hostStateChanged, m_hostStatus, &HostStatusWidget::setState);
     dialog.exec();
     m_welcome->refresh(); // it tells which hosts there are
 }

@@ -3,9 +3,9 @@
 #include "appcontext.h"
 #include "experiencedetail.h"
 #include "experienceeditdialog.h"
+#include "itemmodels/experiencelistmodel.h"
+#include "itemmodels/searchstate.h"
 #include "memoryundocommand.h"
-#include "models/experiencelistmodel.h"
-#include "models/searchstate.h"
 #include "userprompts.h"
 
 #include <QAction>

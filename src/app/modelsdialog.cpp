@@ -1,8 +1,7 @@
 #include "modelsdialog.h"
 
 #include "appcontext.h"
-#include "llm/apikeystore.h"
-#include "llm/chatclient.h"
+#include "llm/chatreply.h"
 #include "llm/endpointpresets.h"
 #include "ui_modelsdialog.h"
 
@@ -27,8 +26,7 @@ enum RoleColumn
 } // namespace
 
 ModelsDialog::ModelsDialog(AppContext *context, QWidget *parent)
-    : QDialog(parent), m_ui(std::make_unique<Ui::ModelsDialog>()), m_context(context),
-      m_keys(new ApiKeyStore(this))
+    : QDialog(parent), m_ui(std::make_unique<Ui::ModelsDialog>()), m_context(context)
 {
     m_ui->setupUi(this);
     m_ui->keySourceCombo->addItem(tr("None"), Endpoint::keySourceName(Endpoint::KeySource::None));
@@ -65,6 +63,19 @@ ModelsDialog::ModelsDialog(AppContext *context, QWidget *parent)
                 if (job == m_loadJob)
                     fill(config, error, notes);
             });
+    connect(m_context, &AppContext::endpointTested, this,
+            [this](quint64 job, bool keyFound, const QString &note, const ChatReply &reply) {
+                if (job == m_testJob)
+                    showTest(keyFound, note, reply);
+            });
+    connect(m_context, &AppContext::keyKept, this, [this](quint64 job, bool kept, const QString &message) {
+        if (!m_keyJobs.remove(job))
+            return;
+        m_ui->testResultLabel->setText(kept ? message : tr("Not kept: %1").arg(message));
+        Q_EMIT keyKept(kept, message);
+        if (m_keyJobs.isEmpty() && m_acceptWhenKept)
+            accept();
+    });
     connect(m_context, &AppContext::llmConfigSaved, this, [this](quint64 job, const QString &error) {
         if (job == m_saveJob)
             saved(error);
@@ -201,7 +212,7 @@ void ModelsDialog::saved(const QString &error)
     if (!accepting)
         return;
     // A typed key on its way to the keychain would be dropped with the dialog: close when it is kept.
-    if (m_keysPending > 0)
+    if (!m_keyJobs.isEmpty())
         m_acceptWhenKept = true;
     else
         accept();
@@ -545,13 +556,7 @@ void ModelsDialog::keepTypedKey()
         updatePlainHttpWarning();
     }
     m_ui->testResultLabel->setText(tr("Keeping the key…"));
-    ++m_keysPending;
-    m_keys->store(stored, key, [this](bool kept, const QString &message) {
-        m_ui->testResultLabel->setText(kept ? message : tr("Not kept: %1").arg(message));
-        Q_EMIT keyKept(kept, message);
-        if (--m_keysPending == 0 && m_acceptWhenKept)
-            accept();
-    });
+    m_keyJobs.insert(m_context->keepKey(stored, key));
 }
 
 void ModelsDialog::testCurrentEndpoint()
@@ -560,49 +565,29 @@ void ModelsDialog::testCurrentEndpoint()
     if (m_current < 0)
         return;
     const Endpoint e = m_config.endpoints.at(m_current);
-    const quint64 job = ++m_testJob;
-    delete m_testClient; // cancels a test still running
-    m_testClient = nullptr;
     m_ui->testResultLabel->setText(tr("Testing %1…").arg(e.name));
-    m_keys->lookup(e, [this, e, job](const ApiKeyStore::Lookup &key) {
-        if (job != m_testJob)
-            return;
-        if (!key.ok) {
-            m_ui->testResultLabel->setText(tr("Failed: %1").arg(key.message));
-            Q_EMIT testFinished(false);
-            return;
-        }
-        m_testClient = new ChatClient(e, this);
-        m_testClient->setApiKey(key.key);
-        RetryPolicy policy = m_config.retry;
-        policy.maxAttempts = 2;
-        m_testClient->setRetryPolicy(policy);
-        const QString note = key.message;
-        connect(m_testClient, &ChatClient::finished, this, [this, job, note](quint64, const ChatReply &r) {
-            if (job != m_testJob)
-                return;
-            if (!r.ok()) {
-                m_ui->testResultLabel->setText(
-                    tr("Failed after %1 ms: %2").arg(r.latencyMs).arg(r.errorText));
-            } else {
-                const QString tokens =
-                    r.usage ? tr("%1 in / %2 out").arg(r.usage->inputTokens).arg(r.usage->outputTokens)
-                            : tr("unknown");
-                m_ui->testResultLabel->setText(
-                    tr("OK in %1 ms, tokens %2. Reply: %3%4")
-                        .arg(r.latencyMs)
-                        .arg(tokens, r.content.trimmed().section(u'\n', 0, 0).left(120),
-                             note.isEmpty() ? QString() : QStringLiteral("\n") + note));
-            }
-            Q_EMIT testFinished(r.ok());
-        });
-        ChatRequest request;
-        request.tag = QStringLiteral("models dialog test");
-        request.messages = {
-            ChatMessage::system(QStringLiteral("You are a connectivity check. Answer in one short line.")),
-            ChatMessage::user(QStringLiteral("Reply with the word: ready"))};
-        m_testClient->send(request);
-    });
+    m_testJob = m_context->testEndpoint(e, m_config.retry); // cancels a test still running
+}
+
+void ModelsDialog::showTest(bool keyFound, const QString &note, const ChatReply &r)
+{
+    if (!keyFound) {
+        m_ui->testResultLabel->setText(tr("Failed: %1").arg(note));
+        Q_EMIT testFinished(false);
+        return;
+    }
+    if (!r.ok()) {
+        m_ui->testResultLabel->setText(tr("Failed after %1 ms: %2").arg(r.latencyMs).arg(r.errorText));
+    } else {
+        const QString tokens = r.usage
+                                   ? tr("%1 in / %2 out").arg(r.usage->inputTokens).arg(r.usage->outputTokens)
+                                   : tr("unknown");
+        m_ui->testResultLabel->setText(tr("OK in %1 ms, tokens %2. Reply: %3%4")
+                                           .arg(r.latencyMs)
+                                           .arg(tokens, r.content.trimmed().section(u'\n', 0, 0).left(120),
+                                                note.isEmpty() ? QString() : QStringLiteral("\n") + note));
+    }
+    Q_EMIT testFinished(r.ok());
 }
 
 QString ModelsDialog::testResult() const

@@ -3,21 +3,23 @@
 #include "llm/llmconfig.h"
 
 #include <QDialog>
+#include <QSet>
 #include <memory>
 
 namespace Ui {
 class ModelsDialog;
 }
 class AppContext;
-class ApiKeyStore;
-class ChatClient;
 class QComboBox;
+struct ChatReply;
 
 // Tools > Models…: the LLM endpoints (add from a preset, edit, remove, test with a real tiny call) and the
 // models each serves, which endpoint's model serves each agent role (chosen from those that exist), and the
 // price table. Edits the llm.json the window's engine runs on (the same file format as `accelopt models`),
-// read and written on the engine's thread through the AppContext; a key typed here goes to the system keychain
-// through ApiKeyStore, or where there is none stays in memory for this session, never into that file.
+// read and written on the engine's thread through the AppContext; a key typed here goes to the system
+// keychain (ApiKeyStore on the engine's thread), or where there is none stays in memory for this session,
+// never into that file. The test call runs there too: the dialog makes no network client and no keychain call
+// of its own.
 class ModelsDialog : public QDialog
 {
     Q_OBJECT
@@ -71,9 +73,8 @@ private:
     LlmConfig m_config;
     int m_current = -1;
     bool m_loading = false;
-    ApiKeyStore *m_keys;
-    ChatClient *m_testClient = nullptr;
-    int m_keysPending = 0;         // typed keys on their way to the keychain
+    QSet<quint64> m_keyJobs;       // typed keys on their way to the keychain
     bool m_acceptWhenKept = false; // OK was pressed meanwhile: close once they are kept
-    quint64 m_testJob = 0; // a newer test makes an older one's answer stale
+    quint64 m_testJob = 0;         // the newest test's: an older one's answer is stale
+    void showTest(bool keyFound, const QString &keyMessage, const ChatReply &reply);
 };

@@ -1,10 +1,9 @@
 #include "newtaskcheckpage.h"
 
+#include "appcontext.h"
 #include "applogging.h"
-#include "common/datapaths.h"
-#include "hosts/hostregistry.h"
-#include "hosts/localhost.h"
 #include "newtaskwizard.h"
+#include "theme.h"
 
 #include <QDir>
 #include <QHeaderView>
@@ -14,8 +13,8 @@
 #include <QVBoxLayout>
 
 NewTaskCheckPage::NewTaskCheckPage(NewTaskWizard *wizard)
-    : QWizardPage(wizard), m_wizard(wizard), m_summary(new QLabel(this)), m_progress(new QProgressBar(this)),
-      m_status(new QLabel(this)), m_checks(new QTreeWidget(this))
+    : QWizardPage(wizard), m_wizard(wizard), m_context(wizard->context()), m_summary(new QLabel(this)),
+      m_progress(new QProgressBar(this)), m_status(new QLabel(this)), m_checks(new QTreeWidget(this))
 {
     setTitle(tr("Check"));
     setSubTitle(tr("The task is checked on this machine's simulator before it is created."));
@@ -46,9 +45,23 @@ NewTaskCheckPage::NewTaskCheckPage(NewTaskWizard *wizard)
     layout->addWidget(m_status);
     layout->addWidget(m_checks, 1);
     layout->addStretch(0);
+
+    connect(m_context, &AppContext::taskProgress, this, [this](quint64 job, const QString &message) {
+        if (job == m_job)
+            m_status->setText(message.toHtmlEscaped());
+    });
+    connect(m_context, &AppContext::taskCreationFinished, this,
+            [this](quint64 job, const TaskCreation::Result &result) {
+                if (job == m_job)
+                    finish(result);
+            });
 }
 
-NewTaskCheckPage::~NewTaskCheckPage() = default;
+NewTaskCheckPage::~NewTaskCheckPage()
+{
+    if (m_job != 0)
+        m_context->cancelTaskCreation(m_job); // closed while checking: the draft folder goes
+}
 
 void NewTaskCheckPage::initializePage()
 {
@@ -70,8 +83,10 @@ void NewTaskCheckPage::initializePage()
 
 void NewTaskCheckPage::cleanupPage()
 {
-    m_creation.reset(); // Back while checking: the draft folder goes with it
+    m_context->cancelTaskCreation(m_job); // Back while checking: the draft folder goes with it
+    m_job = 0;
     m_progress->hide();
+    Q_EMIT completeChanged();
 }
 
 bool NewTaskCheckPage::validatePage()
@@ -91,23 +106,21 @@ bool NewTaskCheckPage::isComplete() const
 void NewTaskCheckPage::start()
 {
     const TaskDraft draft = m_wizard->draft();
+    const QString referenceFile = m_wizard->referenceFile();
     QString error;
-    if (!draft.validate(error)) {
+    // A chosen reference file is read, and the draft checked, on the engine's thread.
+    if (referenceFile.isEmpty() && !draft.validate(error)) {
         m_status->setText(NewTaskWizard::errorHtml(error.toHtmlEscaped()));
         return;
     }
-    // Whether a task is right is nkisim's to decide, so the check runs here whatever the run target is.
-    if (!m_host)
-        m_host = std::make_unique<LocalHost>(HostRegistry::builtinLocal(), DataPaths::nkibenchDir());
-    m_creation = std::make_unique<TaskCreation>(m_host.get());
-    connect(m_creation.get(), &TaskCreation::progress, this,
-            [this](const QString &message) { m_status->setText(message.toHtmlEscaped()); });
-    connect(m_creation.get(), &TaskCreation::finished, this, &NewTaskCheckPage::finish);
     m_checks->clear();
     m_progress->show();
     m_status->setText(tr("Checking on this machine…"));
     qCInfo(lcApp).noquote() << "creating task" << draft.name << "in" << m_wizard->parentDir();
-    m_creation->start(draft, m_wizard->parentDir(), m_wizard->shippedDir(), m_wizard->kernel().path);
+    // Whether a task is right is nkisim's to decide, so the check runs on this machine whatever the run
+    // target.
+    m_job = m_context->createTask(draft, referenceFile, m_wizard->parentDir(), m_wizard->shippedDir(),
+                                  m_wizard->kernel().path);
     Q_EMIT completeChanged(); // Check and Create and Back wait for the check
 }
 
@@ -118,12 +131,11 @@ void NewTaskCheckPage::finish(const TaskCreation::Result &result)
     for (const TaskCheck::Item &item : result.check.checks) {
         auto *row =
             new QTreeWidgetItem(m_checks, {item.check, item.ok ? tr("ok") : tr("failed"), item.detail});
-        row->setForeground(1, QBrush(item.ok ? QColor(0x2e7d32) : QColor(0xc62828)));
+        row->setForeground(1, QBrush(Theme::statusColor(item.ok ? Theme::Status::Good : Theme::Status::Bad)));
         row->setToolTip(2, item.detail);
     }
     m_checks->setVisible(m_checks->topLevelItemCount() > 0);
-    // Not from inside the creation's own signal: it may go away with the wizard.
-    m_creation.release()->deleteLater();
+    m_job = 0;
     if (!result.ok) {
         qCInfo(lcApp).noquote() << "task not created:" << result.error;
         m_status->setText(NewTaskWizard::errorHtml(

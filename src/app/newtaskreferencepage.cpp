@@ -8,7 +8,6 @@
 
 #include <QButtonGroup>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -135,12 +134,12 @@ void NewTaskReferencePage::initializePage()
 
 QString NewTaskReferencePage::referenceSource() const
 {
-    if (m_write->isChecked())
-        return m_editor->text();
-    QFile file(m_fileEdit->text().trimmed());
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QString::fromUtf8(file.readAll());
+    return m_write->isChecked() ? m_editor->text() : QString();
+}
+
+QString NewTaskReferencePage::referenceFile() const
+{
+    return m_write->isChecked() ? QString() : m_fileEdit->text().trimmed();
 }
 
 double NewTaskReferencePage::tolerance() const

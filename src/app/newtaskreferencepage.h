@@ -21,8 +21,9 @@ public:
     void initializePage() override;
     bool isComplete() const override;
 
-    QString referenceSource() const;
-    double tolerance() const; // 0 when the field does not hold a positive number
+    QString referenceSource() const; // the text written here; empty when a file was chosen
+    QString referenceFile() const;   // the file chosen (read on the engine's thread); empty when written here
+    double tolerance() const;        // 0 when the field does not hold a positive number
     // The numpy reference a user starts from: forward() over the inputs, in float64, returning float32.
     QString templateText() const;
 

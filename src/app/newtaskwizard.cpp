@@ -4,10 +4,11 @@
 #include "newtaskinputspage.h"
 #include "newtaskkernelpage.h"
 #include "newtaskreferencepage.h"
+#include "theme.h"
 
-NewTaskWizard::NewTaskWizard(const Kernel &kernel, const QString &shippedDir, UserPrompts *prompts,
-                             QWidget *parent)
-    : QWizard(parent), m_kernel(kernel), m_shippedDir(shippedDir), m_prompts(prompts),
+NewTaskWizard::NewTaskWizard(AppContext *context, const Kernel &kernel, const QString &shippedDir,
+                             UserPrompts *prompts, QWidget *parent)
+    : QWizard(parent), m_context(context), m_kernel(kernel), m_shippedDir(shippedDir), m_prompts(prompts),
       m_kernelPage(new NewTaskKernelPage(this)), m_inputsPage(new NewTaskInputsPage(this)),
       m_referencePage(new NewTaskReferencePage(this)), m_checkPage(new NewTaskCheckPage(this))
 {
@@ -51,6 +52,11 @@ TaskDraft NewTaskWizard::draft() const
     return d;
 }
 
+QString NewTaskWizard::referenceFile() const
+{
+    return m_referencePage->referenceFile();
+}
+
 QString NewTaskWizard::parentDir() const
 {
     return m_inputsPage->parentDir();
@@ -71,10 +77,10 @@ QString NewTaskWizard::howItWorks()
 
 QString NewTaskWizard::errorHtml(const QString &html)
 {
-    return QStringLiteral("<span style='color:#c62828'>%1</span>").arg(html);
+    return Theme::statusHtml(Theme::Status::Bad, html);
 }
 
 QString NewTaskWizard::okHtml(const QString &html)
 {
-    return QStringLiteral("<span style='color:#2e7d32'>%1</span>").arg(html);
+    return Theme::statusHtml(Theme::Status::Good, html);
 }

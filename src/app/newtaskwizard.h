@@ -5,6 +5,7 @@
 
 #include <QWizard>
 
+class AppContext;
 class NewTaskCheckPage;
 class NewTaskInputsPage;
 class NewTaskKernelPage;
@@ -34,18 +35,23 @@ public:
     };
 
     // shippedDir: the NKIBench tasks, so a new task cannot take a name one of them has.
-    NewTaskWizard(const Kernel &kernel, const QString &shippedDir, UserPrompts *prompts,
+    // context: whose engine reads the reference file and runs the check.
+    NewTaskWizard(AppContext *context, const Kernel &kernel, const QString &shippedDir, UserPrompts *prompts,
                   QWidget *parent = nullptr);
     ~NewTaskWizard() override;
 
     const Kernel &kernel() const { return m_kernel; }
     QString shippedDir() const { return m_shippedDir; }
     UserPrompts *prompts() const { return m_prompts; }
+    AppContext *context() const { return m_context; }
 
     // What the pages say so far, put together.
     QString functionName() const;
     QStringList parameters() const;
+    // The reference is the draft's text when written in the wizard; when a file was chosen, referenceFile()
+    // names it and the engine reads it at Check and Create (the draft's text is empty then).
     TaskDraft draft() const;
+    QString referenceFile() const;
     QString parentDir() const;
 
     // Valid once accepted.
@@ -65,6 +71,7 @@ public:
     static QString okHtml(const QString &html);
 
 private:
+    AppContext *m_context;
     Kernel m_kernel;
     QString m_shippedDir;
     UserPrompts *m_prompts;

@@ -1,14 +1,9 @@
 #include "opentabs.h"
 
+#include "common/appsettings.h"
 #include "editortabs.h"
 #include "kerneleditor.h"
 
-#include <QSettings>
-
-namespace {
-const QString filesKey = QStringLiteral("session/openFiles");
-const QString currentKey = QStringLiteral("session/currentFile");
-} // namespace
 
 void OpenTabs::save(const EditorTabs *tabs)
 {
@@ -17,17 +12,16 @@ void OpenTabs::save(const EditorTabs *tabs)
         if (const KernelEditor *editor = tabs->editorAt(i); editor && !editor->filePath().isEmpty())
             paths << editor->filePath();
     const KernelEditor *current = tabs->currentEditor();
-    QSettings settings;
-    settings.setValue(filesKey, paths);
-    settings.setValue(currentKey, current ? current->filePath() : QString());
+    AppSettings::openFiles.set(paths);
+    AppSettings::currentFile.set(current ? current->filePath() : QString());
 }
 
 QStringList OpenTabs::files()
 {
-    return QSettings().value(filesKey).toStringList();
+    return AppSettings::openFiles.value();
 }
 
 QString OpenTabs::currentFile()
 {
-    return QSettings().value(currentKey).toString();
+    return AppSettings::currentFile.value();
 }

@@ -2,21 +2,21 @@
 
 #include "appcontext.h"
 
+#include "common/appsettings.h"
+#include "export/taskdetector.h"
 #include "llm/llmconfig.h"
 #include "model/targets.h"
 #include "model/taskcatalog.h"
 #include "model/tasksources.h"
-#include "search/taskdetector.h"
 #include "taskquestion.h"
+#include "theme.h"
 #include "ui_optimizedialog.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QPushButton>
-#include <QSettings>
 
 namespace {
-const QString group = QStringLiteral("optimize");
 constexpr int detectedRole = Qt::UserRole + 1; // a task found from the file, not from the catalog
 
 QString keyProblem(const Endpoint &endpoint)
@@ -129,18 +129,16 @@ OptimizeDialog::~OptimizeDialog() = default;
 
 void OptimizeDialog::setDefaults(const QString &host, const QString &target, const QString &size)
 {
-    QSettings settings;
-    settings.beginGroup(group);
     auto pick = [](QComboBox *box, const QString &text, bool byData) {
         const int i = byData ? box->findData(text) : box->findText(text);
         if (i >= 0)
             box->setCurrentIndex(i);
     };
-    if (!settings.contains(QStringLiteral("host")))
+    if (!AppSettings::optimizeHost.stored())
         pick(m_ui->hostCombo, host, false);
-    if (!settings.contains(QStringLiteral("target")))
+    if (!AppSettings::optimizeTarget.stored())
         pick(m_ui->targetCombo, target, false);
-    if (!settings.contains(QStringLiteral("size")))
+    if (!AppSettings::optimizeSize.stored())
         pick(m_ui->sizeCombo, size, true);
 }
 
@@ -182,8 +180,10 @@ void OptimizeDialog::showModels(const std::optional<LlmConfig> &config, const QS
     problems.removeDuplicates();
     m_ui->modelsWarning->setVisible(!problems.isEmpty());
     m_ui->modelsWarning->setText(
-        QStringLiteral("<span style='color:#c62828'>⚠ %1.</span> <a href='models'>%2</a>")
-            .arg(problems.join(QStringLiteral("; ")), tr("Set up models in Tools › Models…")));
+        QStringLiteral("%1 <a href='models'>%2</a>")
+            .arg(Theme::statusHtml(Theme::Status::Bad,
+                                   QStringLiteral("⚠ %1.").arg(problems.join(QStringLiteral("; ")))),
+                 tr("Set up models in Tools › Models…")));
 }
 
 void OptimizeDialog::preferTask(const QJsonObject &ref, const QString &name)
@@ -201,8 +201,8 @@ void OptimizeDialog::preferTask(const QJsonObject &ref, const QString &name)
 
 void OptimizeDialog::newTask()
 {
-    const std::optional<TaskQuestion::Answer> made =
-        TaskQuestion::create(m_prompts, this, {m_kernel.name, m_kernel.path, m_kernel.source}, m_tasksDir);
+    const std::optional<TaskQuestion::Answer> made = TaskQuestion::create(
+        m_context, m_prompts, this, {m_kernel.name, m_kernel.path, m_kernel.source}, m_tasksDir);
     if (!made)
         return;
     const QString dir = made->ref.value(QStringLiteral("dir")).toString();
@@ -265,8 +265,9 @@ void OptimizeDialog::hostChanged()
 void OptimizeDialog::accept()
 {
     if (m_ui->taskCombo->currentIndex() < 0) {
-        m_ui->taskNote->setText(tr("<span style='color:#c62828'>Choose the task this kernel solves, or make "
-                                   "one with New Task from This Kernel….</span>"));
+        m_ui->taskNote->setText(Theme::statusHtml(
+            Theme::Status::Bad,
+            tr("Choose the task this kernel solves, or make one with New Task from This Kernel….")));
         m_ui->taskCombo->setFocus();
         return;
     }
@@ -274,14 +275,13 @@ void OptimizeDialog::accept()
     QString error;
     const std::optional<TaskSources> sources = TaskSources::load(ref, m_tasksDir, error);
     if (!sources) {
-        m_ui->taskNote->setText(
-            QStringLiteral("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+        m_ui->taskNote->setText(Theme::statusHtml(Theme::Status::Bad, error.toHtmlEscaped()));
         return;
     }
     SearchConfig config = readConfig();
     if (const QStringList problems = config.problems(); !problems.isEmpty()) {
-        m_ui->taskNote->setText(QStringLiteral("<span style='color:#c62828'>%1</span>")
-                                    .arg(problems.join(QStringLiteral("; ")).toHtmlEscaped()));
+        m_ui->taskNote->setText(
+            Theme::statusHtml(Theme::Status::Bad, problems.join(QStringLiteral("; ")).toHtmlEscaped()));
         return;
     }
     Request r;
@@ -303,41 +303,35 @@ void OptimizeDialog::accept()
 
 void OptimizeDialog::remember() const
 {
-    QSettings settings;
-    settings.beginGroup(group);
-    settings.setValue(QStringLiteral("host"), m_ui->hostCombo->currentText());
-    settings.setValue(QStringLiteral("backend"), m_ui->backendCombo->currentData());
-    settings.setValue(QStringLiteral("target"), m_ui->targetCombo->currentText());
-    settings.setValue(QStringLiteral("size"), m_ui->sizeCombo->currentData());
-    settings.setValue(QStringLiteral("timeout"), m_ui->timeoutSpin->value());
-    settings.setValue(QStringLiteral("preset"), m_ui->presetCombo->currentData());
-    settings.setValue(
-        QStringLiteral("config"),
+    AppSettings::optimizeHost.set(m_ui->hostCombo->currentText());
+    AppSettings::optimizeBackend.set(m_ui->backendCombo->currentData().toString());
+    AppSettings::optimizeTarget.set(m_ui->targetCombo->currentText());
+    AppSettings::optimizeSize.set(m_ui->sizeCombo->currentData().toString());
+    AppSettings::optimizeTimeout.set(m_ui->timeoutSpin->value());
+    AppSettings::optimizePreset.set(m_ui->presetCombo->currentData().toString());
+    AppSettings::optimizeConfig.set(
         QString::fromUtf8(QJsonDocument(m_request.config.toJson()).toJson(QJsonDocument::Compact)));
-    settings.setValue(QStringLiteral("memory"), m_ui->memoryCheck->isChecked());
+    AppSettings::optimizeMemory.set(m_ui->memoryCheck->isChecked());
 }
 
 void OptimizeDialog::restore()
 {
-    QSettings settings;
-    settings.beginGroup(group);
-    auto pick = [](QComboBox *box, const QVariant &value, bool byData) {
-        if (!value.isValid())
+    auto pick = [](QComboBox *box, const std::optional<QString> &value, bool byData) {
+        if (!value)
             return;
-        const int i = byData ? box->findData(value) : box->findText(value.toString());
+        const int i = byData ? box->findData(*value) : box->findText(*value);
         if (i >= 0)
             box->setCurrentIndex(i);
     };
-    pick(m_ui->hostCombo, settings.value(QStringLiteral("host")), false);
+    pick(m_ui->hostCombo, AppSettings::optimizeHost.stored(), false);
     hostChanged();
-    pick(m_ui->backendCombo, settings.value(QStringLiteral("backend")), true);
-    pick(m_ui->targetCombo, settings.value(QStringLiteral("target")), false);
-    pick(m_ui->sizeCombo, settings.value(QStringLiteral("size")), true);
-    m_ui->timeoutSpin->setValue(settings.value(QStringLiteral("timeout"), 600).toInt());
-    m_ui->memoryCheck->setChecked(settings.value(QStringLiteral("memory"), true).toBool());
-    pick(m_ui->presetCombo, settings.value(QStringLiteral("preset")), true);
-    const QJsonObject saved =
-        QJsonDocument::fromJson(settings.value(QStringLiteral("config")).toString().toUtf8()).object();
+    pick(m_ui->backendCombo, AppSettings::optimizeBackend.stored(), true);
+    pick(m_ui->targetCombo, AppSettings::optimizeTarget.stored(), false);
+    pick(m_ui->sizeCombo, AppSettings::optimizeSize.stored(), true);
+    m_ui->timeoutSpin->setValue(AppSettings::optimizeTimeout.value());
+    m_ui->memoryCheck->setChecked(AppSettings::optimizeMemory.value());
+    pick(m_ui->presetCombo, AppSettings::optimizePreset.stored(), true);
+    const QJsonObject saved = QJsonDocument::fromJson(AppSettings::optimizeConfig.value().toUtf8()).object();
     if (const std::optional<SearchConfig> config = SearchConfig::fromJson(saved);
         config && !saved.isEmpty()) {
         m_base = *config;

@@ -3,7 +3,7 @@
 #include "windowparts.h"
 
 #include "diff/comparepair.h"
-#include "search/kernelport.h"
+#include "port/kernelport.h"
 
 #include <QObject>
 

@@ -1,9 +1,10 @@
 #include "resultsdock.h"
 
 #include "appcontext.h"
+#include "itemmodels/benchmarklistmodel.h"
 #include "kerneleditor.h"
-#include "models/benchmarklistmodel.h"
 #include "statusproxy.h"
+#include "theme.h"
 
 #include <QDateTime>
 #include <QHeaderView>
@@ -113,7 +114,7 @@ void ResultsDock::showDetails(quint64 job)
         QStringList facts;
         facts << tr("status <b>%1</b>").arg(e.statusName());
         if (e.correct)
-            facts << (*e.correct ? tr("correct") : tr("<span style='color:#c62828'>incorrect</span>"));
+            facts << (*e.correct ? tr("correct") : Theme::statusHtml(Theme::Status::Bad, tr("incorrect")));
         if (e.l2RelErr)
             facts << tr("L2 rel. error %1").arg(*e.l2RelErr, 0, 'g', 3);
         if (e.wallSeconds)

@@ -3,26 +3,26 @@
 #include "appcontext.h"
 #include "applogging.h"
 #include "candidatetab.h"
+#include "common/appsettings.h"
 #include "editortabs.h"
+#include "export/taskdetector.h"
 #include "exportdialog.h"
+#include "itemmodels/benchmarklistmodel.h"
+#include "itemmodels/searchstate.h"
+#include "itemmodels/sessionlistmodel.h"
 #include "kerneleditor.h"
-#include "models/benchmarklistmodel.h"
-#include "models/searchstate.h"
-#include "models/sessionlistmodel.h"
 #include "optimizedialog.h"
 #include "profiledock.h"
 #include "resultsdock.h"
 #include "runtargetbar.h"
-#include "search/taskdetector.h"
 #include "searchdock.h"
 #include "searchnotifier.h"
-#include "taskquestion.h"
 #include "sessionsdock.h"
+#include "taskquestion.h"
 #include "userprompts.h"
 
 #include <QAction>
 #include <QMainWindow>
-#include <QSettings>
 #include <QStatusBar>
 
 RunController::RunController(const WindowParts &parts, const QString &tasksDir)
@@ -136,7 +136,7 @@ bool RunController::taskOf(KernelEditor *editor, QJsonObject &ref, QString &name
         return true;
     }
     const std::optional<TaskQuestion::Answer> answer = TaskQuestion::ask(
-        m_parts.prompts, m_parts.window, tr("Benchmark"),
+        m_parts.context, m_parts.prompts, m_parts.window, tr("Benchmark"),
         tr("Which task does %1 solve? Its reference checks the kernel's results. If none does, make one "
            "from this kernel.")
             .arg(editor->displayName()),
@@ -236,8 +236,9 @@ void RunController::newTask()
                                     .arg(NewTaskWizard::howItWorks()));
         return;
     }
-    const std::optional<TaskQuestion::Answer> made = TaskQuestion::create(
-        m_parts.prompts, m_parts.window, {editor->displayName(), editor->filePath(), editor->text()}, m_tasksDir);
+    const std::optional<TaskQuestion::Answer> made =
+        TaskQuestion::create(m_parts.context, m_parts.prompts, m_parts.window,
+                             {editor->displayName(), editor->filePath(), editor->text()}, m_tasksDir);
     if (!made)
         return;
     editor->setProperty("taskRef", made->ref);
@@ -274,7 +275,7 @@ void RunController::resume(const QString &sessionId)
         base->iterations = *total; // patience stays the session's: it counts from the resume (BeamSearch)
         config = base;
     }
-    const bool memory = QSettings().value(QStringLiteral("optimize/memory"), true).toBool();
+    const bool memory = AppSettings::optimizeMemory.value();
     m_parts.context->resumeSession(sessionId, config, memory);
     m_parts.search->show();
     m_parts.search->raise();

@@ -1,15 +1,12 @@
 #include "runtargetbar.h"
 
+#include "common/appsettings.h"
 #include "model/targets.h"
 
 #include <QComboBox>
 #include <QLabel>
-#include <QSettings>
 
 namespace {
-const QString hostKey = QStringLiteral("run/host");
-const QString targetKey = QStringLiteral("run/target");
-const QString sizeKey = QStringLiteral("run/size");
 
 QComboBox *combo(QWidget *parent, const QString &name, const QString &tip)
 {
@@ -38,11 +35,10 @@ RunTargetBar::RunTargetBar(QWidget *parent) : QToolBar(tr("Run target"), parent)
     addWidget(new QLabel(tr(" Target "), this));
     addWidget(m_target);
     addWidget(m_size);
-    QSettings settings;
     m_host->addItem(QStringLiteral("local"));
-    setHost(settings.value(hostKey, QStringLiteral("local")).toString());
-    setTarget(settings.value(targetKey, QStringLiteral("trn1")).toString());
-    setSize(settings.value(sizeKey, QStringLiteral("full")).toString());
+    setHost(AppSettings::runHost.value());
+    setTarget(AppSettings::runTarget.value());
+    setSize(AppSettings::runSize.value());
     for (QComboBox *box : {m_host, m_target, m_size})
         connect(box, &QComboBox::activated, this, &RunTargetBar::save);
 }
@@ -91,8 +87,7 @@ void RunTargetBar::setSize(const QString &size)
 
 void RunTargetBar::save() const
 {
-    QSettings settings;
-    settings.setValue(hostKey, host());
-    settings.setValue(targetKey, target());
-    settings.setValue(sizeKey, size());
+    AppSettings::runHost.set(host());
+    AppSettings::runTarget.set(target());
+    AppSettings::runSize.set(size());
 }

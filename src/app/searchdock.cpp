@@ -2,14 +2,15 @@
 
 #include "appcontext.h"
 #include "candidatefilter.h"
-#include "models/candidatetablemodel.h"
-#include "models/candidatetreemodel.h"
-#include "models/costtext.h"
-#include "models/iterationmodel.h"
-#include "models/modelroles.h"
-#include "models/searchstate.h"
-#include "models/sessionlistmodel.h"
+#include "itemmodels/candidatetablemodel.h"
+#include "itemmodels/candidatetreemodel.h"
+#include "itemmodels/costtext.h"
+#include "itemmodels/iterationmodel.h"
+#include "itemmodels/modelroles.h"
+#include "itemmodels/searchstate.h"
+#include "itemmodels/sessionlistmodel.h"
 #include "statusproxy.h"
+#include "theme.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -327,7 +328,7 @@ void SearchDock::refresh()
                        .arg(state_, s.task.toHtmlEscaped(), s.target, s.backend, s.host.toHtmlEscaped(),
                             s.size, state->sessionId().left(8));
     if (!s.error.isEmpty())
-        line += QStringLiteral("<br><span style='color:#c62828'>%1</span>").arg(s.error.toHtmlEscaped());
+        line += QStringLiteral("<br>") + Theme::statusHtml(Theme::Status::Bad, s.error.toHtmlEscaped());
     m_status->setText(line);
 
     m_progress->setValue(int(state->progress() * 1000));
@@ -357,11 +358,10 @@ void SearchDock::refresh()
     m_peak->setText(best && best->percentOfPeak
                         ? tr("<b>%1 %</b> %2").arg(*best->percentOfPeak, 0, 'f', 1).arg(best->bound)
                         : QStringLiteral("—"));
-    m_candidates->setText(tr("%1 · <span style='color:#2e7d32'>%2 correct</span> · "
-                             "<span style='color:#c62828'>%3 failed</span>%4%5%6")
+    m_candidates->setText(tr("%1 · %2 · %3%4%5%6")
                               .arg(state->rowCount())
-                              .arg(s.usable)
-                              .arg(s.failed)
+                              .arg(Theme::statusHtml(Theme::Status::Good, tr("%1 correct").arg(s.usable)),
+                                   Theme::statusHtml(Theme::Status::Bad, tr("%1 failed").arg(s.failed)))
                               .arg(s.unchecked ? tr(" · %1 not checked").arg(s.unchecked) : QString())
                               .arg(s.reused ? tr(" · %1 reused").arg(s.reused) : QString())
                               .arg(s.evaluating ? tr(" · %1 running").arg(s.evaluating) : QString()));

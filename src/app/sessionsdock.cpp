@@ -1,8 +1,8 @@
 #include "sessionsdock.h"
 
 #include "appcontext.h"
-#include "models/modelroles.h"
-#include "models/sessionlistmodel.h"
+#include "itemmodels/modelroles.h"
+#include "itemmodels/sessionlistmodel.h"
 #include "userprompts.h"
 
 #include <QHBoxLayout>

@@ -1,7 +1,8 @@
 #include "statusproxy.h"
 
+#include "itemmodels/modelroles.h"
 #include "model/evalstatus.h"
-#include "models/modelroles.h"
+#include "theme.h"
 
 #include <QApplication>
 #include <QColor>
@@ -20,12 +21,12 @@ QColor StatusProxy::statusColour(const QModelIndex &index)
 {
     const int status = index.data(ModelRoles::Status).toInt();
     if (status == ModelRoles::Evaluating)
-        return QColor(0x15, 0x65, 0xc0);
+        return Theme::statusColor(Theme::Status::Busy);
     if (status == ModelRoles::Pending)
         return QColor(0x9e, 0x9e, 0x9e);
     if (status == int(EvalStatus::Ok) && !index.data(ModelRoles::Failed).toBool())
-        return QColor(0x2e, 0x7d, 0x32);
-    return QColor(0xc6, 0x28, 0x28);
+        return Theme::statusColor(Theme::Status::Good);
+    return Theme::statusColor(Theme::Status::Bad);
 }
 
 QPixmap StatusProxy::dot(const QColor &colour)

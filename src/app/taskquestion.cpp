@@ -38,10 +38,9 @@ QString TaskQuestion::newTaskItem()
     return QObject::tr("New Task from This Kernel…");
 }
 
-std::optional<TaskQuestion::Answer> TaskQuestion::ask(UserPrompts *prompts, QWidget *parent,
-                                                      const QString &title, const QString &question,
-                                                      const NewTaskWizard::Kernel &kernel,
-                                                      const QString &shippedDir)
+std::optional<TaskQuestion::Answer>
+TaskQuestion::ask(AppContext *context, UserPrompts *prompts, QWidget *parent, const QString &title,
+                  const QString &question, const NewTaskWizard::Kernel &kernel, const QString &shippedDir)
 {
     const QList<TaskCatalog::Entry> entries = usable(shippedDir, kernel.path);
     QStringList labels;
@@ -51,16 +50,16 @@ std::optional<TaskQuestion::Answer> TaskQuestion::ask(UserPrompts *prompts, QWid
     if (chosen.isEmpty())
         return std::nullopt;
     if (chosen == newTaskItem())
-        return create(prompts, parent, kernel, shippedDir);
+        return create(context, prompts, parent, kernel, shippedDir);
     const TaskCatalog::Entry &entry = entries.at(labels.indexOf(chosen));
     return Answer{entry.name, entry.ref(), false};
 }
 
-std::optional<TaskQuestion::Answer> TaskQuestion::create(UserPrompts *prompts, QWidget *parent,
-                                                         const NewTaskWizard::Kernel &kernel,
+std::optional<TaskQuestion::Answer> TaskQuestion::create(AppContext *context, UserPrompts *prompts,
+                                                         QWidget *parent, const NewTaskWizard::Kernel &kernel,
                                                          const QString &shippedDir)
 {
-    NewTaskWizard wizard(kernel, shippedDir, prompts, parent);
+    NewTaskWizard wizard(context, kernel, shippedDir, prompts, parent);
     if (wizard.exec() != QDialog::Accepted || wizard.createdFolder().isEmpty())
         return std::nullopt;
     qCInfo(lcApp).noquote() << "created task" << wizard.createdName() << "in" << wizard.createdFolder();

@@ -9,6 +9,7 @@
 
 #include <optional>
 
+class AppContext;
 class UserPrompts;
 class QWidget;
 
@@ -32,11 +33,12 @@ public:
     static QString originName(const QString &origin); // "project", "user", "NKIBench"
     static QString newTaskItem();                     // "New Task from This Kernel…"
 
-    // Asks; nullopt when the user cancelled the question or the wizard.
-    static std::optional<Answer> ask(UserPrompts *prompts, QWidget *parent, const QString &title,
-                                     const QString &question, const NewTaskWizard::Kernel &kernel,
-                                     const QString &shippedDir);
+    // Asks; nullopt when the user cancelled the question or the wizard. The wizard's check runs on the
+    // context's engine.
+    static std::optional<Answer> ask(AppContext *context, UserPrompts *prompts, QWidget *parent,
+                                     const QString &title, const QString &question,
+                                     const NewTaskWizard::Kernel &kernel, const QString &shippedDir);
     // Runs the wizard for the kernel; nullopt when it was cancelled.
-    static std::optional<Answer> create(UserPrompts *prompts, QWidget *parent,
+    static std::optional<Answer> create(AppContext *context, UserPrompts *prompts, QWidget *parent,
                                         const NewTaskWizard::Kernel &kernel, const QString &shippedDir);
 };

@@ -1,8 +1,9 @@
 #include "theme.h"
 
+#include "common/appsettings.h"
+
 #include <QApplication>
 #include <QPalette>
-#include <QSettings>
 #include <QStyle>
 #include <QStyleFactory>
 
@@ -11,7 +12,6 @@
 
 namespace {
 Theme::Kind g_current = Theme::Kind::Light;
-const QString settingsKey = QStringLiteral("ui/theme");
 
 struct EditorColors
 {
@@ -55,6 +55,30 @@ QPalette darkPalette()
 }
 } // namespace
 
+QColor Theme::statusColor(Status status)
+{
+    // Light: Material 800 tones on white; dark: 300 tones, which keep their contrast on the dark palette.
+    const bool dark = g_current == Kind::Dark;
+    switch (status) {
+    case Status::Good:
+        return dark ? QColor(0x81c784) : QColor(0x2e7d32);
+    case Status::Bad:
+        return dark ? QColor(0xe57373) : QColor(0xc62828);
+    case Status::Warning:
+        return dark ? QColor(0xffb74d) : QColor(0xef6c00);
+    case Status::Busy:
+        return dark ? QColor(0x64b5f6) : QColor(0x1565c0);
+    case Status::Idle:
+        break;
+    }
+    return dark ? QColor(0x9e9e9e) : QColor(0x757575);
+}
+
+QString Theme::statusHtml(Status status, const QString &html)
+{
+    return QStringLiteral("<span style='color:%1'>%2</span>").arg(statusColor(status).name(), html);
+}
+
 Theme::Kind Theme::current()
 {
     return g_current;
@@ -70,12 +94,12 @@ void Theme::setCurrent(Kind kind)
 
 Theme::Kind Theme::loadSaved()
 {
-    return fromName(QSettings().value(settingsKey, name(Kind::Light)).toString());
+    return fromName(AppSettings::theme.value());
 }
 
 void Theme::save(Kind kind)
 {
-    QSettings().setValue(settingsKey, name(kind));
+    AppSettings::theme.set(name(kind));
 }
 
 QString Theme::name(Kind kind)

@@ -2,10 +2,10 @@
 
 #include "common/datapaths.h"
 #include "evalbatch.h"
+#include "export/taskdetector.h"
 #include "model/kernelfile.h"
 #include "profile/chrometrace.h"
 #include "resulttable.h"
-#include "search/taskdetector.h"
 
 #include <QCommandLineParser>
 #include <QDir>

@@ -7,7 +7,7 @@
 #include "mcptools.h"
 #include "optimizecommand.h"
 
-#include "models/searchstate.h"
+#include "itemmodels/searchstate.h"
 #include "search/optimizationrun.h"
 #include "search/searchevent.h"
 

@@ -2,10 +2,10 @@
 
 #include "common/datapaths.h"
 #include "evalbatch.h"
+#include "export/taskdetector.h"
 #include "model/kernelfile.h"
 #include "model/targets.h"
 #include "model/tasksources.h"
-#include "search/taskdetector.h"
 #include "searchconsole.h"
 #include "searchoptions.h"
 

@@ -5,7 +5,7 @@
 #include "hostchoice.h"
 #include "hosts/host.h"
 #include "model/kernelfile.h"
-#include "search/kernelport.h"
+#include "port/kernelport.h"
 
 #include <QCommandLineParser>
 #include <QDir>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "command.h"
-#include "search/kernelport.h"
+#include "port/kernelport.h"
 
 class QCommandLineParser;
 

@@ -1,4 +1,5 @@
 #include "appcontext.h"
+#include "engine/settingsservice.h"
 #include "hosts/hostregistry.h"
 #include "hosts/sshprompter.h"
 #include "hostsdialog.h"
@@ -14,6 +15,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+
+#include <atomic>
 
 class TestHostsDialog : public QObject
 {
@@ -161,10 +165,21 @@ private Q_SLOTS:
         QCOMPARE(status.stateOf(QStringLiteral("trn")), Host::State::Offline);
         QVERIFY2(status.text().contains(QStringLiteral("trn <span style='color:#757575'>not connected")),
                  qPrintable(status.text()));
-        connect(&dialog, &HostsDialog::hostTracked, &status, &HostStatusWidget::track);
+        connect(&dialog, &HostsDialog::hostStateChanged, &status, &HostStatusWidget::setState);
+        // Issue 32: the probe runs on the engine's thread (the answer is emitted there), not the dialog's.
+        std::atomic<QThread *> testedOn = nullptr;
+        QObject::connect(
+            dialogContext->engine()->settingsFiles(), &SettingsService::hostTested,
+            [&testedOn](quint64, const HostProbe::Result &) { testedOn = QThread::currentThread(); });
         dialog.ui()->hostList->setCurrentRow(0);
         dialog.testConnection();
+        QVERIFY(dialog.testRunning());
+        QVERIFY(dialog.ui()->testButton->isEnabled() == false); // the dialog stays responsive meanwhile
         QTRY_VERIFY_WITH_TIMEOUT(!dialog.testRunning(), 60000);
+        QCOMPARE(testedOn.load(), dialogContext->engine()->thread());
+        QVERIFY(testedOn.load() != QThread::currentThread());
+        QVERIFY(dialog.findChildren<HostProbe *>().isEmpty());
+        QVERIFY(dialog.findChildren<Host *>().isEmpty());
         QVERIFY2(dialog.statusText().contains(QStringLiteral("Connected")), qPrintable(dialog.statusText()));
         QVERIFY(dialog.statusText().contains(QStringLiteral("protocol 1")));
         QCOMPARE(status.stateOf(QStringLiteral("local")), Host::State::Ready);

@@ -1,13 +1,16 @@
 #include "appcontext.h"
+#include "compareview.h"
+#include "editortabs.h"
 #include "experiencedetail.h"
 #include "experienceeditdialog.h"
 #include "isolatedsettings.h"
+#include "itemmodels/experiencelistmodel.h"
 #include "kerneleditor.h"
+#include "lessonpanel.h"
 #include "mainwindow.h"
 #include "memory/experiencejson.h"
 #include "memory/experiencestore.h"
 #include "memorydock.h"
-#include "models/experiencelistmodel.h"
 #include "scriptedprompts.h"
 
 #include <QAbstractItemModelTester>
@@ -541,6 +544,42 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(m_dir.filePath(QStringLiteral("from-window.json"))));
         QVERIFY(prompts->saveAsAnswers.isEmpty() && prompts->saveQuestions.isEmpty());
         shoot(window, artifact(QStringLiteral("memory-window.png")));
+    }
+
+    // Issue 32: a lesson shown in a Compare tab is read again when the memory is changed through the engine's
+    // desk (AppContext::memoryChanged): an edit shows the new title, a delete says there is no lesson now.
+    void compareTabsFollowTheMemory()
+    {
+        qint64 shownId = 0;
+        const QString memory = seededMemory(&shownId);
+        qputenv("ACCELOPT_MEMORY_DB", memory.toUtf8());
+        qputenv("ACCELOPT_WORKSPACE_DB", m_dir.filePath(QStringLiteral("workspace.sqlite")).toUtf8());
+        qputenv("ACCELOPT_HOSTS_FILE", m_dir.filePath(QStringLiteral("hosts.json")).toUtf8());
+        qputenv("ACCELOPT_NO_KEYCHAIN", "1");
+        auto prompts = std::make_shared<ScriptedPrompts>();
+        MainWindow window(prompts);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_M, Qt::ControlModifier | Qt::ShiftModifier);
+        MemoryDock &dock = *window.memoryDock();
+        settle(dock);
+        select(dock, QStringLiteral("Keep the stationary tile in SBUF"));
+        QTest::keyClick(dock.view(), Qt::Key_Return); // its pair in Compare, with its lesson
+        CompareView *view = nullptr;
+        QTRY_VERIFY((view = qobject_cast<CompareView *>(window.editors()->currentWidget())));
+        QTRY_COMPARE(view->lesson()->storedId(), shownId);
+        QVERIFY(view->lesson()->text()->toPlainText().contains(
+            QStringLiteral("Keep the stationary tile in SBUF")));
+
+        window.context()->editExperience(shownId, QStringLiteral("Keep the stationary operand resident"),
+                                         QStringLiteral("Load it once per k tile."));
+        QTRY_VERIFY2(view->lesson()->text()->toPlainText().contains(QStringLiteral("operand resident")),
+                     qPrintable(view->lesson()->text()->toPlainText()));
+        window.context()->removeExperience(shownId);
+        QTRY_VERIFY2(view->lesson()->state()->text().startsWith(QStringLiteral("No lesson yet")),
+                     qPrintable(view->lesson()->state()->text()));
+        QCOMPARE(view->lesson()->storedId(), 0);
     }
 
     void unreadableMemoryIsReportedNotCrashed()

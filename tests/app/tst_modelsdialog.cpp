@@ -1,4 +1,5 @@
 #include "appcontext.h"
+#include "engine/settingsservice.h"
 #include "isolatedsettings.h"
 #include "llm/agentclients.h"
 #include "llm/apikeystore.h"
@@ -20,6 +21,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+
+#include <atomic>
 
 // The Models dialog against the scripted OpenAI-compatible server (a stand-in for a real model server).
 class TestModelsDialog : public QObject
@@ -72,10 +76,21 @@ private Q_SLOTS:
         QCOMPARE(dialog.findChild<QListWidget *>(QStringLiteral("endpointList"))->count(),
                  dialog.config().endpoints.size());
 
+        // Issue 32: the key lookup and the call run on the engine's thread (the answer is emitted there); the
+        // dialog holds no client or key store of its own.
+        std::atomic<QThread *> testedOn = nullptr;
+        QObject::connect(context->engine()->settingsFiles(), &SettingsService::endpointTested,
+                         [&testedOn](quint64, bool, const QString &, const ChatReply &) {
+                             testedOn = QThread::currentThread();
+                         });
         QSignalSpy done(&dialog, &ModelsDialog::testFinished);
         dialog.testCurrentEndpoint();
         QVERIFY(done.wait(20000));
         QVERIFY2(done.first().first().toBool(), qPrintable(dialog.testResult()));
+        QCOMPARE(testedOn.load(), context->engine()->thread());
+        QVERIFY(testedOn.load() != QThread::currentThread());
+        QVERIFY(dialog.findChildren<ChatClient *>().isEmpty());
+        QVERIFY(dialog.findChildren<ApiKeyStore *>().isEmpty());
         QVERIFY2(dialog.testResult().contains(QStringLiteral("pong")), qPrintable(dialog.testResult()));
         QCOMPARE(server.requestCount(), 1);
         QCOMPARE(server.requests().first().json.value(QStringLiteral("model")).toString(),
@@ -330,6 +345,9 @@ private Q_SLOTS:
         QVERIFY(key);
         QCOMPARE(key->echoMode(), QLineEdit::Password);
         QTest::keyClicks(key, QString::fromLatin1(secret));
+        std::atomic<QThread *> keptOn = nullptr;
+        QObject::connect(context->engine()->settingsFiles(), &SettingsService::keyKept,
+                         [&keptOn](quint64, bool, const QString &) { keptOn = QThread::currentThread(); });
         QSignalSpy kept(&dialog, &ModelsDialog::keyKept);
         QVERIFY(dialog.save()); // OK with a typed key keeps it
         waitSaved(dialog);
@@ -338,6 +356,7 @@ private Q_SLOTS:
         QVERIFY2(kept.first().at(1).toString().contains(QStringLiteral("for this session only")),
                  qPrintable(kept.first().at(1).toString()));
         QVERIFY(key->text().isEmpty());
+        QCOMPARE(keptOn.load(), context->engine()->thread()); // the keychain is asked on the engine's thread
 
         QFile saved(path);
         QVERIFY(saved.open(QIODevice::ReadOnly));

@@ -1,9 +1,10 @@
+#include "appcontext.h"
 #include "common/loghub.h"
 #include "editortabs.h"
 #include "isolatedsettings.h"
+#include "itemmodels/benchmarklistmodel.h"
 #include "kerneleditor.h"
 #include "mainwindow.h"
-#include "models/benchmarklistmodel.h"
 #include "newtaskcheckpage.h"
 #include "newtaskinputspage.h"
 #include "newtaskkernelpage.h"
@@ -28,8 +29,11 @@
 #include <QTemporaryDir>
 #include <QJsonDocument>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 #include <QTreeWidget>
+
+#include <atomic>
 
 // The New Task wizard driven as a person would (keys and clicks): our own row-softmax kernel gets a task
 // whose reference is written in the wizard's editor, checked by the real runner on nkisim on this machine,
@@ -40,6 +44,7 @@ class TestNewTaskWizard : public QObject
     Q_OBJECT
     IsolatedSettings m_settings;
     QTemporaryDir m_dir;
+    std::unique_ptr<AppContext> m_context; // the window's context, whose engine reads and checks (issue 32)
 
     static QString fixture(const QString &name)
     {
@@ -163,12 +168,16 @@ private Q_SLOTS:
         qputenv("ACCELOPT_LLM_CONFIG", m_dir.filePath(QStringLiteral("llm.json")).toUtf8());
         qputenv("ACCELOPT_HOSTS_FILE", m_dir.filePath(QStringLiteral("hosts.json")).toUtf8());
         qputenv("ACCELOPT_NO_KEYCHAIN", "1");
+        m_context = std::make_unique<AppContext>(Engine::Settings{});
     }
+
+    void cleanupTestCase() { m_context.reset(); }
 
     void fileWithoutJitFunctionStopsOnTheKernelPage()
     {
         ScriptedPrompts prompts;
-        NewTaskWizard wizard(kernelAt(project(QStringLiteral("nojit"), QStringLiteral("helpers_only.py"))),
+        NewTaskWizard wizard(m_context.get(),
+                             kernelAt(project(QStringLiteral("nojit"), QStringLiteral("helpers_only.py"))),
                              QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks"), &prompts);
         wizard.show();
         QVERIFY(QTest::qWaitForWindowExposed(&wizard));
@@ -182,7 +191,8 @@ private Q_SLOTS:
     void badShapeCellIsMarkedAndSaid()
     {
         ScriptedPrompts prompts;
-        NewTaskWizard wizard(kernelAt(project(QStringLiteral("shape"), QStringLiteral("row_softmax.py"))),
+        NewTaskWizard wizard(m_context.get(),
+                             kernelAt(project(QStringLiteral("shape"), QStringLiteral("row_softmax.py"))),
                              QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks"), &prompts);
         wizard.show();
         QVERIFY(QTest::qWaitForWindowExposed(&wizard));
@@ -214,8 +224,8 @@ private Q_SLOTS:
     {
         ScriptedPrompts prompts;
         const QString kernel = project(QStringLiteral("wrong"), QStringLiteral("row_softmax.py"));
-        NewTaskWizard wizard(kernelAt(kernel), QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks"),
-                             &prompts);
+        NewTaskWizard wizard(m_context.get(), kernelAt(kernel),
+                             QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks"), &prompts);
         wizard.show();
         QVERIFY(QTest::qWaitForWindowExposed(&wizard));
         wizard.activateWindow();
@@ -226,10 +236,18 @@ private Q_SLOTS:
         const QString destination = wizard.parentDir();
         QCOMPARE(destination, m_dir.filePath(QStringLiteral("wrong/.accelopt/tasks")));
         QSignalSpy checked(wizard.checkPage(), &NewTaskCheckPage::checked);
+        // Issue 32: the check runs on the engine's thread (its answer is emitted there), not the wizard's.
+        std::atomic<QThread *> checkedOn = nullptr;
+        const auto recording = QObject::connect(
+            m_context->engine(), &Engine::taskCreationFinished,
+            [&checkedOn](quint64, const TaskCreation::Result &) { checkedOn = QThread::currentThread(); });
         click(wizard.button(QWizard::FinishButton));
         QVERIFY(wizard.checkPage()->running() || checked.size() == 1);
         QTRY_COMPARE_WITH_TIMEOUT(checked.size(), 1, 300000);
+        QObject::disconnect(recording);
         QCOMPARE(checked.first().first().toBool(), false);
+        QCOMPARE(checkedOn.load(), m_context->engine()->thread());
+        QVERIFY(checkedOn.load() != QThread::currentThread());
         QVERIFY(wizard.isVisible());
         QCOMPARE(wizard.currentPage(), wizard.checkPage());
         const QString status = wizard.checkPage()->statusLabel()->text();
@@ -243,6 +261,46 @@ private Q_SLOTS:
         shoot(&wizard, QStringLiteral("wizard-failedcheck.png"));
         QVERIFY2(taskFolders(destination).isEmpty(), qPrintable(taskFolders(destination).join(u' ')));
         QVERIFY(wizard.button(QWizard::FinishButton)->isEnabled()); // mend the reference and try again
+    }
+
+    // Issue 32: a reference chosen as a file is read on the engine's thread at Check and Create, not by the
+    // wizard; a file gone by then is said, and nothing is created.
+    void aReferenceFileGoneByTheCheckIsSaid()
+    {
+        ScriptedPrompts prompts;
+        const QString kernel = project(QStringLiteral("gone"), QStringLiteral("row_softmax.py"));
+        NewTaskWizard wizard(m_context.get(), kernelAt(kernel),
+                             QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks"), &prompts);
+        wizard.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&wizard));
+        wizard.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&wizard));
+        fillIn(wizard, wrongReference());
+        if (QTest::currentTestFailed())
+            return;
+        click(wizard.button(QWizard::BackButton));
+        NewTaskReferencePage *page = wizard.referencePage();
+        QCOMPARE(wizard.currentPage(), page);
+        const QString file = m_dir.filePath(QStringLiteral("gone/reference.py"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(wrongReference().toUtf8());
+        f.close();
+        click(page->fileRadio());
+        page->fileEdit()->setText(file);
+        QCOMPARE(wizard.referenceFile(), file);
+        QVERIFY(wizard.draft().referenceSource.isEmpty()); // the wizard does not read it
+        click(wizard.button(QWizard::NextButton));
+        QCOMPARE(wizard.currentPage(), wizard.checkPage());
+        QVERIFY(QFile::remove(file));
+        QSignalSpy checked(wizard.checkPage(), &NewTaskCheckPage::checked);
+        click(wizard.button(QWizard::FinishButton));
+        QTRY_COMPARE_WITH_TIMEOUT(checked.size(), 1, 30000);
+        QCOMPARE(checked.first().first().toBool(), false);
+        const QString status = wizard.checkPage()->statusLabel()->text();
+        QVERIFY2(status.contains(QStringLiteral("cannot read the reference")), qPrintable(status));
+        QVERIFY2(taskFolders(wizard.parentDir()).isEmpty(),
+                 qPrintable(taskFolders(wizard.parentDir()).join(u' ')));
     }
 
     void benchmarkOfOwnKernelMakesItsTaskAndGoesOn()

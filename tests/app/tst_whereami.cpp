@@ -5,14 +5,14 @@
 #include "comparecontroller.h"
 #include "compareview.h"
 #include "editortabs.h"
+#include "export/taskdetector.h"
 #include "isolatedsettings.h"
+#include "itemmodels/searchstate.h"
 #include "kerneleditor.h"
 #include "mainwindow.h"
 #include "model/tasksources.h"
-#include "models/searchstate.h"
 #include "resultsdock.h"
 #include "scriptedprompts.h"
-#include "search/taskdetector.h"
 #include "store/sessionsnapshot.h"
 
 #include <QDir>

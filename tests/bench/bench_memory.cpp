@@ -4,9 +4,9 @@
 // the query text, ExpN 16, after the search's prepareRetrieval) over a few dozen queries, median and worst
 // (target 20 ms; BENCH_VERBOSE=1 prints each), the Memory browser's model (open 1 s, keystroke 100 ms,
 // scrolling) and a full-text search. Asserts nothing; exits 1 only when the import itself fails.
+#include "itemmodels/experiencelistmodel.h"
 #include "memory/experiencejson.h"
 #include "memory/experiencestore.h"
-#include "models/experiencelistmodel.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -1,15 +1,12 @@
 #include "common/recentfiles.h"
 
-#include <QFileInfo>
-#include <QSettings>
+#include "common/appsettings.h"
 
-namespace {
-const QString key = QStringLiteral("recentFiles");
-}
+#include <QFileInfo>
 
 QStringList RecentFiles::load()
 {
-    QStringList paths = QSettings().value(key).toStringList();
+    QStringList paths = AppSettings::recentFiles.value();
     paths.removeAll(QString());
     paths.removeDuplicates();
     return paths.mid(0, maxEntries);
@@ -38,7 +35,6 @@ void RecentFiles::clear()
 
 void RecentFiles::save(const QStringList &paths)
 {
-    QSettings settings;
-    settings.setValue(key, paths);
-    settings.sync();
+    AppSettings::recentFiles.set(paths);
+    QSettings().sync();
 }

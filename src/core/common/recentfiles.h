@@ -2,8 +2,9 @@
 
 #include <QStringList>
 
-// Most-recently-used file list, persisted in QSettings under "recentFiles". Newest first, no duplicates,
-// bounded; entries whose file has vanished are kept (a network share may be offline) but can be pruned.
+// Most-recently-used file list, persisted in QSettings (AppSettings::recentFiles). Newest first, no
+// duplicates, bounded; entries whose file has vanished are kept (a network share may be offline) but can be
+// pruned.
 class RecentFiles
 {
 public:

@@ -1,4 +1,5 @@
 target_sources(accelopt_core PRIVATE
+  common/appsettings.h
   common/buildinfo.cpp common/buildinfo.h
   common/datapaths.cpp common/datapaths.h
   common/jsontext.cpp common/jsontext.h

@@ -9,13 +9,14 @@
 #include "hosts/hostregistry.h"
 #include "hosts/localhost.h"
 #include "memory/experiencestore.h"
+#include "memory/pairsummary.h"
 #include "model/kernelnormalizer.h"
 #include "search/beamsearch.h"
 #include "search/optimizationrun.h"
-#include "search/pairsummary.h"
 #include "store/sessionlock.h"
 #include "store/sessionstore.h"
 
+#include <QFile>
 #include <QFileInfo>
 
 Engine::Engine(const Settings &settings, QObject *parent)
@@ -370,8 +371,56 @@ void Engine::portKernel(quint64 job, const KernelPort::Request &givenRequest)
     m_port->start(request);
 }
 
+void Engine::createTask(quint64 job, const TaskDraft &givenDraft, const QString &referenceFile,
+                        const QString &parentDir, const QString &shippedDir, const QString &nearPath)
+{
+    cancelTaskCreation(m_creationJob);
+    TaskDraft draft = givenDraft;
+    TaskCreation::Result refused;
+    if (!referenceFile.isEmpty()) {
+        QFile file(referenceFile);
+        if (!file.open(QIODevice::ReadOnly)) {
+            refused.error =
+                QStringLiteral("cannot read the reference %1: %2; choose another file or write the "
+                               "reference in the wizard")
+                    .arg(referenceFile, file.errorString());
+            Q_EMIT taskCreationFinished(job, refused);
+            return;
+        }
+        draft.referenceSource = QString::fromUtf8(file.readAll());
+    }
+    if (!draft.validate(refused.error)) {
+        Q_EMIT taskCreationFinished(job, refused);
+        return;
+    }
+    if (!m_taskHost)
+        m_taskHost = std::make_unique<LocalHost>(HostRegistry::builtinLocal(), DataPaths::nkibenchDir());
+    m_creation = std::make_unique<TaskCreation>(m_taskHost.get());
+    m_creationJob = job;
+    connect(m_creation.get(), &TaskCreation::progress, this,
+            [this, job](const QString &message) { Q_EMIT taskProgress(job, message); });
+    connect(m_creation.get(), &TaskCreation::finished, this, [this, job](const TaskCreation::Result &result) {
+        // Not from inside the creation's own signal.
+        m_creation.release()->deleteLater();
+        m_creationJob = 0;
+        Q_EMIT taskCreationFinished(job, result);
+    });
+    qCInfo(lcSearch).noquote() << "creating task" << draft.name << "in" << parentDir;
+    m_creation->start(draft, parentDir, shippedDir, nearPath);
+}
+
+void Engine::cancelTaskCreation(quint64 job)
+{
+    if (job == 0 || job != m_creationJob)
+        return;
+    m_creation.reset(); // its draft folder goes with it
+    m_creationJob = 0;
+}
+
 void Engine::shutdown()
 {
+    m_creation.reset();
+    m_taskHost.reset();
     m_port.reset();
     m_portHost.reset();
     if (m_run && m_run->isRunning())

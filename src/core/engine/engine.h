@@ -7,10 +7,11 @@
 #include "memory/experiencerecord.h"
 #include "model/evalrequest.h"
 #include "model/evaluation.h"
-#include "search/kernelport.h"
+#include "port/kernelport.h"
 #include "search/searchconfig.h"
 #include "search/searchevent.h"
 #include "search/searchtask.h"
+#include "search/taskcreation.h"
 #include "store/sessionsnapshot.h"
 #include "store/sessionsummary.h"
 
@@ -76,6 +77,14 @@ public:
     // target), with the engine's llm.json for the model's turn. One port at a time; portProgress, then
     // kernelPorted follow.
     void portKernel(quint64 job, const KernelPort::Request &request);
+    // New Task from This Kernel…'s Check and Create: the reference read from referenceFile when one is named
+    // (else the draft's text), then TaskCreation on this machine's simulator (whether a task is right is
+    // nkisim's to decide, whatever the run target). One at a time: a newer request drops an older one, as
+    // does cancelTaskCreation (Back while checking: the hidden draft folder goes with it). taskProgress, then
+    // taskCreationFinished follow.
+    void createTask(quint64 job, const TaskDraft &draft, const QString &referenceFile,
+                    const QString &parentDir, const QString &shippedDir, const QString &nearPath);
+    void cancelTaskCreation(quint64 job);
     // The Memory dock's desk and the settings files' desk: objects of this thread, called like the engine.
     MemoryService *memory() const { return m_memoryService; }
     SettingsService *settingsFiles() const { return m_settingsFiles; }
@@ -103,6 +112,8 @@ Q_SIGNALS:
     void notice(const QString &message); // worth telling the user, not fatal
     void portProgress(quint64 job, const QString &message);
     void kernelPorted(quint64 job, const KernelPort::Result &result);
+    void taskProgress(quint64 job, const QString &message);
+    void taskCreationFinished(quint64 job, const TaskCreation::Result &result);
     // The memory was written through the Memory dock's desk (edit, pin, delete, restore, import): other views
     // of it read it again.
     void memoryChanged();
@@ -124,4 +135,7 @@ private:
     SettingsService *m_settingsFiles; // child
     std::unique_ptr<Host> m_portHost; // the running port's own local host, apart from the run targets' pools
     std::unique_ptr<KernelPort> m_port;
+    std::unique_ptr<Host> m_taskHost; // New Task's check host, kept for a second try
+    std::unique_ptr<TaskCreation> m_creation;
+    quint64 m_creationJob = 0;
 };

@@ -50,7 +50,7 @@ QString takeShebang(QString &text)
 }
 } // namespace
 
-KernelExporter::KernelExporter(const SessionStore &store) : m_store(store) {}
+KernelExporter::KernelExporter(SessionStore &store) : m_store(store) {}
 
 std::optional<KernelExporter::Prepared> KernelExporter::fail(const QString &error)
 {

@@ -41,7 +41,7 @@ public:
         QString text; // the whole file: header, then the kernel source
     };
 
-    explicit KernelExporter(const SessionStore &store);
+    explicit KernelExporter(SessionStore &store);
 
     // The kernel of `sessionId`: its best correct candidate, or `candidateId` (a full id or a prefix unique
     // in the session) when given. With an empty session id the candidate's own session is used.
@@ -71,6 +71,6 @@ private:
     std::optional<Prepared> fail(const QString &error);
     std::optional<Candidate> resolveCandidate(const QString &sessionId, const QString &candidateId);
 
-    const SessionStore &m_store;
+    SessionStore &m_store;
     QString m_error;
 };

@@ -144,7 +144,7 @@ QJsonObject evaluationJson(const Evaluation &e)
 }
 } // namespace
 
-ReportWriter::ReportWriter(const SessionStore &store) : m_store(store) {}
+ReportWriter::ReportWriter(SessionStore &store) : m_store(store) {}
 
 QString ReportWriter::csvFileName(const QString &stem)
 {

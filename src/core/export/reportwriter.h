@@ -25,7 +25,7 @@
 class ReportWriter
 {
 public:
-    explicit ReportWriter(const SessionStore &store);
+    explicit ReportWriter(SessionStore &store);
 
     // `sessionId` may be a unique prefix. `generatedAt` defaults to now; tests pin it.
     bool load(const QString &sessionId, const QDateTime &generatedAt = {});
@@ -59,7 +59,7 @@ private:
     const Row *row(const QString &candidateId) const;
     QJsonArray demotedJson() const;
 
-    const SessionStore &m_store;
+    SessionStore &m_store;
     QString m_error;
     QDateTime m_generatedAt;
     SessionRecord m_session;

@@ -29,7 +29,7 @@ bool SessionExport::checkFileName(QString &name, QString &problem)
     return true;
 }
 
-SessionExport::Result SessionExport::run(const SessionStore &store, const Request &request)
+SessionExport::Result SessionExport::run(SessionStore &store, const Request &request)
 {
     Result r;
     if (request.folder.trimmed().isEmpty()) {

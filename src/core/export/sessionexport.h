@@ -46,5 +46,5 @@ public:
     // A name for the file inside the folder, never a path: "../x.py" would quietly write elsewhere. Adds
     // ".py" when missing; false with the problem in words.
     static bool checkFileName(QString &name, QString &problem);
-    static Result run(const SessionStore &store, const Request &request);
+    static Result run(SessionStore &store, const Request &request);
 };

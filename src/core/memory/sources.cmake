@@ -7,6 +7,7 @@ target_sources(accelopt_core PRIVATE
   memory/ftsquery.cpp memory/ftsquery.h
   memory/memoryfilter.h
   memory/memoryschema.cpp memory/memoryschema.h
+  memory/pairsummary.cpp memory/pairsummary.h
   memory/retrievalcandidates.cpp memory/retrievalcandidates.h
   memory/retrievalpolicy.cpp memory/retrievalpolicy.h
   memory/retrievalrecord.h

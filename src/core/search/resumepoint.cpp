@@ -2,8 +2,7 @@
 
 #include "store/sessionstore.h"
 
-std::optional<ResumePoint> ResumePoint::load(const SessionStore &store, const QString &sessionId,
-                                             QString &error)
+std::optional<ResumePoint> ResumePoint::load(SessionStore &store, const QString &sessionId, QString &error)
 {
     const std::optional<SessionRecord> session = store.session(sessionId);
     if (!session) {

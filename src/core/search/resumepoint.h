@@ -31,6 +31,5 @@ struct ResumePoint
     qint64 tokens = 0;
 
     // nullopt with `error` when the session is unknown, its settings unreadable or its rows inconsistent.
-    static std::optional<ResumePoint> load(const SessionStore &store, const QString &sessionId,
-                                           QString &error);
+    static std::optional<ResumePoint> load(SessionStore &store, const QString &sessionId, QString &error);
 };

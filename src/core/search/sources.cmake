@@ -1,7 +1,6 @@
 target_sources(accelopt_core PRIVATE
   search/searchconfig.cpp search/searchconfig.h)
 target_sources(accelopt_core PRIVATE
-  search/kernelport.cpp search/kernelport.h
   search/taskcheck.cpp search/taskcheck.h
   search/taskcreation.cpp search/taskcreation.h)
 target_sources(accelopt_core PRIVATE
@@ -21,8 +20,6 @@ target_sources(accelopt_core PRIVATE
   search/twinregistry.cpp search/twinregistry.h
   search/fixchain.cpp search/fixchain.h
   search/searchevent.cpp search/searchevent.h
-  search/optimizationrun.cpp search/optimizationrun.h
-  search/pairsummary.cpp search/pairsummary.h
-  search/taskdetector.cpp search/taskdetector.h)
+  search/optimizationrun.cpp search/optimizationrun.h)
 target_sources(accelopt_core PRIVATE
   search/resumepoint.cpp search/resumepoint.h search/searchtask.h)

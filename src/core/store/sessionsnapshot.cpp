@@ -1,6 +1,6 @@
 #include "store/sessionsnapshot.h"
 
-std::optional<SessionSnapshot> SessionSnapshot::load(const SessionStore &store, const QString &sessionId,
+std::optional<SessionSnapshot> SessionSnapshot::load(SessionStore &store, const QString &sessionId,
                                                      QString &error)
 {
     const std::optional<SessionRecord> session = store.findSession(sessionId);

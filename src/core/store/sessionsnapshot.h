@@ -28,6 +28,5 @@ struct SessionSnapshot
     QString bestCandidateId;
 
     // nullopt with `error` when there is no such session (a unique id prefix is enough).
-    static std::optional<SessionSnapshot> load(const SessionStore &store, const QString &sessionId,
-                                               QString &error);
+    static std::optional<SessionSnapshot> load(SessionStore &store, const QString &sessionId, QString &error);
 };

@@ -77,7 +77,7 @@ bool SessionStore::open()
     return failToOpen(error);
 }
 
-bool SessionStore::fail(const QString &error) const
+bool SessionStore::fail(const QString &error)
 {
     m_error = m_db.explain(error);
     // A read-only file is the user's condition, told by the caller: not a fault to warn of.
@@ -88,7 +88,7 @@ bool SessionStore::fail(const QString &error) const
     return false;
 }
 
-bool SessionStore::failToOpen(const QString &error) const
+bool SessionStore::failToOpen(const QString &error)
 {
     // Only the log's: the caller says it (the CLI on stderr, the window in its own words); a warning here
     // printed every refused database twice.
@@ -180,7 +180,7 @@ bool SessionStore::setConfig(const QString &sessionId, const QJsonObject &config
     return q.rowsAffected() > 0 || fail(QStringLiteral("no session %1 in %2").arg(sessionId, m_path));
 }
 
-std::optional<SessionRecord> SessionStore::session(const QString &sessionId) const
+std::optional<SessionRecord> SessionStore::session(const QString &sessionId)
 {
     Statement q(
         m_db.connection(),
@@ -195,7 +195,7 @@ std::optional<SessionRecord> SessionStore::session(const QString &sessionId) con
     return SessionTable::read(q);
 }
 
-QList<SessionRecord> SessionStore::sessions() const
+QList<SessionRecord> SessionStore::sessions()
 {
     QList<SessionRecord> result;
     Statement q(m_db.connection(), QStringLiteral("SELECT %1 FROM sessions ORDER BY created_at DESC, id")
@@ -209,7 +209,7 @@ QList<SessionRecord> SessionStore::sessions() const
     return result;
 }
 
-QList<SessionSummary> SessionStore::sessionSummaries() const
+QList<SessionSummary> SessionStore::sessionSummaries()
 {
     QList<SessionSummary> result;
     static const QString usable =
@@ -278,7 +278,7 @@ bool SessionStore::deleteSession(const QString &sessionId)
     return ok || fail(error);
 }
 
-std::optional<SessionRecord> SessionStore::findSession(const QString &prefix) const
+std::optional<SessionRecord> SessionStore::findSession(const QString &prefix)
 {
     if (auto exact = session(prefix))
         return exact;
@@ -321,7 +321,7 @@ bool SessionStore::markStepCompleted(const QString &sessionId, int iteration, Re
     });
 }
 
-bool SessionStore::isStepCompleted(const QString &sessionId, int iteration, ResumeStep step) const
+bool SessionStore::isStepCompleted(const QString &sessionId, int iteration, ResumeStep step)
 {
     Statement q(m_db.connection(), QStringLiteral("SELECT 1 FROM completed_steps WHERE session_id = :s AND "
                                                   "iteration = :i AND step = :step"));
@@ -361,7 +361,7 @@ bool SessionStore::addPlans(QList<PlanRecord> &plans)
     return insertAll(plans, &SessionStore::insertPlan);
 }
 
-QList<PlanRecord> SessionStore::plans(const QString &sessionId, int iteration) const
+QList<PlanRecord> SessionStore::plans(const QString &sessionId, int iteration)
 {
     QList<PlanRecord> result;
     Statement q(m_db.connection(),
@@ -410,7 +410,7 @@ bool SessionStore::addCandidates(QList<Candidate> &candidates)
     return insertAll(candidates, &SessionStore::insertCandidate);
 }
 
-std::optional<Candidate> SessionStore::candidate(const QString &candidateId) const
+std::optional<Candidate> SessionStore::candidate(const QString &candidateId)
 {
     Statement q(m_db.connection(),
                 QStringLiteral("SELECT %1 FROM candidates c WHERE c.id = :id").arg(CandidateTable::select()));
@@ -424,7 +424,7 @@ std::optional<Candidate> SessionStore::candidate(const QString &candidateId) con
     return CandidateTable::read(q);
 }
 
-std::optional<Candidate> SessionStore::findCandidate(const QString &prefix) const
+std::optional<Candidate> SessionStore::findCandidate(const QString &prefix)
 {
     if (prefix.size() < 4 || prefix.contains(u'%') || prefix.contains(u'_')) {
         m_error =
@@ -449,7 +449,7 @@ std::optional<Candidate> SessionStore::findCandidate(const QString &prefix) cons
     return std::nullopt;
 }
 
-QList<Candidate> SessionStore::candidates(const QString &sessionId, int iteration) const
+QList<Candidate> SessionStore::candidates(const QString &sessionId, int iteration)
 {
     QList<Candidate> result;
     Statement q(
@@ -467,7 +467,7 @@ QList<Candidate> SessionStore::candidates(const QString &sessionId, int iteratio
     return result;
 }
 
-QList<Candidate> SessionStore::lineage(const QString &candidateId) const
+QList<Candidate> SessionStore::lineage(const QString &candidateId)
 {
     QList<Candidate> result;
     // The depth bound guards against a parent cycle, which the schema cannot rule out by itself.
@@ -488,7 +488,7 @@ QList<Candidate> SessionStore::lineage(const QString &candidateId) const
     return result;
 }
 
-QList<Candidate> SessionStore::children(const QString &candidateId) const
+QList<Candidate> SessionStore::children(const QString &candidateId)
 {
     QList<Candidate> result;
     Statement q(m_db.connection(),
@@ -505,7 +505,7 @@ QList<Candidate> SessionStore::children(const QString &candidateId) const
     return result;
 }
 
-bool SessionStore::hasSource(const QString &sessionId, const QString &sourceHash) const
+bool SessionStore::hasSource(const QString &sessionId, const QString &sourceHash)
 {
     Statement q(
         m_db.connection(),
@@ -541,7 +541,7 @@ bool SessionStore::writeEvaluation(const QString &verb, const QString &candidate
     return q.exec() || fail(q.error());
 }
 
-std::optional<Evaluation> SessionStore::evaluation(const QString &candidateId, int runIndex) const
+std::optional<Evaluation> SessionStore::evaluation(const QString &candidateId, int runIndex)
 {
     Statement q(m_db.connection(),
                 QStringLiteral("SELECT %1 FROM evaluations WHERE candidate_id = :c AND run_index = :run")
@@ -556,7 +556,7 @@ std::optional<Evaluation> SessionStore::evaluation(const QString &candidateId, i
     return EvaluationTable::read(q, candidateId);
 }
 
-QHash<QString, Evaluation> SessionStore::remeasurements(const QString &sessionId) const
+QHash<QString, Evaluation> SessionStore::remeasurements(const QString &sessionId)
 {
     QHash<QString, Evaluation> result;
     Statement q(m_db.connection(),
@@ -576,7 +576,7 @@ QHash<QString, Evaluation> SessionStore::remeasurements(const QString &sessionId
     return result;
 }
 
-std::optional<Candidate> SessionStore::bestCandidate(const QString &sessionId) const
+std::optional<Candidate> SessionStore::bestCandidate(const QString &sessionId)
 {
     Statement q(
         m_db.connection(),
@@ -626,7 +626,7 @@ bool SessionStore::setBeam(const QString &sessionId, int iteration, const QStrin
     return ok || fail(error);
 }
 
-QStringList SessionStore::beam(const QString &sessionId, int iteration) const
+QStringList SessionStore::beam(const QString &sessionId, int iteration)
 {
     QStringList ids;
     Statement q(m_db.connection(), QStringLiteral("SELECT candidate_id FROM beams WHERE session_id = :s AND "
@@ -657,7 +657,7 @@ bool SessionStore::recordLlmCall(const QString &sessionId, const LlmCallRecord &
 }
 
 std::optional<LlmCallRecord> SessionStore::recordedCall(const QString &sessionId, const QString &role,
-                                                        const QString &tag) const
+                                                        const QString &tag)
 {
     Statement q(
         m_db.connection(),

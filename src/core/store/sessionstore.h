@@ -28,7 +28,9 @@
 // LlmCallTable): the SQL here is built from those lists and rows are read through them, never by position.
 // The cost and statistics queries live in SessionStatistics (statistics()).
 //
-// Failures return false / nullopt / empty and leave the reason in lastError() (and the log).
+// Failures return false / nullopt / empty and leave the reason in lastError() (and the log). A read can fail
+// too (a locked or damaged file), and says why the same way, so the readers are not const: a store that
+// reports errors has state, and it is not hidden behind `mutable`.
 class SessionStore : public LlmCallRecorder
 {
 public:
@@ -64,57 +66,57 @@ public:
     // `stopReason` says why a session ended (StopRules::name); a running one has none.
     bool setStatus(const QString &sessionId, SessionRecord::Status status, const QString &stopReason = {});
     bool setConfig(const QString &sessionId, const QJsonObject &config);
-    std::optional<SessionRecord> session(const QString &sessionId) const;
-    QList<SessionRecord> sessions() const;          // newest first
-    QList<SessionSummary> sessionSummaries() const; // newest first, `live` left false
+    std::optional<SessionRecord> session(const QString &sessionId);
+    QList<SessionRecord> sessions();          // newest first
+    QList<SessionSummary> sessionSummaries(); // newest first, `live` left false
     // Removes the session and everything it produced (plans, candidates, evaluations, beams, LLM calls),
     // in one transaction. The optimization memory keeps its experiences; they name the session by id.
     bool deleteSession(const QString &sessionId);
     // The one session whose id starts with `prefix` (as `git` accepts abbreviated hashes); nullopt if none or
     // ambiguous, with the reason in lastError().
-    std::optional<SessionRecord> findSession(const QString &prefix) const;
+    std::optional<SessionRecord> findSession(const QString &prefix);
 
     // Resume points: a step of an iteration is marked done in the same transaction as its results, so after a
     // crash the search redoes exactly the unfinished steps.
     bool markStepCompleted(const QString &sessionId, int iteration, ResumeStep step);
-    bool isStepCompleted(const QString &sessionId, int iteration, ResumeStep step) const;
+    bool isStepCompleted(const QString &sessionId, int iteration, ResumeStep step);
 
     // Plans and candidates. The add functions fill in missing ids (and the source hash) and write through
     // INSERT OR IGNORE. The list forms are one transaction: all rows or none.
     bool addPlan(PlanRecord &plan);
     bool addPlans(QList<PlanRecord> &plans);
-    QList<PlanRecord> plans(const QString &sessionId, int iteration = -1) const;
+    QList<PlanRecord> plans(const QString &sessionId, int iteration = -1);
     bool addCandidate(Candidate &candidate);
     bool addCandidates(QList<Candidate> &candidates);
-    std::optional<Candidate> candidate(const QString &candidateId) const;
+    std::optional<Candidate> candidate(const QString &candidateId);
     // The one candidate of the workspace whose id starts with `prefix` (4 characters at least); nullopt when
     // none or several, with the reason in lastError().
-    std::optional<Candidate> findCandidate(const QString &prefix) const;
-    QList<Candidate> candidates(const QString &sessionId, int iteration = -1) const;
+    std::optional<Candidate> findCandidate(const QString &prefix);
+    QList<Candidate> candidates(const QString &sessionId, int iteration = -1);
     // From the baseline down to `candidateId`, following parent links.
-    QList<Candidate> lineage(const QString &candidateId) const;
-    QList<Candidate> children(const QString &candidateId) const;
+    QList<Candidate> lineage(const QString &candidateId);
+    QList<Candidate> children(const QString &candidateId);
     // A kernel with this normalized source already in the session (the selection's distinctness rule).
-    bool hasSource(const QString &sessionId, const QString &sourceHash) const;
+    bool hasSource(const QString &sessionId, const QString &sourceHash);
 
     // Evaluations: one per candidate and run index (a re-measurement is run 1, 2, ...).
     bool addEvaluation(const QString &candidateId, const Evaluation &evaluation, int runIndex = 0);
     // The search's cascade: a candidate's numeric check replaces the timing-only evaluation stored for it.
     bool replaceEvaluation(const QString &candidateId, const Evaluation &evaluation, int runIndex = 0);
-    std::optional<Evaluation> evaluation(const QString &candidateId, int runIndex = 0) const;
+    std::optional<Evaluation> evaluation(const QString &candidateId, int runIndex = 0);
     // The run index of a best kernel's re-measurement on fresh seeds (and the small size) before it is
     // reported.
     static constexpr int remeasureRun = 1;
     // The session's re-measurements, by candidate id.
-    QHash<QString, Evaluation> remeasurements(const QString &sessionId) const;
+    QHash<QString, Evaluation> remeasurements(const QString &sessionId);
     // The fastest correct candidate of the session (status ok, correct, lowest mean latency) that was not
     // demoted: neither it nor a kernel of the same source failed its re-measurement
     // (Selection::failsRemeasure).
-    std::optional<Candidate> bestCandidate(const QString &sessionId) const;
+    std::optional<Candidate> bestCandidate(const QString &sessionId);
 
     // The beam kept after an iteration's selection, in rank order. Setting it again replaces it.
     bool setBeam(const QString &sessionId, int iteration, const QStringList &candidateIds);
-    QStringList beam(const QString &sessionId, int iteration) const;
+    QStringList beam(const QString &sessionId, int iteration);
 
     // LLM calls. record() files the call under the active session (LlmCallRecorder, for ChatClient); calls
     // made with no active session are kept with no session.
@@ -126,11 +128,11 @@ public:
     // of asking the model again, so a resume neither pays twice nor gets a different answer. Calls that
     // failed or were cancelled are left out: a resume asks them again (a fixed key, a server back up).
     std::optional<LlmCallRecord> recordedCall(const QString &sessionId, const QString &role,
-                                              const QString &tag) const;
+                                              const QString &tag);
 
 private:
-    bool fail(const QString &error) const;
-    bool failToOpen(const QString &error) const;
+    bool fail(const QString &error);
+    bool failToOpen(const QString &error);
     bool writeEvaluation(const QString &verb, const QString &candidateId, const Evaluation &evaluation,
                          int runIndex);
     bool insertPlan(PlanRecord &plan, QString &error);
@@ -155,5 +157,5 @@ private:
     QString m_path;
     Database m_db;
     QString m_activeSession;
-    mutable QString m_error;
+    QString m_error; // the last failure's reason, set by the call that failed
 };

@@ -1,4 +1,4 @@
-#include "search/taskdetector.h"
+#include "export/taskdetector.h"
 
 #include "export/kernelexporter.h"
 #include "model/datasetlayout.h"
@@ -26,8 +26,9 @@ std::optional<TaskDetector::Found> fromTaskFolder(const QFileInfo &file, const Q
     const QString what = file.fileName() == QStringLiteral("baseline.py") ? QStringLiteral("the baseline")
                                                                           : QStringLiteral("a kernel");
     if (shipped)
-        return TaskDetector::Found{
-            {{QStringLiteral("name"), folder.dirName()}}, name, QStringLiteral("%1 of task %2").arg(what, name)};
+        return TaskDetector::Found{{{QStringLiteral("name"), folder.dirName()}},
+                                   name,
+                                   QStringLiteral("%1 of task %2").arg(what, name)};
     return TaskDetector::Found{{{QStringLiteral("dir"), folder.absolutePath()}},
                                name,
                                QStringLiteral("%1 of the task folder %2").arg(what, folder.absolutePath())};

@@ -1,7 +1,7 @@
 #include "llm/llmconfig.h"
+#include "memory/pairsummary.h"
 #include "model/kernelnormalizer.h"
 #include "scriptedllmserver.h"
-#include "search/pairsummary.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -17,10 +17,11 @@ class TestPairSummary : public QObject
     Q_OBJECT
     QTemporaryDir m_dir;
 
-    static constexpr auto kSummary = "Title: Use the fused silu activation\n"
-                                     "Lesson: One scalar-engine activation replaces four instructions per tile.\n"
-                                     "Before:\n```python\ne = nisa.activation(op=nl.exp, data=x)\n```\n"
-                                     "After:\n```python\ny = nisa.activation(op=nl.silu, data=x)\n```\n";
+    static constexpr auto kSummary =
+        "Title: Use the fused silu activation\n"
+        "Lesson: One scalar-engine activation replaces four instructions per tile.\n"
+        "Before:\n```python\ne = nisa.activation(op=nl.exp, data=x)\n```\n"
+        "After:\n```python\ny = nisa.activation(op=nl.silu, data=x)\n```\n";
 
     static Evaluation measured(double latencyMs)
     {

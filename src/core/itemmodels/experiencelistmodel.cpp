@@ -1,7 +1,7 @@
-#include "models/experiencelistmodel.h"
+#include "itemmodels/experiencelistmodel.h"
 
+#include "itemmodels/modelroles.h"
 #include "memory/experiencerecord.h"
-#include "models/modelroles.h"
 
 #include <QLocale>
 
@@ -37,15 +37,33 @@ ExperienceSort ExperienceListModel::sortKey() const
     ExperienceSort s;
     s.descending = m_sortOrder == Qt::DescendingOrder;
     switch (m_sortColumn) {
-    case Pinned: s.key = Key::Pinned; break;
-    case Title: s.key = Key::Title; break;
-    case Task: s.key = Key::Task; break;
-    case Target: s.key = Key::Target; break;
-    case Speedup: s.key = Key::Speedup; break;
-    case Shown: s.key = Key::Shown; break;
-    case HitRate: s.key = Key::HitRate; break;
-    case Updated: s.key = Key::Updated; break;
-    default: s = ExperienceSort{}; break;
+    case Pinned:
+        s.key = Key::Pinned;
+        break;
+    case Title:
+        s.key = Key::Title;
+        break;
+    case Task:
+        s.key = Key::Task;
+        break;
+    case Target:
+        s.key = Key::Target;
+        break;
+    case Speedup:
+        s.key = Key::Speedup;
+        break;
+    case Shown:
+        s.key = Key::Shown;
+        break;
+    case HitRate:
+        s.key = Key::HitRate;
+        break;
+    case Updated:
+        s.key = Key::Updated;
+        break;
+    default:
+        s = ExperienceSort{};
+        break;
     }
     return s;
 }
@@ -163,28 +181,38 @@ QVariant ExperienceListModel::data(const QModelIndex &index, int role) const
         return {};
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case Pinned: return x->pinned ? QStringLiteral("★") : QString();
-        case Title: return x->title;
-        case Task: return x->task;
-        case Target: return x->target;
-        case Speedup: return QStringLiteral("%1×").arg(x->speedup, 0, 'f', 2);
-        case Shown: return x->shown;
-        case HitRate: return hitRateOrDash(x->decided, x->faster);
-        case Updated: return QLocale::system().toString(x->updated.toLocalTime(), QLocale::ShortFormat);
-        default: return {};
+        case Pinned:
+            return x->pinned ? QStringLiteral("★") : QString();
+        case Title:
+            return x->title;
+        case Task:
+            return x->task;
+        case Target:
+            return x->target;
+        case Speedup:
+            return QStringLiteral("%1×").arg(x->speedup, 0, 'f', 2);
+        case Shown:
+            return x->shown;
+        case HitRate:
+            return hitRateOrDash(x->decided, x->faster);
+        case Updated:
+            return QLocale::system().toString(x->updated.toLocalTime(), QLocale::ShortFormat);
+        default:
+            return {};
         }
     }
     if (role == Qt::ToolTipRole && index.column() == HitRate)
-        return x->decided > 0 ? tr("%1 of the %2 plans that saw this experience led to a faster kernel; shown "
-                                   "to %3 plans in all")
-                                    .arg(x->faster)
-                                    .arg(x->decided)
-                                    .arg(x->shown)
-                              : tr("No plan that saw this experience has been measured yet");
+        return x->decided > 0
+                   ? tr("%1 of the %2 plans that saw this experience led to a faster kernel; shown "
+                        "to %3 plans in all")
+                         .arg(x->faster)
+                         .arg(x->decided)
+                         .arg(x->shown)
+                   : tr("No plan that saw this experience has been measured yet");
     if (role == Qt::ToolTipRole && index.column() == Title)
         return x->title;
-    if (role == Qt::TextAlignmentRole && (index.column() == Speedup || index.column() == Shown ||
-                                          index.column() == HitRate))
+    if (role == Qt::TextAlignmentRole &&
+        (index.column() == Speedup || index.column() == Shown || index.column() == HitRate))
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::TextAlignmentRole && index.column() == Pinned)
         return int(Qt::AlignCenter);
@@ -208,15 +236,24 @@ QVariant ExperienceListModel::headerData(int section, Qt::Orientation orientatio
     if (role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case Pinned: return QStringLiteral("★");
-    case Title: return tr("Title");
-    case Task: return tr("Task");
-    case Target: return tr("Target");
-    case Speedup: return tr("Speedup");
-    case Shown: return tr("Shown");
-    case HitRate: return tr("Hit rate");
-    case Updated: return tr("Updated");
-    default: return {};
+    case Pinned:
+        return QStringLiteral("★");
+    case Title:
+        return tr("Title");
+    case Task:
+        return tr("Task");
+    case Target:
+        return tr("Target");
+    case Speedup:
+        return tr("Speedup");
+    case Shown:
+        return tr("Shown");
+    case HitRate:
+        return tr("Hit rate");
+    case Updated:
+        return tr("Updated");
+    default:
+        return {};
     }
 }
 

@@ -1,4 +1,4 @@
-#include "models/costtext.h"
+#include "itemmodels/costtext.h"
 
 #include <QCoreApplication>
 
@@ -9,7 +9,8 @@ QString CostText::money(double usd, int calls, int unpricedCalls, int decimals)
     const QString known = QStringLiteral("$%1").arg(usd, 0, 'f', decimals);
     if (unpricedCalls <= 0)
         return known;
-    return unpricedCalls == 1
-               ? QCoreApplication::translate("CostText", "%1 + 1 unpriced call").arg(known)
-               : QCoreApplication::translate("CostText", "%1 + %2 unpriced calls").arg(known).arg(unpricedCalls);
+    return unpricedCalls == 1 ? QCoreApplication::translate("CostText", "%1 + 1 unpriced call").arg(known)
+                              : QCoreApplication::translate("CostText", "%1 + %2 unpriced calls")
+                                    .arg(known)
+                                    .arg(unpricedCalls);
 }

@@ -20,24 +20,24 @@ class KernelPort : public QObject
 public:
     struct Request
     {
-        QString kernel;     // the classic source
-        QString reference;  // the task's reference, shown to the model; empty: read from `task`
-        QJsonObject task;   // as in an eval request
+        QString kernel;    // the classic source
+        QString reference; // the task's reference, shown to the model; empty: read from `task`
+        QJsonObject task;  // as in an eval request
         QString size = QStringLiteral("small");
-        QList<int> seeds;   // empty: the runner's
-        QString candidate;  // a port to check instead of porting (the user's own)
+        QList<int> seeds;  // empty: the runner's
+        QString candidate; // a port to check instead of porting (the user's own)
         bool useModel = true;
-        QString llmConfig;  // empty: LlmConfig::defaultPath()
+        QString llmConfig; // empty: LlmConfig::defaultPath()
     };
     struct Result
     {
         bool ok = false;
-        QString kernel;        // the port, when there is one (also a port that is not equal, to look at)
-        QString by;            // "rules", "model" or "candidate"
-        QStringList rules;     // the rules applied
-        QJsonObject equal;     // the runner's figures: l2_rel_diff, rel_tol, seeds, ...
-        QString error;         // why there is no port, in words
-        QStringList unported;  // "line N: construct: why", when the rules stopped
+        QString kernel;       // the port, when there is one (also a port that is not equal, to look at)
+        QString by;           // "rules", "model" or "candidate"
+        QStringList rules;    // the rules applied
+        QJsonObject equal;    // the runner's figures: l2_rel_diff, rel_tol, seeds, ...
+        QString error;        // why there is no port, in words
+        QStringList unported; // "line N: construct: why", when the rules stopped
     };
     static constexpr int maxModelAttempts = 2;
 

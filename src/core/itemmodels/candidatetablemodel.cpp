@@ -1,7 +1,7 @@
-#include "models/candidatetablemodel.h"
+#include "itemmodels/candidatetablemodel.h"
 
-#include "models/modelroles.h"
-#include "models/searchstate.h"
+#include "itemmodels/modelroles.h"
+#include "itemmodels/searchstate.h"
 
 CandidateTableModel::CandidateTableModel(SearchState *state, QObject *parent)
     : QAbstractTableModel(parent), m_state(state)

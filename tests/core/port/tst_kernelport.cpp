@@ -1,7 +1,7 @@
 #include "hosts/localhost.h"
 #include "llm/llmconfig.h"
+#include "port/kernelport.h"
 #include "scriptedllmserver.h"
-#include "search/kernelport.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -112,7 +112,8 @@ private Q_SLOTS:
         QVERIFY(!r.kernel.contains(QStringLiteral("neuronxcc")));
         QVERIFY(r.unported.isEmpty());
         QVERIFY(!r.equal.isEmpty());
-        QVERIFY2(progress.value(0).contains(QStringLiteral("porting by rules")), qPrintable(progress.join(u'\n')));
+        QVERIFY2(progress.value(0).contains(QStringLiteral("porting by rules")),
+                 qPrintable(progress.join(u'\n')));
         QCOMPARE(m_server.requestCount(), before);
     }
 
@@ -146,20 +147,22 @@ private Q_SLOTS:
         r.useModel = false;
         const KernelPort::Result result = port(m_host.get(), r);
         QVERIFY(!result.ok);
-        QVERIFY2(result.error.startsWith(QStringLiteral("no rule ports these constructs")), qPrintable(result.error));
+        QVERIFY2(result.error.startsWith(QStringLiteral("no rule ports these constructs")),
+                 qPrintable(result.error));
         QVERIFY(!result.unported.isEmpty());
         QVERIFY2(result.unported.join(u'\n').contains(QStringLiteral("def tile_of")),
                  qPrintable(result.unported.join(u'\n')));
         QCOMPARE(m_server.requestCount(), before);
     }
 
-    // The model's ports are checked like any other; after maxModelAttempts wrong ones it gives up, saying what
-    // the rules could not port and what became of the model's attempts.
+    // The model's ports are checked like any other; after maxModelAttempts wrong ones it gives up, saying
+    // what the rules could not port and what became of the model's attempts.
     void modelGivesUpAfterItsAttempts()
     {
         const int before = m_server.requestCount();
         m_server.setHandler([](const ScriptedLlmServer::Request &) {
-            return ScriptedLlmServer::completion(QStringLiteral("```python\n") + wrongPort() + QStringLiteral("```\n"));
+            return ScriptedLlmServer::completion(QStringLiteral("```python\n") + wrongPort() +
+                                                 QStringLiteral("```\n"));
         });
         const KernelPort::Result r = port(m_host.get(), request(unportable()));
         m_server.setHandler({});
@@ -191,7 +194,8 @@ private Q_SLOTS:
         const int before = m_server.requestCount();
         const KernelPort::Result result = port(m_host.get(), r);
         QVERIFY(!result.ok);
-        QVERIFY2(result.error.contains(QStringLiteral("could not be asked to port it")), qPrintable(result.error));
+        QVERIFY2(result.error.contains(QStringLiteral("could not be asked to port it")),
+                 qPrintable(result.error));
         QVERIFY(result.error.contains(QStringLiteral("no model is assigned to the executor")));
         QVERIFY(!result.unported.isEmpty());
         QCOMPARE(m_server.requestCount(), before);

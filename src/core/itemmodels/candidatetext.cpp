@@ -1,6 +1,6 @@
-#include "models/candidatetext.h"
+#include "itemmodels/candidatetext.h"
 
-#include "models/modelroles.h"
+#include "itemmodels/modelroles.h"
 #include "search/selection.h"
 
 namespace CandidateText {

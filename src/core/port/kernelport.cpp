@@ -1,4 +1,4 @@
-#include "search/kernelport.h"
+#include "port/kernelport.h"
 
 #include "agents/executor.h"
 #include "agents/promptlibrary.h"

@@ -2,7 +2,7 @@
 
 #include <Qt>
 
-// Roles the item models of src/core/models answer besides the standard ones. Colours and icons are the
+// Roles the item models of src/core/itemmodels answer besides the standard ones. Colours and icons are the
 // views' business (the core has no QtGui): a view reads these and paints.
 namespace ModelRoles {
 enum : int

@@ -1,10 +1,10 @@
-#include "models/candidatetablemodel.h"
-#include "models/candidatetext.h"
-#include "models/candidatetreemodel.h"
-#include "models/iterationmodel.h"
-#include "models/modelroles.h"
-#include "models/searchstate.h"
-#include "models/sessionlistmodel.h"
+#include "itemmodels/candidatetablemodel.h"
+#include "itemmodels/candidatetext.h"
+#include "itemmodels/candidatetreemodel.h"
+#include "itemmodels/iterationmodel.h"
+#include "itemmodels/modelroles.h"
+#include "itemmodels/searchstate.h"
+#include "itemmodels/sessionlistmodel.h"
 #include "store/sessionsnapshot.h"
 #include "store/sessionstore.h"
 
@@ -324,14 +324,31 @@ private Q_SLOTS:
         // A model without a price is of unknown cost: the views say "unknown", never $0.0000.
         Models m;
         m.state.apply(event(SearchEvents::SessionStarted{}, 0.0));
-        m.state.apply(event(SearchEvents::LlmCallFinished{1, AgentRole::Planner, 1, true, {}, 100, 20, 0.01, QStringLiteral("m"),
-                                            false},
-                            1.0));
-        m.state.apply(event(SearchEvents::LlmCallFinished{2, AgentRole::Executor, 1, true, {}, 100, 20, std::nullopt,
-                                            QStringLiteral("self-hosted"), false},
+        m.state.apply(event(
+            SearchEvents::LlmCallFinished{
+                1, AgentRole::Planner, 1, true, {}, 100, 20, 0.01, QStringLiteral("m"), false},
+            1.0));
+        m.state.apply(event(SearchEvents::LlmCallFinished{2,
+                                                          AgentRole::Executor,
+                                                          1,
+                                                          true,
+                                                          {},
+                                                          100,
+                                                          20,
+                                                          std::nullopt,
+                                                          QStringLiteral("self-hosted"),
+                                                          false},
                             2.0));
-        m.state.apply(event(SearchEvents::LlmCallFinished{3, AgentRole::Executor, 1, true, {}, 100, 20, std::nullopt,
-                                            QStringLiteral("self-hosted"), true},
+        m.state.apply(event(SearchEvents::LlmCallFinished{3,
+                                                          AgentRole::Executor,
+                                                          1,
+                                                          true,
+                                                          {},
+                                                          100,
+                                                          20,
+                                                          std::nullopt,
+                                                          QStringLiteral("self-hosted"),
+                                                          true},
                             3.0)); // replayed on a resume: not booked again
         const SearchState::Summary &s = m.state.summary();
         QCOMPARE(s.callsByRole.value(QStringLiteral("planner")), 1);
@@ -431,8 +448,8 @@ private Q_SLOTS:
     }
 
     // Issue 32: a session whose best ("faster", 2.5x) failed its re-measurement is resumed, and the resumed
-    // iteration makes the same kernel again (a twin with a reused measurement). Neither the demoted kernel nor
-    // its twin carries the best star, heads the header's speedup or leads its iteration, at any point.
+    // iteration makes the same kernel again (a twin with a reused measurement). Neither the demoted kernel
+    // nor its twin carries the best star, heads the header's speedup or leads its iteration, at any point.
     void aResumedSessionNeverCrownsADemotedKernel()
     {
         QTemporaryDir dir;
@@ -481,15 +498,16 @@ private Q_SLOTS:
         task.name = QStringLiteral("silu");
         m.state.apply(event(SessionStarted{true, 3, task, config}, 0.0));
         checkTruth();
-        Candidate twin = candidate(QStringLiteral("fastest"), 3, QStringLiteral("faster"),
-                                   Candidate::Origin::Executor);
+        Candidate twin =
+            candidate(QStringLiteral("fastest"), 3, QStringLiteral("faster"), Candidate::Origin::Executor);
         twin.sourceHash = QStringLiteral("faster");
         m.state.apply(event(CandidateCreated{twin}, 0.5));
         Evaluation reused = ok(4.0, 50);
         reused.reusedFrom = QStringLiteral("faster");
         m.state.apply(event(EvaluationFinished{QStringLiteral("fastest"), 3, reused, false}, 1.0));
         QVERIFY(m.state.find(QStringLiteral("fastest"))->demoted);
-        QCOMPARE(CandidateText::statusText(*m.state.find(QStringLiteral("fastest"))), QStringLiteral("demoted"));
+        QCOMPARE(CandidateText::statusText(*m.state.find(QStringLiteral("fastest"))),
+                 QStringLiteral("demoted"));
         checkTruth();
     }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "models/candidatetext.h"
+#include "itemmodels/candidatetext.h"
 
 #include <QAbstractItemModel>
 

@@ -1,7 +1,7 @@
-#include "models/benchmarklistmodel.h"
+#include "itemmodels/benchmarklistmodel.h"
 
-#include "models/candidatetext.h"
-#include "models/modelroles.h"
+#include "itemmodels/candidatetext.h"
+#include "itemmodels/modelroles.h"
 #include "search/selection.h"
 
 BenchmarkListModel::BenchmarkListModel(QObject *parent) : QAbstractTableModel(parent) {}

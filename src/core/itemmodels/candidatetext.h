@@ -1,6 +1,6 @@
 #pragma once
 
-#include "models/searchstate.h"
+#include "itemmodels/searchstate.h"
 
 #include <QString>
 #include <QVariant>

@@ -1,8 +1,8 @@
-#include "models/iterationmodel.h"
+#include "itemmodels/iterationmodel.h"
 
-#include "models/candidatetext.h"
-#include "models/modelroles.h"
-#include "models/searchstate.h"
+#include "itemmodels/candidatetext.h"
+#include "itemmodels/modelroles.h"
+#include "itemmodels/searchstate.h"
 
 IterationModel::IterationModel(SearchState *state, QObject *parent)
     : QAbstractTableModel(parent), m_state(state)

@@ -1,7 +1,7 @@
-#include "models/sessionlistmodel.h"
+#include "itemmodels/sessionlistmodel.h"
 
-#include "models/costtext.h"
-#include "models/modelroles.h"
+#include "itemmodels/costtext.h"
+#include "itemmodels/modelroles.h"
 #include "search/stoprules.h"
 
 #include <QHash>

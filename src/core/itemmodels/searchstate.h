@@ -59,13 +59,13 @@ public:
         QString bestCandidateId;
         double costUsd = 0;
         qint64 tokens = 0;
-        QMap<QString, double> costUsdByRole;  // of the calls whose cost is known
+        QMap<QString, double> costUsdByRole;    // of the calls whose cost is known
         QMap<QString, int> callsByRole;         // model calls booked, per role
         QMap<QString, int> unpricedCallsByRole; // of those, calls whose cost is unknown (no price, no usage)
-        QMap<int, double> costAtIteration; // cumulative cost at the end of each iteration
-        double elapsedSeconds = 0;         // of this run, at the last event
-        double iterationsStartSeconds = 0; // when this run's first iteration began
-        int iterationsDoneAtStart = 0;     // iterations finished before this run (a resume)
+        QMap<int, double> costAtIteration;      // cumulative cost at the end of each iteration
+        double elapsedSeconds = 0;              // of this run, at the last event
+        double iterationsStartSeconds = 0;      // when this run's first iteration began
+        int iterationsDoneAtStart = 0;          // iterations finished before this run (a resume)
     };
 
     explicit SearchState(QObject *parent = nullptr);
@@ -126,8 +126,9 @@ private:
     QHash<QString, int> m_index;
     QHash<QString, PlanRecord> m_plans;
     QStringList m_beam;
-    QSet<QString> m_demotedSources; // sources (or ids) that failed a re-measurement: later twins are demoted too
-    QHash<int, bool> m_improved;          // iteration -> its selection improved the best
+    QSet<QString>
+        m_demotedSources;        // sources (or ids) that failed a re-measurement: later twins are demoted too
+    QHash<int, bool> m_improved; // iteration -> its selection improved the best
     std::optional<double> m_toldBaseline; // as of the last rankingChanged
     QString m_toldBest;
 };

@@ -1,4 +1,4 @@
-#include "search/pairsummary.h"
+#include "memory/pairsummary.h"
 
 #include "agents/promptlibrary.h"
 #include "agents/summarizer.h"
@@ -50,11 +50,13 @@ bool PairSummary::start(const ComparePair &pair, QString &error)
     auto clients = std::make_unique<AgentClients>(*config);
     ChatClient *client = clients->pick(AgentRole::Summarizer, KernelNormalizer::hash(pair.right.text));
     if (!client) {
-        error = QStringLiteral("no model is assigned to the summarizer: assign one in Tools > Models (%1)").arg(path);
+        error = QStringLiteral("no model is assigned to the summarizer: assign one in Tools > Models (%1)")
+                    .arg(path);
         return false;
     }
     if (!m_parts->prompts.load(DataPaths::promptsDir())) {
-        error = QStringLiteral("the agents' prompts are broken: %1").arg(m_parts->prompts.errors().join(u'\n'));
+        error =
+            QStringLiteral("the agents' prompts are broken: %1").arg(m_parts->prompts.errors().join(u'\n'));
         return false;
     }
     m_parts->pair = pair;
@@ -73,7 +75,8 @@ bool PairSummary::start(const ComparePair &pair, QString &error)
         }
         const ParseResult<Experience> parsed = Summarizer::parse(reply.content, m_parts->speedup);
         if (!parsed.ok()) {
-            done(std::nullopt, QStringLiteral("the summarizer's answer is unusable: %1").arg(parsed.error().message));
+            done(std::nullopt,
+                 QStringLiteral("the summarizer's answer is unusable: %1").arg(parsed.error().message));
             return;
         }
         const ComparePair &p = m_parts->pair;
@@ -102,7 +105,8 @@ bool PairSummary::start(const ComparePair &pair, QString &error)
         if (!m_parts->running)
             return;
         if (!l.ok) {
-            done(std::nullopt, QStringLiteral("no API key for endpoint '%1': %2").arg(endpoint.name, l.message));
+            done(std::nullopt,
+                 QStringLiteral("no API key for endpoint '%1': %2").arg(endpoint.name, l.message));
             return;
         }
         m_parts->clients->setApiKey(endpoint.name, l.key);

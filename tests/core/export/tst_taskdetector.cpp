@@ -1,7 +1,7 @@
 #include "export/kernelexporter.h"
+#include "export/taskdetector.h"
 #include "model/datasetlayout.h"
 #include "model/tasksources.h"
-#include "search/taskdetector.h"
 
 #include <QDir>
 #include <QFile>
@@ -158,7 +158,8 @@ private Q_SLOTS:
     void datasetProblemsAreNamedAsTheRunnerNamesThem()
     {
         // summary.json's problems when it lists them, else the references' names up to their first parameter
-        QCOMPARE(DatasetLayout::problems(m_dir.filePath(QStringLiteral("summarized"))), QStringList{"swiglu"});
+        QCOMPARE(DatasetLayout::problems(m_dir.filePath(QStringLiteral("summarized"))),
+                 QStringList{"swiglu"});
         QCOMPARE(DatasetLayout::problems(m_dir.filePath(QStringLiteral("nkibench"))),
                  (QStringList{"matmul", "matmul_add_rmsnorm", "silu"}));
     }
@@ -169,7 +170,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QDir().mkpath(dir.filePath(QStringLiteral("reference")));
         QFile(dir.filePath(QStringLiteral("reference/silu_M128_numpy_0.py"))).open(QIODevice::WriteOnly);
-        QVERIFY(mkfifo(QFile::encodeName(dir.filePath(QStringLiteral("summary.json"))).constData(), 0600) == 0);
+        QVERIFY(mkfifo(QFile::encodeName(dir.filePath(QStringLiteral("summary.json"))).constData(), 0600) ==
+                0);
         QString skipped;
         QCOMPARE(DatasetLayout::problems(dir.path(), &skipped), QStringList{"silu"});
         QVERIFY2(skipped.contains(QStringLiteral("summary.json is not a regular file")), qPrintable(skipped));

@@ -1,6 +1,6 @@
-#include "models/candidatetreemodel.h"
+#include "itemmodels/candidatetreemodel.h"
 
-#include "models/searchstate.h"
+#include "itemmodels/searchstate.h"
 
 CandidateTreeModel::CandidateTreeModel(SearchState *state, QObject *parent)
     : QAbstractItemModel(parent), m_state(state)

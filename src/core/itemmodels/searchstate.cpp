@@ -1,4 +1,4 @@
-#include "models/searchstate.h"
+#include "itemmodels/searchstate.h"
 
 #include "search/selection.h"
 

@@ -1,14 +1,14 @@
+#include "itemmodels/experiencelistmodel.h"
 #include "memory/experiencestore.h"
-#include "models/experiencelistmodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
-// ExperienceListModel holds snapshots only (issue 35): it asks through a requester (in the window, the engine's
-// thread) and shows what the answers bring. Here the test is the engine: it answers the requests it chooses,
-// in the order it chooses, from a real memory file.
+// ExperienceListModel holds snapshots only (issue 35): it asks through a requester (in the window, the
+// engine's thread) and shows what the answers bring. Here the test is the engine: it answers the requests it
+// chooses, in the order it chooses, from a real memory file.
 class TestExperienceListModel : public QObject
 {
     Q_OBJECT
@@ -35,7 +35,8 @@ class TestExperienceListModel : public QObject
             if (focusRow >= 0)
                 offset = focusRow - focusRow % request.limit;
         }
-        std::optional<ExperiencePage> page = m_store->page(request.filter, request.sort, offset, request.limit);
+        std::optional<ExperiencePage> page =
+            m_store->page(request.filter, request.sort, offset, request.limit);
         QVERIFY2(page, qPrintable(m_store->lastError()));
         page->focusRow = focusRow;
         model.pageArrived(job, *page, {});
@@ -86,7 +87,8 @@ private Q_SLOTS:
         QCOMPARE(m_asked.size(), 2);
         answer(model, 1);
         QCOMPARE(changed.size(), 1);
-        QCOMPARE(model.index(200, ExperienceListModel::Title).data().toString(), QStringLiteral("lesson 099"));
+        QCOMPARE(model.index(200, ExperienceListModel::Title).data().toString(),
+                 QStringLiteral("lesson 099"));
         QCOMPARE(model.idAt(200), model.index(200, 0).data(Qt::UserRole).toLongLong());
     }
 

@@ -1,0 +1,2 @@
+target_sources(accelopt_core PRIVATE
+  port/kernelport.cpp port/kernelport.h)
