@@ -76,7 +76,8 @@ int CalibrationCommand::run(const QStringList &arguments)
         out << "no kernel measured on both nkisim and a hardware host"
             << (parser.isSet(host) ? QStringLiteral(" (%1)").arg(parser.value(host)) : QString()) << " in "
             << path << "\n"
-            << "Run a search with --confirm-on HOST, or bench the same kernels on both, to calibrate.\n";
+            << "A session on a hardware host that evaluates kernels a session on nkisim evaluated (or the "
+               "reverse) calibrates.\n";
         return 0;
     }
     out << "Per kernel (error = (nkisim - device) / device)\n";
