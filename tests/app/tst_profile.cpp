@@ -208,6 +208,10 @@ private Q_SLOTS:
         QTabWidget *tabs = dock()->tabs();
         tabs->setCurrentIndex(tabs->indexOf(dock()->calibrationView()));
         CalibrationView *view = dock()->calibrationView();
+        // The tab may have been open already (no tab change, so no refresh): Refresh reads the workspace again.
+        QPushButton *reload = view->findChild<QPushButton *>();
+        QVERIFY(reload && reload->text() == QStringLiteral("Refresh"));
+        reload->click();
         QTRY_COMPARE_WITH_TIMEOUT(view->calibration().pairs().size(), 3, 20000);
         auto *pairs = view->findChildren<QTableWidget *>().value(1);
         QVERIFY(pairs);
