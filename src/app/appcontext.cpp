@@ -92,6 +92,7 @@ AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
                 refreshSessions();
             });
     connect(m_engine, &Engine::exported, this, &AppContext::exported);
+    connect(m_engine, &Engine::calibrationLoaded, this, &AppContext::calibrationLoaded);
     connect(m_engine, &Engine::hostsListed, this,
             [this](quint64, const QList<HostConfig> &hosts, const QString &error) {
                 Q_EMIT hostsListed(hosts, error);
@@ -254,6 +255,14 @@ void AppContext::openSession(const QString &sessionId)
     const quint64 job = m_openJob = nextJob();
     Engine *engine = m_engine;
     onEngine([engine, job, sessionId] { engine->loadSession(job, sessionId); });
+}
+
+quint64 AppContext::loadCalibration(const QString &host)
+{
+    const quint64 job = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job, host] { engine->loadCalibration(job, host); });
+    return job;
 }
 
 void AppContext::refreshSessions()

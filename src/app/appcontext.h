@@ -50,6 +50,7 @@ public:
     void openSession(const QString &sessionId); // into the Search dock (read-only unless it runs here)
     void refreshSessions();
     quint64 deleteSession(const QString &sessionId);
+    quint64 loadCalibration(const QString &host); // calibrationLoaded follows; host empty: every host
     quint64 exportSession(const SessionExport::Request &request);
     void refreshHosts();
     quint64 findLesson(const QString &leftText, const QString &rightText);
@@ -94,6 +95,7 @@ Q_SIGNALS:
     void sessionOpenFailed(const QString &error);
     void sessionsRefreshFailed(const QString &error);
     void sessionDeleted(quint64 job, const QString &sessionId, const QString &error);
+    void calibrationLoaded(quint64 job, const Calibration &calibration, const QString &error);
     void exported(quint64 job, const SessionExport::Result &result);
     void hostsListed(const QList<HostConfig> &hosts, const QString &error);
     void hostStateChanged(const QString &host, Host::State state, const QString &detail);

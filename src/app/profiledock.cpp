@@ -3,6 +3,7 @@
 #include "advice/advisor.h"
 #include "advice/ruleset.h"
 #include "appcontext.h"
+#include "calibrationview.h"
 #include "diff/metricdeltas.h"
 #include "estimateview.h"
 #include "itemmodels/searchstate.h"
@@ -192,6 +193,14 @@ ProfileDock::ProfileDock(AppContext *context, UserPrompts *prompts, QWidget *par
     timelineLayout->addWidget(m_selection);
     m_tabs->addTab(timelineTab, tr("Timeline"));
     m_timelineTab = timelineTab;
+    m_calibration = new CalibrationView(m_context, m_tabs);
+    m_tabs->addTab(m_calibration, tr("Calibration"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1,
+                          tr("nkisim's predictions against a hardware host's measurements, per kernel"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+        if (m_tabs->widget(index) == m_calibration)
+            m_calibration->refresh(); // the workspace may have new measurements since
+    });
     layout->addWidget(m_tabs, 1);
     setWidget(body);
 

@@ -8,6 +8,7 @@
 #include <optional>
 
 class AppContext;
+class CalibrationView;
 class EstimateView;
 class KernelEditor;
 class QChartView;
@@ -41,6 +42,7 @@ public:
 
     TimelineView *timeline() const { return m_timeline; }
     QWidget *timelineTab() const { return m_timelineTab; }
+    CalibrationView *calibrationView() const { return m_calibration; }
     QTabWidget *tabs() const { return m_tabs; }
     QChartView *chartView(const QString &name) const; // "engines", "memory", "roofline", "progress"
     QTreeWidget *hottestLines() const { return m_hottest; }
@@ -87,6 +89,7 @@ private:
     TimelineView *m_timeline;
     EstimateView *m_estimate;
     QWidget *m_timelineTab;
+    CalibrationView *m_calibration;
     QLabel *m_selection;
     QTimer *m_sessionCharts; // coalesces the session's change signals
 };

@@ -1,6 +1,7 @@
 #include "commandregistry.h"
 
 #include "benchcommand.h"
+#include "calibrationcommand.h"
 #include "comparecommand.h"
 #include "exportcommand.h"
 #include "hostscommand.h"
@@ -28,6 +29,7 @@ std::vector<std::unique_ptr<Command>> CommandRegistry::all()
     commands.push_back(std::make_unique<SessionsCommand>());
     commands.push_back(std::make_unique<ExportCommand>());
     commands.push_back(std::make_unique<CompareCommand>());
+    commands.push_back(std::make_unique<CalibrationCommand>());
     commands.push_back(std::make_unique<PortCommand>());
     commands.push_back(std::make_unique<TaskCommand>());
     commands.push_back(std::make_unique<TasksCommand>());

@@ -233,6 +233,12 @@ int CompareCommand::run(const QStringList &arguments)
             << (parser.isSet(QStringLiteral("task")) ? "" : " (give --task to benchmark files)") << "\n";
         return benchmarkFailed ? 1 : 0;
     }
+    // Where each side's numbers come from (issue 34): a prediction of nkisim's and a device's measurement
+    // are not the same kind of number, so a mixed pair says so.
+    out << "\nA: " << sides[0].evaluation->provenanceText()
+        << "\nB: " << sides[1].evaluation->provenanceText() << "\n";
+    if (sides[0].evaluation->provenance() != sides[1].evaluation->provenance())
+        out << "note: one side was simulated and the other measured on hardware; the ratios mix the two\n";
     out << QStringLiteral("\n%1 %2 %3 %4  %5\n")
                .arg(QStringLiteral("metric"), -24)
                .arg(QStringLiteral("A"), 14)

@@ -1,4 +1,5 @@
 #include "appcontext.h"
+#include "calibrationview.h"
 #include "common/loghub.h"
 #include "editortabs.h"
 #include "estimateview.h"
@@ -8,6 +9,7 @@
 #include "mainwindow.h"
 #include "profiledock.h"
 #include "scriptedprompts.h"
+#include "store/sessionstore.h"
 #include "timelineview.h"
 
 #include <QBarSeries>
@@ -16,12 +18,14 @@
 #include <QChartView>
 #include <QHorizontalBarSeries>
 #include <QLabel>
+#include <QLineSeries>
 #include <QListWidget>
 #include <QProcess>
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSettings>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
@@ -147,6 +151,89 @@ private Q_SLOTS:
             QTest::qWait(50);
             QVERIFY(m_window->grab().save(artifact(QStringLiteral("profile-%1.png").arg(tabs->tabText(i).toLower()))));
         }
+    }
+
+    // The Calibration tab (issue 34): kernels timed on nkisim in one session and measured on a hardware host
+    // in another, read from the window's workspace through the engine, as a table and a log-log scatter.
+    void calibrationTabShowsTheWorkspacesPairs()
+    {
+        {
+            SessionStore store(m_window->context()->workspacePath());
+            QVERIFY2(store.open(), qPrintable(store.lastError()));
+            // nkisim and the device (the stand-in's model: 3 us + 1.8x for DMA-bound, 1.2x for VectorE-bound)
+            const QList<std::tuple<QString, double, QString>> kernels{
+                {QStringLiteral("a"), 0.004, QStringLiteral("memory")},
+                {QStringLiteral("b"), 0.040, QStringLiteral("memory")},
+                {QStringLiteral("c"), 0.020, QStringLiteral("vector")}};
+            for (const bool hardware : {false, true}) {
+                SessionRecord s;
+                s.taskName = QStringLiteral("silu");
+                s.target = QStringLiteral("trn1");
+                QVERIFY(store.createSession(s));
+                Candidate base;
+                base.sessionId = s.id;
+                base.origin = Candidate::Origin::Baseline;
+                base.source = QStringLiteral("def kernel(x):\n    return x\n");
+                QVERIFY(store.addCandidate(base));
+                int plan = 0;
+                for (const auto &[name, ms, bound] : kernels) {
+                    Candidate c;
+                    c.sessionId = s.id;
+                    c.iteration = 1;
+                    c.parentId = base.id;
+                    c.planIndex = plan++;
+                    c.sampleIndex = 0;
+                    // distinct code: the kernel hash ignores comments
+                    c.source = QStringLiteral("def kernel(x):\n    return x * %1  # %2\n")
+                                   .arg(c.planIndex + 2)
+                                   .arg(name);
+                    QVERIFY(store.addCandidate(c));
+                    Evaluation e;
+                    e.status = EvalStatus::Ok;
+                    e.correct = true;
+                    e.bound = bound;
+                    e.backend = hardware ? QStringLiteral("neuron") : QStringLiteral("sim");
+                    e.host = hardware ? QStringLiteral("trn-standin#0") : QStringLiteral("local#0");
+                    e.sdk =
+                        hardware ? QStringLiteral("Neuron SDK 2.33 (stand-in)") : QStringLiteral("nkisim");
+                    e.latencyMeanMs =
+                        hardware ? 0.003 + ms * (bound == QStringLiteral("memory") ? 1.8 : 1.2) : ms;
+                    QVERIFY(store.addEvaluation(c.id, e));
+                }
+            }
+        }
+        m_window->resize(1280, 800);
+        dock()->show();
+        dock()->raise();
+        QTabWidget *tabs = dock()->tabs();
+        tabs->setCurrentIndex(tabs->indexOf(dock()->calibrationView()));
+        CalibrationView *view = dock()->calibrationView();
+        // The tab may have been open already (no tab change, so no refresh): Refresh reads the workspace again.
+        QPushButton *reload = view->findChild<QPushButton *>();
+        QVERIFY(reload && reload->text() == QStringLiteral("Refresh"));
+        reload->click();
+        QTRY_COMPARE_WITH_TIMEOUT(view->calibration().pairs().size(), 3, 20000);
+        auto *pairs = view->findChildren<QTableWidget *>().value(1);
+        QVERIFY(pairs);
+        QCOMPARE(pairs->rowCount(), 3);
+        // a: (0.004 - 0.0102) / 0.0102
+        QCOMPARE(pairs->item(0, 6)->text(),
+                 QStringLiteral("%1 %").arg((0.004 - 0.0102) / 0.0102 * 100, 0, 'f', 1));
+        QCOMPARE(pairs->item(0, 7)->text(), QStringLiteral("trn-standin"));
+        auto *groups = view->findChildren<QTableWidget *>().value(0);
+        QCOMPARE(groups->rowCount(), 2); // memory and vector on trn1
+        int points = 0, lines = 0;
+        for (QAbstractSeries *s : view->findChild<QChartView *>()->chart()->series()) {
+            if (auto *scatter = qobject_cast<QScatterSeries *>(s))
+                points += int(scatter->count());
+            else if (qobject_cast<QLineSeries *>(s))
+                ++lines; // the identity line
+        }
+        QCOMPARE(points, 3);
+        QCOMPARE(lines, 1);
+        QTest::qWait(50);
+        QVERIFY(m_window->grab().save(artifact(QStringLiteral("profile-calibration-1280x800.png"))));
+        m_window->resize(1600, 1000);
     }
 
     void theRooflinePlotsOnlyThisTasksSessionPoints()

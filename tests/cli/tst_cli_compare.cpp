@@ -101,7 +101,11 @@ private Q_SLOTS:
         // nkisim's model: fast1 streams whole rows through the scalar engine, slow1 goes column by column.
         QCOMPARE(latency.value(QStringLiteral("verdict")).toString(), QStringLiteral("better"));
         QVERIFY(latency.value(QStringLiteral("ratio")).toDouble() < 0.9);
-        QVERIFY(o.value(QStringLiteral("left")).toObject().value(QStringLiteral("evaluation")).isObject());
+        const QJsonObject left =
+            o.value(QStringLiteral("left")).toObject().value(QStringLiteral("evaluation")).toObject();
+        // where the numbers come from (issue 34): nkisim on the local host
+        QCOMPARE(left.value(QStringLiteral("provenance")).toString(), QStringLiteral("nkisim"));
+        QCOMPARE(left.value(QStringLiteral("sdk")).toString(), QStringLiteral("nkisim"));
     }
 
     void candidatesBringTheirEvaluations()
@@ -116,6 +120,9 @@ private Q_SLOTS:
         const QJsonObject latency = delta(o, QStringLiteral("latency_ms"));
         QCOMPARE(latency.value(QStringLiteral("ratio")).toDouble(), ExportSession::bestMs / ExportSession::baselineMs);
         QCOMPARE(latency.value(QStringLiteral("verdict")).toString(), QStringLiteral("better"));
+        const Run text = run({m_session.baselineId.left(8), m_session.c2a.left(8)});
+        QVERIFY2(text.out.contains(QStringLiteral("\nA: nkisim on local/0\nB: nkisim on local/0\n")),
+                 qPrintable(text.out));
 
         // A candidate against a file: the file has no evaluation, so no deltas, and the text says why.
         const Run mixed = run({m_session.baselineId.left(8), fixture(QStringLiteral("fast1.py"))});

@@ -285,6 +285,88 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains(QStringLiteral("no session 'nope'")));
     }
+
+    // accelopt calibration (issue 34): a workspace holding two kernels timed on nkisim in one session and
+    // measured on a hardware host in another; the figures are computed by hand.
+    void calibrationTableAndJson()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("calibration.sqlite"));
+        {
+            SessionStore store(path);
+            QVERIFY2(store.open(), qPrintable(store.lastError()));
+            for (const bool hardware : {false, true}) {
+                SessionRecord s;
+                s.taskName = QStringLiteral("add");
+                s.target = QStringLiteral("trn2");
+                s.backend = hardware ? QStringLiteral("neuron") : QStringLiteral("sim");
+                QVERIFY(store.createSession(s));
+                Candidate base;
+                base.sessionId = s.id;
+                base.origin = Candidate::Origin::Baseline;
+                base.source = QStringLiteral("def kernel(a):\n    return a\n");
+                QVERIFY(store.addCandidate(base));
+                Candidate child;
+                child.sessionId = s.id;
+                child.iteration = 1;
+                child.parentId = base.id;
+                child.planIndex = 0;
+                child.sampleIndex = 0;
+                child.source = QStringLiteral("def kernel(a):\n    return a * 1\n");
+                QVERIFY(store.addCandidate(child));
+                // nkisim: 0.010 and 0.040 ms; device: 0.020 and 0.050 ms
+                const double baseMs = hardware ? 0.020 : 0.010, childMs = hardware ? 0.050 : 0.040;
+                for (const auto &[id, ms] : {std::pair{base.id, baseMs}, std::pair{child.id, childMs}}) {
+                    Evaluation e;
+                    e.status = EvalStatus::Ok;
+                    e.correct = true;
+                    e.latencyMeanMs = ms;
+                    e.bound = QStringLiteral("memory");
+                    e.backend = s.backend;
+                    e.host = hardware ? QStringLiteral("trn-x#0") : QStringLiteral("local#0");
+                    e.sdk = hardware ? QStringLiteral("Neuron SDK 2.33") : QStringLiteral("nkisim");
+                    QVERIFY(store.addEvaluation(id, e));
+                }
+            }
+        }
+        Run r = run({QStringLiteral("calibration"), QStringLiteral("--db"), path, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        const QJsonArray pairs = o.value(QStringLiteral("pairs")).toArray();
+        QCOMPARE(pairs.size(), 2);
+        // errors: (0.010 - 0.020) / 0.020 = -0.5 and (0.040 - 0.050) / 0.050 = -0.2
+        QCOMPARE(pairs.at(0).toObject().value(QStringLiteral("error")).toDouble(), -0.5);
+        QVERIFY(qFuzzyCompare(pairs.at(1).toObject().value(QStringLiteral("error")).toDouble(), -0.2));
+        const QJsonObject group = o.value(QStringLiteral("groups")).toArray().at(0).toObject();
+        QCOMPARE(group.value(QStringLiteral("kernel_class")).toString(), QStringLiteral("memory"));
+        QCOMPARE(group.value(QStringLiteral("target")).toString(), QStringLiteral("trn2"));
+        QVERIFY(qFuzzyCompare(group.value(QStringLiteral("median_abs_error")).toDouble(), 0.35));
+        QCOMPARE(group.value(QStringLiteral("worst_abs_error")).toDouble(), 0.5);
+        // ratios 2.0 and 1.25: a ranking margin of 2.0 / 1.25 - 1 = 60 %
+        QVERIFY(qFuzzyCompare(group.value(QStringLiteral("ranking_margin")).toDouble(), 0.6));
+
+        r = run({QStringLiteral("calibration"), QStringLiteral("--db"), path});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("-50.0 %")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("35.0 %")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("60.0 %")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("trn-x")), qPrintable(r.out));
+
+        // another host measured nothing: said so, not an error
+        r = run({QStringLiteral("calibration"), QStringLiteral("--db"), path, QStringLiteral("--host"),
+                 QStringLiteral("trn-y")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(
+            r.out.contains(QStringLiteral("no kernel measured on both nkisim and a hardware host (trn-y)")),
+            qPrintable(r.out));
+        // no workspace yet: none is created
+        const QString none = m_dir.filePath(QStringLiteral("none.sqlite"));
+        r = run({QStringLiteral("calibration"), QStringLiteral("--db"), none, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(!QFile::exists(none));
+        r = run({QStringLiteral("calibration"), QStringLiteral("extra")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("unexpected argument 'extra'")), qPrintable(r.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliStore)

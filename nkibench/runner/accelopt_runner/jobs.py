@@ -162,6 +162,19 @@ def _compat(req: dict, cfg: dict) -> str:
     return "" if v == "none" else v
 
 
+def sdk_label(backend: str) -> str:
+    """What produced a result's numbers, for its provenance (issue 34): nkisim, or the Neuron SDK release."""
+    if backend != "neuron":
+        return "nkisim"
+    info = neuron_sdk.detect()
+    cur = (info.get("nki_current") or {}).get("version")
+    parts = [f"nki {cur}"] if cur else []
+    if info.get("neuronx_cc"):
+        parts.append(f"neuronx-cc {info['neuronx_cc']}")
+    release = info.get("sdk_release") or "unknown release"
+    return f"Neuron SDK {release}" + (f" ({', '.join(parts)})" if parts else "")
+
+
 def prechecks(job: dict):
     """A result dict when the job fails before any child is needed, else None."""
     res = empty_result(job)
@@ -171,6 +184,7 @@ def prechecks(job: dict):
         if not info["available"]:
             res.update(status="infra_error", error=f"Neuron SDK not found on this host: {info['reason']}")
             return res
+    job["sdk"] = res["sdk"] = sdk_label(job["backend"])
     src = job["kernel"]
     try:
         tree = ast.parse(src)

@@ -59,7 +59,7 @@ def _load_task(job: dict, workdir: str) -> LoadedTask:
 def header(job: dict) -> dict:
     res = empty_result(job)
     spec = job["task_spec"]
-    res.update({"backend": job["backend"], "target": job["target"], "task": spec.get("name"),
+    res.update({"backend": job["backend"], "sdk": job.get("sdk"), "target": job["target"], "task": spec.get("name"),
                 "size": spec.get("size"), "params": spec.get("params"), "seeds": list(job["seeds"])})
     return res
 

@@ -20,6 +20,17 @@ QString formatOne(const Experience &e)
         text += QStringLiteral("After:\n```python\n%1\n```\n").arg(e.snippetAfter.trimmed());
     return text;
 }
+
+// One line, so the planner weighs a simulator's prediction differently from a device's measurement.
+QString provenanceLine(const QString &provenance)
+{
+    if (provenance.trimmed().isEmpty())
+        return {};
+    const bool simulated = provenance.startsWith(QStringLiteral("nkisim"));
+    return QStringLiteral("Source of these numbers: %1%2.\n")
+        .arg(provenance.trimmed(),
+             simulated ? QStringLiteral(" (a simulator's prediction, not a device measurement)") : QString());
+}
 } // namespace
 
 QString Planner::formatExperiences(const QList<Experience> &experiences)
@@ -41,13 +52,15 @@ ChatMessages Planner::messages(const PromptLibrary &prompts, const Input &input)
         AgentRole::Planner,
         {{QStringLiteral("reference"), input.reference.trimmed()},
          {QStringLiteral("kernel"), input.kernel.trimmed()},
-         {QStringLiteral("profile"), ProfileGlossary::format(input.latencyMs, input.metrics)},
+         {QStringLiteral("profile"),
+          provenanceLine(input.provenance) + ProfileGlossary::format(input.latencyMs, input.metrics)},
          {QStringLiteral("glossary"), ProfileGlossary::glossaryFor(input.metrics)},
          {QStringLiteral("findings"), input.findings.trimmed().isEmpty()
                                           ? QStringLiteral("(no findings available)")
                                           : input.findings.trimmed()},
          {QStringLiteral("experiences"), formatExperiences(input.experiences)},
-         {QStringLiteral("api_notes"), prompts.apiNotes(NkiGeneration::of(input.kernel), AgentRole::Planner)}});
+         {QStringLiteral("api_notes"),
+          prompts.apiNotes(NkiGeneration::of(input.kernel), AgentRole::Planner)}});
 }
 
 ParseResult<Plan> Planner::parse(const QString &reply)

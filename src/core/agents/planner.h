@@ -26,6 +26,9 @@ public:
         QList<Experience> experiences; // positive and negative (speedup < 1)
         // What the recommendation rules say about the profile (Advisor::forPrompt); empty reads as none.
         QString findings;
+        // Where the numbers come from (Evaluation::provenanceText): a prediction of nkisim's or a device's
+        // measurement; the planner is told which, in one line above the profile.
+        QString provenance;
     };
 
     static ChatMessages messages(const PromptLibrary &prompts, const Input &input);

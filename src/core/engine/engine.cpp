@@ -13,6 +13,7 @@
 #include "model/kernelnormalizer.h"
 #include "search/beamsearch.h"
 #include "search/optimizationrun.h"
+#include "store/calibrationquery.h"
 #include "store/sessionlock.h"
 #include "store/sessionstore.h"
 
@@ -219,6 +220,18 @@ void Engine::loadSession(quint64 job, const QString &sessionId)
     }
     const std::optional<SessionSnapshot> snapshot = SessionSnapshot::load(*m_store, sessionId, error);
     Q_EMIT sessionLoaded(job, snapshot.value_or(SessionSnapshot{}), snapshot ? QString() : error);
+}
+
+void Engine::loadCalibration(quint64 job, const QString &host)
+{
+    QString error;
+    if (!openWorkspace(error)) {
+        Q_EMIT calibrationLoaded(job, {}, error);
+        return;
+    }
+    CalibrationQuery query(m_store->database());
+    const QList<CalibrationRun> runs = query.runs();
+    Q_EMIT calibrationLoaded(job, Calibration::fromRuns(runs, host), query.lastError());
 }
 
 void Engine::deleteSession(quint64 job, const QString &sessionId)

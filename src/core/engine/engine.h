@@ -5,6 +5,7 @@
 #include "hosts/host.h"
 #include "hosts/hostconfig.h"
 #include "memory/experiencerecord.h"
+#include "model/calibration.h"
 #include "model/evalrequest.h"
 #include "model/evaluation.h"
 #include "port/kernelport.h"
@@ -63,6 +64,9 @@ public:
     void listSessions(quint64 job);
     void loadSession(quint64 job, const QString &sessionId);
     void deleteSession(quint64 job, const QString &sessionId);
+    // nkisim against the hardware for every kernel the workspace measured on both (the Profile dock's
+    // Calibration tab); `host` empty: every hardware host. calibrationLoaded follows.
+    void loadCalibration(quint64 job, const QString &host);
     void exportSession(quint64 job, const SessionExport::Request &request);
     void listHosts(quint64 job);
     // The memory's lesson for a pair of kernels (either way round), by their normalized sources.
@@ -102,6 +106,7 @@ Q_SIGNALS:
     void sessionsListed(quint64 job, const QList<SessionSummary> &sessions, const QString &error);
     void sessionLoaded(quint64 job, const SessionSnapshot &snapshot, const QString &error);
     void sessionDeleted(quint64 job, const QString &sessionId, const QString &error);
+    void calibrationLoaded(quint64 job, const Calibration &calibration, const QString &error);
     void exported(quint64 job, const SessionExport::Result &result);
     void hostsListed(quint64 job, const QList<HostConfig> &hosts, const QString &error);
     void lessonFound(quint64 job, const std::optional<ExperienceRecord> &record, const QString &error);

@@ -138,6 +138,9 @@ QJsonObject evaluationJson(const Evaluation &e)
                                     {QStringLiteral("percent_of_peak"), Evaluation::json(e.percentOfPeak)}}},
                        {QStringLiteral("metrics"), e.metrics},
                        {QStringLiteral("host"), e.host},
+                       {QStringLiteral("backend"), e.backend},
+                       {QStringLiteral("sdk"), e.sdk},
+                       {QStringLiteral("provenance"), textOrNull(e.provenance())},
                        {QStringLiteral("attempts"), e.attempts},
                        {QStringLiteral("wall_s"), Evaluation::json(e.wallSeconds)},
                        {QStringLiteral("reused_from"), textOrNull(e.reusedFrom)}};
@@ -263,7 +266,10 @@ QByteArray ReportWriter::csv() const
                                      QStringLiteral("bound"),
                                      QStringLiteral("speedup_vs_baseline"),
                                      QStringLiteral("source_hash"),
-                                     QStringLiteral("error")};
+                                     QStringLiteral("error"),
+                                     QStringLiteral("provenance"),
+                                     QStringLiteral("host"),
+                                     QStringLiteral("sdk")};
     const auto index = [](int i) { return i < 0 ? QString() : QString::number(i); };
     QString text = columns.join(u',') + QStringLiteral("\r\n");
     for (const Row &r : m_rows) {
@@ -292,7 +298,10 @@ QByteArray ReportWriter::csv() const
                                  e.bound,
                                  r.speedup ? exact(*r.speedup) : QString(),
                                  c.sourceHash,
-                                 defused(ExportFormat::firstLine(e.error))};
+                                 defused(ExportFormat::firstLine(e.error)),
+                                 e.provenance(),
+                                 defused(e.host),
+                                 defused(e.sdk)};
         QStringList quoted;
         for (const QString &f : fields)
             quoted.append(csvField(f));

@@ -14,7 +14,8 @@ const QStringList optionalStrings{QStringLiteral("target"),
                                   QStringLiteral("fast_candidate_id"),
                                   QStringLiteral("slow_hash"),
                                   QStringLiteral("fast_hash"),
-                                  QStringLiteral("session_id")};
+                                  QStringLiteral("session_id"),
+                                  QStringLiteral("measured_on")};
 
 QString isoTime(const QDateTime &t)
 {
@@ -37,6 +38,7 @@ QJsonObject ExperienceJson::toJson(const ExperienceRecord &r)
                        {QStringLiteral("slow_hash"), r.slowHash},
                        {QStringLiteral("fast_hash"), r.fastHash},
                        {QStringLiteral("session_id"), r.sessionId},
+                       {QStringLiteral("measured_on"), r.measuredOn},
                        {QStringLiteral("pinned"), r.pinned},
                        {QStringLiteral("created"), isoTime(r.created)},
                        {QStringLiteral("updated"), isoTime(r.updated)}};
@@ -98,6 +100,7 @@ bool ExperienceJson::fromJson(const QJsonObject &o, ExperienceRecord &r, QString
     r.slowHash = o.value(QStringLiteral("slow_hash")).toString();
     r.fastHash = o.value(QStringLiteral("fast_hash")).toString();
     r.sessionId = o.value(QStringLiteral("session_id")).toString();
+    r.measuredOn = o.value(QStringLiteral("measured_on")).toString();
     r.pinned = o.value(QStringLiteral("pinned")).toBool();
     if (o.contains(QStringLiteral("kind"))) {
         const QString kind = o.value(QStringLiteral("kind")).toString();
@@ -138,7 +141,8 @@ QString ExperienceJson::oversize(const ExperienceRecord &r)
     for (const QString &problem : {over("title", r.experience.title, maxTitleChars),
                                    over("lesson", r.experience.lesson, maxLessonChars),
                                    over("snippet_before", r.experience.snippetBefore, maxSnippetChars),
-                                   over("snippet_after", r.experience.snippetAfter, maxSnippetChars)})
+                                   over("snippet_after", r.experience.snippetAfter, maxSnippetChars),
+                                   over("measured_on", r.measuredOn, maxTitleChars)})
         if (!problem.isEmpty())
             return problem;
     return {};

@@ -20,6 +20,9 @@ struct ExperienceRecord
         slowHash; // KernelNormalizer::hash of the slow and fast kernels, when known: the import's identity
     QString fastHash;
     QString sessionId;
+    // Where the faster kernel's latency came from (Evaluation::provenanceText, issue 34): "nkisim on local"
+    // or "hardware (Neuron SDK ...) on trn"; empty for an experience older than that or imported without it.
+    QString measuredOn;
     bool pinned = false;
     QDateTime created;
     QDateTime updated;

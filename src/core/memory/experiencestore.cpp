@@ -18,10 +18,12 @@
 #include <QSqlQuery>
 
 namespace {
-const QString columns = QStringLiteral(
-    "e.id, e.task, e.target, e.speedup, e.title, e.lesson, e.snippet_before, e.snippet_after, "
-    "e.slow_candidate_id, "
-    "e.fast_candidate_id, e.slow_hash, e.fast_hash, e.session_id, e.pinned, e.created_at, e.updated_at, e.shown, e.decided, e.faster");
+const QString columns =
+    QStringLiteral("e.id, e.task, e.target, e.speedup, e.title, e.lesson, e.snippet_before, e.snippet_after, "
+                   "e.slow_candidate_id, "
+                   "e.fast_candidate_id, e.slow_hash, e.fast_hash, e.session_id, e.pinned, e.created_at, "
+                   "e.updated_at, e.shown, e.decided, e.faster, "
+                   "e.measured_on");
 const QString bm25 = MemorySchema::bm25();
 
 QString iso(const QDateTime &t)
@@ -31,9 +33,11 @@ QString iso(const QDateTime &t)
 
 const QString insertSql = QStringLiteral(
     "INSERT INTO experiences (id, kind, task, target, speedup, title, lesson, snippet_before, snippet_after, "
-    "slow_candidate_id, fast_candidate_id, slow_hash, fast_hash, session_id, pinned, created_at, updated_at) "
-    "VALUES (:id, :kind, :task, :target, :speedup, :title, :lesson, :before, :after, :slow, :fast, :slowhash, "
-    ":fasthash, :session, :pinned, :created, :updated)");
+    "slow_candidate_id, fast_candidate_id, slow_hash, fast_hash, session_id, pinned, created_at, updated_at, "
+    "measured_on) "
+    "VALUES (:id, :kind, :task, :target, :speedup, :title, :lesson, :before, :after, :slow, :fast, "
+    ":slowhash, "
+    ":fasthash, :session, :pinned, :created, :updated, :measuredon)");
 
 // The duplicate rule as two lookups that the schema's indexes answer (an OR of both in one query defeats
 // them), prepared once so an import reuses them for every entry.
@@ -101,6 +105,7 @@ ExperienceRecord recordFrom(const Statement &q)
     r.shown = q.value(16).toInt();
     r.decided = q.value(17).toInt();
     r.faster = q.value(18).toInt();
+    r.measuredOn = q.value(19).toString();
     return r;
 }
 } // namespace
@@ -182,6 +187,7 @@ bool ExperienceStore::insert(Statement &q, ExperienceRecord &r, QString &error)
         .bind(QStringLiteral(":slowhash"), r.slowHash)
         .bind(QStringLiteral(":fasthash"), r.fastHash)
         .bind(QStringLiteral(":session"), r.sessionId)
+        .bind(QStringLiteral(":measuredon"), r.measuredOn)
         .bind(QStringLiteral(":pinned"), r.pinned ? 1 : 0)
         .bind(QStringLiteral(":created"), iso(r.created))
         .bind(QStringLiteral(":updated"), iso(r.updated));

@@ -78,6 +78,11 @@ DatabaseSchema MemorySchema::schema()
          // How many experiences hold a word, for choosing the query's distinctive words (TermRarity).
          QStringLiteral("CREATE VIRTUAL TABLE experiences_vocab USING fts5vocab(experiences_fts, row)")} +
             orderingIndexes()});
+    // Version 4 (issue 34): whether a lesson's speedup was predicted by nkisim or measured on a device.
+    s.steps.append(MigrationStep{
+        4,
+        QStringLiteral("where an experience's speedup was measured"),
+        {QStringLiteral("ALTER TABLE experiences ADD COLUMN measured_on TEXT NOT NULL DEFAULT ''")}});
     return s;
 }
 

@@ -83,6 +83,8 @@ Evaluation Evaluation::fromJson(const QJsonObject &o)
         if (w.isString() && !w.toString().isEmpty())
             e.warnings.append(w.toString().left(2000));
     e.metrics = o.value(QStringLiteral("metrics")).toObject();
+    e.backend = o.value(QStringLiteral("backend")).toString().left(40);
+    e.sdk = o.value(QStringLiteral("sdk")).toString().left(200);
     e.wallSeconds = number(o, QLatin1StringView("wall_s"));
     e.profile = profileFrom(e.raw);
     // Physics, whoever sent the result (an old runner, a host of someone else's): nothing runs above the
@@ -138,6 +140,9 @@ QJsonObject Evaluation::summaryJson(const QString &task) const
         {QStringLiteral("rel_spread"), json(relSpread)},
         {QStringLiteral("wall_s"), json(wallSeconds)},
         {QStringLiteral("host"), host},
+        {QStringLiteral("backend"), backend},
+        {QStringLiteral("sdk"), sdk},
+        {QStringLiteral("provenance"), provenance()},
         {QStringLiteral("metrics"), metrics},
         {QStringLiteral("warnings"), QJsonArray::fromStringList(warnings)}};
     // Where a slow eval's time and memory went, and what a timing-only eval ran on, as the runner said it;
@@ -159,4 +164,19 @@ QJsonObject Evaluation::summaryJson(const QString &task) const
 double Evaluation::rooflineFigure(const char *key) const
 {
     return raw.value(QStringLiteral("roofline")).toObject().value(QLatin1StringView(key)).toDouble(0.0);
+}
+
+QString Evaluation::provenance() const
+{
+    if (backend.isEmpty())
+        return {};
+    return onHardware() ? QStringLiteral("hardware") : QStringLiteral("nkisim");
+}
+
+QString Evaluation::provenanceText() const
+{
+    const QString what = provenance().isEmpty() ? QStringLiteral("unknown backend") : provenance();
+    const QString tool = onHardware() && !sdk.isEmpty() ? QStringLiteral(" (%1)").arg(sdk) : QString();
+    const QString where = hostName().isEmpty() ? QString() : QStringLiteral(" on %1").arg(hostName());
+    return what + tool + where;
 }

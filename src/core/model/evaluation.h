@@ -32,7 +32,11 @@ struct Evaluation
     QStringList warnings; // the runner's, e.g. why % of peak is missing ("roofline: task 'x' has no ...")
     QJsonObject metrics;                 // neuron-profile summary names
     std::optional<double> wallSeconds;
-    QString host; // which host and slot ran it, filled in by HostPool
+    QString host; // which host and slot ran it ("name#slot"), filled in by HostPool
+    // What produced the numbers (issue 34): the runner's backend ("sim": nkisim's model; "neuron": a device)
+    // and its `sdk` ("nkisim", "Neuron SDK 2.33 (...)"). Empty for a result of a runner older than both.
+    QString backend;
+    QString sdk;
     int attempts = 1;
     // Set when this is another candidate's measurement, taken over because the two kernels have the same
     // normalized source: the id of the candidate that was measured. Empty for a measurement of its own.
@@ -45,6 +49,13 @@ struct Evaluation
     bool ok() const { return status == EvalStatus::Ok; }
     bool isCorrect() const { return correct.value_or(false); }
     QString statusName() const { return EvalStatuses::name(status); }
+    // The host's name without the slot.
+    QString hostName() const { return host.section(QLatin1Char('#'), 0, 0); }
+    bool onHardware() const { return backend == QLatin1StringView("neuron"); }
+    // "hardware" or "nkisim" ("" when the runner did not say): whether a latency was measured or predicted.
+    QString provenance() const;
+    // One line for people and prompts: "nkisim on local", "hardware (Neuron SDK 2.33 (...)) on trn".
+    QString provenanceText() const;
 
     // A finite number the runner reported under `name` in metrics.
     std::optional<double> metric(QLatin1StringView name) const;

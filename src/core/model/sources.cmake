@@ -22,3 +22,5 @@ target_sources(accelopt_core PRIVATE
   model/taskdraft.cpp model/taskdraft.h
   model/datasetlayout.cpp model/datasetlayout.h
   model/taskcheckstamp.cpp model/taskcheckstamp.h)
+target_sources(accelopt_core PRIVATE
+  model/calibration.cpp model/calibration.h)

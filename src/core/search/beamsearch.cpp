@@ -562,6 +562,7 @@ void BeamSearch::askPlanner(const QString &beamKernelId, int planIndex)
     input.latencyMs = positive(evaluation.latencyMeanMs);
     input.metrics = evaluation.metrics;
     input.findings = Advisor::forPrompt(RuleSet::shipped(), evaluation);
+    input.provenance = evaluation.provenanceText();
     Call call;
     call.role = AgentRole::Planner;
     call.beamParentId = beamKernelId;
@@ -796,6 +797,7 @@ void BeamSearch::onSummary(const Call &call, const ChatReply &reply)
     record.fastCandidateId = fast.candidateId;
     record.slowHash = slow.sourceHash;
     record.fastHash = fast.sourceHash;
+    record.measuredOn = fast.evaluation.provenanceText();
     if (m_memory->contains(record))
         return; // a resumed step summarizing again, or a lesson the memory already has
     if (!m_memory->add(record)) {

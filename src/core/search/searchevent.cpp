@@ -113,6 +113,8 @@ struct Json
                 {QStringLiteral("latency_ms"), Evaluation::json(v.latencyMeanMs)},
                 {QStringLiteral("percent_of_peak"), Evaluation::json(v.percentOfPeak)},
                 {QStringLiteral("reused_from"), text(v.reusedFrom)},
+                {QStringLiteral("provenance"), text(v.provenance())},
+                {QStringLiteral("host"), text(v.host)},
                 {QStringLiteral("replayed"), e.replayed}};
     }
     QJsonObject operator()(const FixChainStopped &e) const

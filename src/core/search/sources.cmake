@@ -13,6 +13,7 @@ target_sources(accelopt_core PRIVATE
   search/busyclock.cpp search/busyclock.h
   search/callbook.cpp search/callbook.h
   search/cascade.cpp search/cascade.h
+  search/confirmation.cpp search/confirmation.h
   search/inflight.cpp search/inflight.h
   search/remeasurement.cpp search/remeasurement.h
   search/searchseed.cpp search/searchseed.h

@@ -22,7 +22,9 @@ constexpr EvaluationTable::Columns list({{{C::Host, "host"},
                                           {C::RawJson, "raw_json"},
                                           {C::WallS, "wall_s"},
                                           {C::Attempts, "attempts"},
-                                          {C::ReusedFrom, "reused_from"}}});
+                                          {C::ReusedFrom, "reused_from"},
+                                          {C::Backend, "backend"},
+                                          {C::Sdk, "sdk"}}});
 static_assert(list.inOrder());
 } // namespace
 
@@ -63,6 +65,8 @@ Evaluation EvaluationTable::read(const Statement &q, const QString &candidateId,
     e.wallSeconds = row.number(C::WallS);
     e.attempts = row.integer(C::Attempts);
     e.reusedFrom = row.text(C::ReusedFrom);
+    e.backend = row.text(C::Backend);
+    e.sdk = row.text(C::Sdk);
     return e;
 }
 
@@ -86,7 +90,9 @@ void EvaluationTable::bind(Statement &q, const Evaluation &e)
         .bind(list.placeholder(C::RawJson), SqlValues::json(e.raw))
         .bind(list.placeholder(C::WallS), Statement::orNull(e.wallSeconds))
         .bind(list.placeholder(C::Attempts), e.attempts)
-        .bind(list.placeholder(C::ReusedFrom), Statement::orNull(e.reusedFrom));
+        .bind(list.placeholder(C::ReusedFrom), Statement::orNull(e.reusedFrom))
+        .bind(list.placeholder(C::Backend), e.backend)
+        .bind(list.placeholder(C::Sdk), e.sdk);
 }
 
 QString EvaluationTable::notDemoted()

@@ -29,6 +29,8 @@ public:
         WallS,
         Attempts,
         ReusedFrom,
+        Backend,
+        Sdk,
         Count
     };
     using Columns = ColumnList<Column, std::size_t(Column::Count)>;

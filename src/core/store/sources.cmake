@@ -12,6 +12,7 @@ target_sources(accelopt_core PRIVATE
   store/sessionsnapshot.cpp store/sessionsnapshot.h
   store/sessionstore.cpp store/sessionstore.h
   store/sessionstatistics.cpp store/sessionstatistics.h
+  store/calibrationquery.cpp store/calibrationquery.h
   store/columnlist.h store/sqlvalues.cpp store/sqlvalues.h
   store/sessiontable.cpp store/sessiontable.h
   store/plantable.cpp store/plantable.h

@@ -158,5 +158,16 @@ DatabaseSchema WorkspaceSchema::schema()
         QStringLiteral("an index of the best kernels' re-measurements"),
         {QStringLiteral(
             "CREATE INDEX evaluations_remeasured ON evaluations(candidate_id) WHERE run_index = 1")}});
+    // Version 6 (issue 34): whether an evaluation's numbers were predicted (nkisim) or measured (a device),
+    // and by which SDK, as columns, so calibration can pair the two runs of one kernel. Older rows take it
+    // from the result line they kept; a row whose runner did not say stays ''.
+    s.steps.append(MigrationStep{
+        6,
+        QStringLiteral("each evaluation's provenance: backend and SDK"),
+        {QStringLiteral("ALTER TABLE evaluations ADD COLUMN backend TEXT NOT NULL DEFAULT ''"),
+         QStringLiteral("ALTER TABLE evaluations ADD COLUMN sdk TEXT NOT NULL DEFAULT ''"),
+         QStringLiteral("UPDATE evaluations SET backend = coalesce(json_extract(raw_json, '$.backend'), ''), "
+                        "sdk = coalesce(json_extract(raw_json, '$.sdk'), '') WHERE json_valid(raw_json)"),
+         QStringLiteral("CREATE INDEX evaluations_by_backend ON evaluations(backend, candidate_id)")}});
     return s;
 }

@@ -126,6 +126,19 @@ private Q_SLOTS:
         QVERIFY(all.contains(QStringLiteral("Tiny tiles (measured 0.70x)")));
         QVERIFY(all.indexOf(QStringLiteral("Hoist the load")) < all.indexOf(QStringLiteral("slower")));
         QVERIFY(all.indexOf(QStringLiteral("slower")) < all.indexOf(QStringLiteral("Tiny tiles")));
+        QVERIFY(!all.contains(QStringLiteral("Source of these numbers"))); // a runner that did not say
+
+        // The planner is told where the numbers come from (issue 34), in one line above the profile.
+        in.provenance = QStringLiteral("nkisim on local");
+        QString told = Planner::messages(m_prompts, in).at(1).content;
+        QVERIFY2(told.contains(
+                     QStringLiteral("Source of these numbers: nkisim on local (a simulator's prediction, "
+                                    "not a device measurement).\nlatency_ms: 0.25")),
+                 qPrintable(told));
+        in.provenance = QStringLiteral("hardware (Neuron SDK 2.33) on trn");
+        told = Planner::messages(m_prompts, in).at(1).content;
+        QVERIFY(
+            told.contains(QStringLiteral("Source of these numbers: hardware (Neuron SDK 2.33) on trn.\n")));
     }
 
     void plannerParse()

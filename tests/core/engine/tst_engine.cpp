@@ -251,6 +251,39 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(SessionLock::path(s.workspaceDb, id)));
     }
 
+    // The Calibration tab's data comes from the engine: the baseline timed on nkisim in one session and
+    // measured on a hardware host in another is one pair (issue 34).
+    void calibrationPairsAKernelOfTwoSessions()
+    {
+        const Engine::Settings s = settings(QStringLiteral("calibration"));
+        SessionStore store(s.workspaceDb);
+        QVERIFY(store.open());
+        for (const bool hardware : {false, true}) {
+            const QString id = addSession(store, SessionRecord::Status::Finished);
+            Evaluation e;
+            e.status = EvalStatus::Ok;
+            e.correct = true;
+            e.latencyMeanMs = hardware ? 0.03 : 0.02;
+            e.bound = QStringLiteral("memory");
+            e.backend = hardware ? QStringLiteral("neuron") : QStringLiteral("sim");
+            e.host = hardware ? QStringLiteral("trn#0") : QStringLiteral("local#0");
+            QVERIFY(store.addEvaluation(SessionStore::baselineCandidateId(id), e));
+        }
+        Engine engine(s);
+        QSignalSpy loaded(&engine, &Engine::calibrationLoaded);
+        engine.loadCalibration(7, QString());
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(loaded.last().at(0).toULongLong(), quint64(7));
+        QCOMPARE(loaded.last().at(2).toString(), QString());
+        const Calibration c = loaded.last().at(1).value<Calibration>();
+        QCOMPARE(c.pairs().size(), 1);
+        QCOMPARE(c.pairs().first().predictedMs, 0.02);
+        QCOMPARE(c.pairs().first().measuredMs, 0.03);
+        QCOMPARE(c.pairs().first().host, QStringLiteral("trn"));
+        engine.loadCalibration(8, QStringLiteral("elsewhere"));
+        QVERIFY(loaded.last().at(1).value<Calibration>().pairs().isEmpty());
+    }
+
     // Failures of a search start come back as searchFailed, never as a start.
     void searchThatCannotStartIsToldAsFailed()
     {

@@ -37,6 +37,8 @@ Evaluation ok(double ms, double percent)
     e.percentOfPeak = percent; // the runner reports 0-100
     e.bound = QStringLiteral("memory");
     e.host = QStringLiteral("local/0");
+    e.backend = QStringLiteral("sim");
+    e.sdk = QStringLiteral("nkisim");
     e.metrics = QJsonObject{{QStringLiteral("hbm_read_bytes"), 65536}};
     return e;
 }

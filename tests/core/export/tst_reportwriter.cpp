@@ -98,7 +98,7 @@ private Q_SLOTS:
         const QList<QStringList> rows = parsedByPython(m_report->csv());
         QCOMPARE(rows.size(), 1 + 9); // header and every candidate, evaluated or not
         const QStringList header = rows.first();
-        QCOMPARE(header.size(), 21);
+        QCOMPARE(header.size(), 24);
         for (const QStringList &row : rows)
             QCOMPARE(row.size(), header.size());
         const auto rowOf = [&](const QString &id) {
@@ -144,6 +144,12 @@ private Q_SLOTS:
         QCOMPARE(best.value(QStringLiteral("bound")).toString(), QStringLiteral("memory"));
         QCOMPARE(best.value(QStringLiteral("source_hash")).toString(),
                  m_store->candidate(m_session.c2a)->sourceHash);
+        // Where the numbers come from (issue 34), read back from the workspace's columns
+        QCOMPARE(best.value(QStringLiteral("provenance")).toString(), QStringLiteral("nkisim"));
+        QCOMPARE(best.value(QStringLiteral("sdk")).toString(), QStringLiteral("nkisim"));
+        QCOMPARE(best.value(QStringLiteral("host")).toString(), QStringLiteral("local/0"));
+        // a failure's runner said nothing of its backend: unknown, not guessed
+        QCOMPARE(wrong.value(QStringLiteral("provenance")).toString(), QString());
 
         const QVariantMap pending = rowOf(m_session.c1e);
         QCOMPARE(pending.value(QStringLiteral("status")).toString(), QStringLiteral("pending"));

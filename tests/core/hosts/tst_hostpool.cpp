@@ -363,6 +363,15 @@ private Q_SLOTS:
             QVERIFY2(e.ok(), qPrintable(e.error));
             QVERIFY2(e.host.startsWith(it.value() + u'#'),
                      qPrintable(e.host + QStringLiteral(" for ") + it.value()));
+            // Provenance (issue 34): a Neuron host's numbers are the hardware's, and say which SDK
+            QCOMPARE(e.backend, QStringLiteral("neuron"));
+            QCOMPARE(e.provenance(), QStringLiteral("hardware"));
+            QVERIFY2(e.sdk.startsWith(it.value() == QStringLiteral("trn-today")
+                                          ? QStringLiteral("Neuron SDK 2.33 (")
+                                          : QStringLiteral("Neuron SDK <=2.26")),
+                     qPrintable(e.sdk));
+            QVERIFY2(e.provenanceText().endsWith(QStringLiteral(" on ") + it.value()),
+                     qPrintable(e.provenanceText()));
         }
         delete p;
     }

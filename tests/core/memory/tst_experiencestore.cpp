@@ -316,6 +316,7 @@ private Q_SLOTS:
         a.slowHash = QStringLiteral("s1");
         a.fastHash = QStringLiteral("f1");
         a.sessionId = QStringLiteral("sess");
+        a.measuredOn = QStringLiteral("hardware (Neuron SDK 2.33) on trn"); // issue 34: kept and exported
         a.pinned = true;
         add(a);
         add(make(QStringLiteral("gemm"), QStringLiteral("B ünïcode \"quoted\""), 0.8));
@@ -328,6 +329,15 @@ private Q_SLOTS:
         QCOMPARE(result.added, 2);
         QCOMPARE(fresh.exportJson().value(QStringLiteral("experiences")),
                  exported.value(QStringLiteral("experiences")));
+        int withProvenance = 0;
+        for (const ExperienceRecord &r : fresh.list())
+            if (r.experience.title == QStringLiteral("A")) {
+                QCOMPARE(r.measuredOn, QStringLiteral("hardware (Neuron SDK 2.33) on trn"));
+                ++withProvenance;
+            } else {
+                QCOMPARE(r.measuredOn, QString());
+            }
+        QCOMPARE(withProvenance, 1);
 
         // Importing again, or the same pair under another title, adds nothing.
         QJsonObject again = exported;

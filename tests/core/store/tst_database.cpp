@@ -174,7 +174,8 @@ private Q_SLOTS:
                     "created_at) VALUES ('old-base', 'old-session', 0, 'baseline', 'def kernel(): "
                     "pass', 'h', '2025-01-02T03:04:05.000Z')"),
                 QStringLiteral("INSERT INTO evaluations (candidate_id, status, correct, latency_mean_ms, "
-                               "created_at) VALUES ('old-base', 'ok', 1, 2.5, '2025-01-02T03:04:05.000Z')"),
+                               "raw_json, created_at) VALUES ('old-base', 'ok', 1, 2.5, '{\"backend\": "
+                               "\"neuron\", \"sdk\": \"Neuron SDK 2.33\"}', '2025-01-02T03:04:05.000Z')"),
                 QStringLiteral("INSERT INTO beams (session_id, iteration, position, candidate_id) VALUES "
                                "('old-session', 0, 0, 'old-base')"),
                 QStringLiteral("PRAGMA user_version = 1")};
@@ -203,6 +204,10 @@ private Q_SLOTS:
         QCOMPARE(store.candidates(QStringLiteral("old-session")).size(), 1);
         QCOMPARE(store.evaluation(QStringLiteral("old-base"))->latencyMeanMs, 2.5);
         QVERIFY(store.evaluation(QStringLiteral("old-base"))->reusedFrom.isEmpty());
+        // Version 6 took each evaluation's provenance from the result line it kept (issue 34).
+        QCOMPARE(store.evaluation(QStringLiteral("old-base"))->backend, QStringLiteral("neuron"));
+        QCOMPARE(store.evaluation(QStringLiteral("old-base"))->sdk, QStringLiteral("Neuron SDK 2.33"));
+        QCOMPARE(store.evaluation(QStringLiteral("old-base"))->provenance(), QStringLiteral("hardware"));
         QCOMPARE(store.beam(QStringLiteral("old-session"), 0), QStringList{QStringLiteral("old-base")});
         QVERIFY(store.setStatus(QStringLiteral("old-session"), SessionRecord::Status::Failed,
                                 QStringLiteral("failed")));
