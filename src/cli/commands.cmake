@@ -5,6 +5,7 @@ target_sources(accelopt PRIVATE hostscommand.cpp hostscommand.h clisshprompter.c
 target_sources(accelopt PRIVATE modelscommand.cpp modelscommand.h)
 target_sources(accelopt PRIVATE memorycommand.cpp memorycommand.h)
 target_sources(accelopt PRIVATE sessionscommand.cpp sessionscommand.h)
+target_sources(accelopt PRIVATE studycommand.cpp studycommand.h)
 target_sources(accelopt PRIVATE exportcommand.cpp exportcommand.h)
 target_sources(accelopt PRIVATE subcommandparser.cpp subcommandparser.h console.cpp console.h)
 target_sources(accelopt PRIVATE terminaltext.cpp terminaltext.h)
