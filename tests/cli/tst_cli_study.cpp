@@ -46,13 +46,17 @@ class TestCliStudy : public QObject
         QVERIFY2(config.save(w.llm(), &error), qPrintable(error));
     }
 
+    // Fresh evaluations per run, in two rounds of 2: round 1 cuts every arm (the sampling arm has exactly 2
+    // fresh evaluations to make, the baseline and slow1), round 2 the beam arms again.
+    static constexpr int budget = 4;
+
     static QStringList studyArgs(const QString &csv)
     {
         return {QStringLiteral("study"),
                 QStringLiteral("--task"),
                 QStringLiteral("swiglu"),
                 QStringLiteral("--budget-evals"),
-                QStringLiteral("4"),
+                QString::number(budget),
                 QStringLiteral("--slices"),
                 QStringLiteral("2"),
                 QStringLiteral("--repeats"),
@@ -177,6 +181,15 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(QStringLiteral("'nowhere'")) &&
                      r.err.contains(QStringLiteral("frontier, weak")),
                  qPrintable(r.err));
+        // A money budget with an unpriced model: refused before anything runs, saying what to do instead.
+        r = m_rig.cli(w, {QStringLiteral("study"), QStringLiteral("--task"), QStringLiteral("swiglu"),
+                          QStringLiteral("--budget-usd"), QStringLiteral("0.01"), QStringLiteral("--arm"),
+                          QStringLiteral("rs=sample,models=planner:weak")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("weak-model has no price")) &&
+                     r.err.contains(QStringLiteral("--budget-tokens")),
+                 qPrintable(r.err));
+        QCOMPARE(m_rig.requests(), 0);
         QVERIFY(!QFileInfo::exists(w.db() + QStringLiteral("-studies/")) ||
                 QDir(w.db() + QStringLiteral("-studies")).entryList({QStringLiteral("*.json")}).isEmpty());
     }
@@ -213,12 +226,20 @@ private Q_SLOTS:
                 // The weak planner only proposes a slower kernel: the best stays the baseline.
                 QCOMPARE(*m.speedup, 1.0);
             }
-            // The budget stopped every beam run part-way: round 1 at 2 fresh evaluations or just past, the
-            // end at 4 or just past (evaluations under way when the limit is reached still land).
-            if (run.arm != QStringLiteral("rs")) {
+            // The budget stopped every beam run part-way: round 1 at half of it or just past, the end at all
+            // of it or just past (evaluations under way when the limit is reached still land); a run that
+            // ended by its own rules first (a sampling arm's one iteration) took no more turns and stayed
+            // under it.
+            qInfo().noquote() << run.arm << "repeat" << run.repeat + 1 << "ended" << run.stopReason << "after"
+                              << m.evaluations << "evaluations";
+            QCOMPARE(run.checkpoints.size(), 2); // every run was cut at round 1's limit and had a second turn
+            QVERIFY2(run.checkpoints.at(0).measure.evaluations >= budget / 2, qPrintable(run.arm));
+            if (run.done) {
+                QVERIFY2(m.evaluations <= budget + 2, qPrintable(run.arm));
+            } else {
                 QCOMPARE(run.checkpoints.size(), 2);
-                QVERIFY2(run.checkpoints.at(0).measure.evaluations >= 2, qPrintable(run.arm));
-                QVERIFY2(m.evaluations >= 4 && m.evaluations <= 6,
+                QVERIFY2(run.checkpoints.at(0).measure.evaluations >= budget / 2, qPrintable(run.arm));
+                QVERIFY2(m.evaluations >= budget && m.evaluations <= budget + 2,
                          qPrintable(QString::number(m.evaluations)));
             }
             byArm[run.arm] << h;
@@ -339,6 +360,15 @@ private Q_SLOTS:
         QCOMPARE(shown.exitCode, 0);
         QCOMPARE(withoutSessions(lastJson(shown)), m_uninterrupted);
         QCOMPARE(m_rig.requests(), before);
+        // The table for people: one line per arm, the spread over the repeats, and why tokens.
+        const Run table = m_rig.cli(w, {QStringLiteral("study"), QStringLiteral("--show"), partial.id});
+        QCOMPARE(table.exitCode, 0);
+        qInfo().noquote() << table.out;
+        for (const QString &arm : {QStringLiteral("mem"), QStringLiteral("ens"), QStringLiteral("rs")})
+            QVERIFY2(table.out.contains(QStringLiteral("\nswiglu  ") + arm), qPrintable(table.out));
+        QVERIFY2(table.out.contains(QStringLiteral("cost basis tokens")) &&
+                     table.out.contains(QStringLiteral("note: the cost in money is unknown")),
+                 qPrintable(table.out));
     }
 };
 

@@ -96,6 +96,27 @@ bool StudyRunner::prepareArms()
             m_error = why;
             return false;
         }
+        // Said before the study exists, not at its first turn: a money budget with an unpriced model would
+        // never stop that arm, and arms compared on money must all have a price.
+        if (m_state.budget.kind == StudyBudget::Kind::Usd) {
+            QStringList unpriced;
+            for (AgentRole role : AgentRoles::all())
+                for (const ModelRoster::Member &m : config->roster.members(role)) {
+                    const Endpoint *e = config->endpoint(m.endpoint);
+                    const QString model = m.model.isEmpty() && e ? e->model : m.model;
+                    if (!config->prices.price(model) && !unpriced.contains(model))
+                        unpriced << model;
+                }
+            if (!unpriced.isEmpty()) {
+                m_error =
+                    QStringLiteral("arm %1 cannot keep a money budget: %2 %3 no price in the LLM settings; "
+                                   "set one (accelopt models price) or use --budget-tokens or "
+                                   "--budget-evals")
+                        .arg(arm.name, unpriced.join(QStringLiteral(", ")),
+                             unpriced.size() == 1 ? QStringLiteral("has") : QStringLiteral("have"));
+                return false;
+            }
+        }
         if (!PrivateFiles::makeFolder(m_state.folder(m_dir), why) ||
             !config->save(llmFile(m_state, m_dir, arm.name), &why)) {
             m_error = why;
