@@ -12,6 +12,7 @@
 #include "portcommand.h"
 #include "resumecommand.h"
 #include "sessionscommand.h"
+#include "studycommand.h"
 #include "suitecommand.h"
 #include "taskcommand.h"
 #include "taskscommand.h"
@@ -27,6 +28,7 @@ std::vector<std::unique_ptr<Command>> CommandRegistry::all()
     commands.push_back(std::make_unique<ModelsCommand>());
     commands.push_back(std::make_unique<MemoryCommand>());
     commands.push_back(std::make_unique<SessionsCommand>());
+    commands.push_back(std::make_unique<StudyCommand>());
     commands.push_back(std::make_unique<ExportCommand>());
     commands.push_back(std::make_unique<CompareCommand>());
     commands.push_back(std::make_unique<CalibrationCommand>());

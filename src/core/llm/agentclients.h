@@ -30,7 +30,7 @@ public:
     // The client for an endpoint's model (its default model when `model` is empty).
     ChatClient *client(const QString &endpointName, const QString &model = {}) const;
     QList<ChatClient *> clients() const;
-    // The client for one call. The draw comes from a hash of `key` (the call's plan or candidate id), not
+    // The client for one call. The draw comes from a hash of `key` (BeamSearch: the call's seed), not
     // from a running generator, so the same call picks the same model in every run, a resumed one included.
     ChatClient *pick(AgentRole role, const QString &key) const;
 

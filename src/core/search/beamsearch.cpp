@@ -337,12 +337,16 @@ void BeamSearch::send(Call call, const ChatMessages &messages, const QString &ta
         later([this, call, reply = CallBook::replyOf(*recorded)] { onChatFinished(call, reply); });
         return;
     }
-    ChatClient *client = clientFor(call.role, tag);
+    // The ensemble's draw is keyed on the call's seed (its place in the search by content, and the session's
+    // seed), not on the tag's ids, which differ per session: two repeats of a study arm with the same seed, or
+    // a killed session's rerun of an iteration, pick the same models.
+    const qint64 seed = seedOf(call);
+    ChatClient *client = clientFor(call.role, QString::number(seed));
     ChatRequest request;
     request.messages = messages;
     request.role = call.role;
     request.tag = tag;
-    request.seed = seedOf(call);
+    request.seed = seed;
     m_calls.add(client, client->send(request), call);
 }
 

@@ -34,6 +34,7 @@ public:
     // The fixture variant whose source occurs in `text` ("baseline", "fast1", ...), or empty.
     QString variantIn(const QString &text) const;
     QString source(const QString &variant) const { return m_kernels.value(variant); }
+    QString plan(const QString &variant) const { return m_plans.value(variant); } // the planner's reply
     QString lessonTitle(const QString &pair) const; // "fast1 -> fast2"
     QStringList lessonPairs() const { return m_lessons.keys(); }
 
