@@ -78,7 +78,7 @@ CalibrationView::CalibrationView(AppContext *context, QWidget *parent) : QWidget
     leftLayout->addWidget(m_pairs, 1);
     m_chart = new ThemedChartView(split);
     m_chart->setRenderHint(QPainter::Antialiasing);
-    m_chart->setMinimumWidth(300);
+    m_chart->setMinimumSize(300, 80); // the chart's own minimum would hold the window's height up
     split->addWidget(left);
     split->addWidget(m_chart);
     split->setStretchFactor(0, 3);

@@ -193,12 +193,18 @@ ProfileDock::ProfileDock(AppContext *context, UserPrompts *prompts, QWidget *par
     timelineLayout->addWidget(m_selection);
     m_tabs->addTab(timelineTab, tr("Timeline"));
     m_timelineTab = timelineTab;
-    m_calibration = new CalibrationView(m_context, m_tabs);
-    m_tabs->addTab(m_calibration, tr("Calibration"));
+    // In a scroll area, as the summary: its tables and wrapped lines would otherwise set the window's minimum
+    // height (tst_mainwindow caught the window growing by 70 px on restart).
+    auto *calibrationScroll = new QScrollArea(m_tabs);
+    calibrationScroll->setWidgetResizable(true);
+    calibrationScroll->setFrameShape(QFrame::NoFrame);
+    m_calibration = new CalibrationView(m_context, calibrationScroll);
+    calibrationScroll->setWidget(m_calibration);
+    m_tabs->addTab(calibrationScroll, tr("Calibration"));
     m_tabs->setTabToolTip(m_tabs->count() - 1,
                           tr("nkisim's predictions against a hardware host's measurements, per kernel"));
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
-        if (m_tabs->widget(index) == m_calibration)
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this, calibrationScroll](int index) {
+        if (m_tabs->widget(index) == calibrationScroll)
             m_calibration->refresh(); // the workspace may have new measurements since
     });
     layout->addWidget(m_tabs, 1);
