@@ -3,7 +3,8 @@
 Reads <workdir>/job.json, applies the resource limits to itself, captures what the kernel prints, runs its part of
 the evaluation with a soft wall-clock timer (so a timeout can name the kernel line), and writes
 <workdir>/result.json. The job's role says which part: "prepare" and "verdict" (judge.py: the task's inputs and
-reference, then the comparison; never kernel code), "kernel" (kernelside.py: the kernel on the prepared inputs,
+reference, then the comparison; never kernel code), "timer" (both around the kernel's step: judge.timed),
+"simserver" (kernelremote.py), "kernel" (kernelside.py: the kernel on the prepared inputs,
 timed), or "whole" (evaluate.run, everything in one process: the Neuron backend).
 """
 from __future__ import annotations
@@ -96,6 +97,9 @@ def main(workdir: str) -> int:
         elif role == "verdict":
             from . import judge
             res = judge.verdict(job, workdir)
+        elif role == "timer":  # prepare, wait for the kernel's run, model its trace (judge.timed)
+            from . import judge
+            res = judge.timed(job, workdir)
         elif role == "simserver":  # the kernel's NKI calls, run in the judge's sandbox (kernelremote.py)
             from . import kernelremote
             res = kernelremote.serve(job, workdir, lim)
@@ -162,10 +166,10 @@ def main(workdir: str) -> int:
         except Exception:  # noqa: BLE001
             pass
         sys.stdout, sys.stderr = real_stdout, real_stderr
-    if role == "simserver":
-        from . import kernelremote
-        if kernelremote.PREPARED:
-            res["prepared"] = dict(kernelremote.PREPARED)
+    if role in ("simserver", "timer"):
+        from . import judge
+        if judge.PREPARED:
+            res["prepared"] = dict(judge.PREPARED)
     res["output"] = out.text()
     res["wall_s"] = time.monotonic() - t0
     res["phase_s"] = evaluate.CLOCK.result()

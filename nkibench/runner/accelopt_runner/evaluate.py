@@ -99,7 +99,7 @@ def _written_inputs(before, after, names):
 
 def run(job: dict, workdir: str, backend) -> dict:
     """Everything in one process, as a Neuron eval still runs (backend: backend_neuron.NeuronBackend, or
-    backend_sim.SimBackend): the same steps as the three children of an nkisim eval, one after the other. The
+    backend_sim.SimBackend): the same steps as the children of an nkisim eval, one after the other. The
     runner then applies the roofline and its tripwires (handover.physics), as for those."""
     from . import handover, judge, kernelside
     cases = os.path.join(workdir, "for-kernel")

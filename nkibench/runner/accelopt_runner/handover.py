@@ -12,8 +12,8 @@ import os
 import shutil
 import threading
 
-from . import child, kernelremote
-from .judge import TRACE, case_stem, prepared_fields
+from . import child, kernelremote, stepsync
+from .judge import SYNC, TRACE, case_stem, prepared_fields
 from .kernelside import NEFF, NEFF_META
 
 # What the kernel's child is told: how to run it, nothing of the task, the size or the seeds (the timing
@@ -23,33 +23,64 @@ KERNEL_JOB_FIELDS = ("id", "backend", "target", "kernel", "timeout_s", "limits",
 
 
 def split(job: dict, steps) -> dict:
-    """prepare, kernel, verdict (steps: sandbox._Steps), and the result the runner composes of them."""
+    """The eval's steps (steps: sandbox._Steps), and the result the runner composes of them: a checked nkisim eval
+    in run_remote, a timing-only one in run_timed, a Neuron one here (the judge prepares the cases, the kernel's
+    child compiles, the judge runs the NEFF and gives the verdict)."""
     kjob = {k: job[k] for k in KERNEL_JOB_FIELDS if k in job}
     kjob["role"] = "kernel"
     if remote(job):
         return run_remote(job, kjob, steps)
-    # a NEFF is timed on real arrays, nkisim on declared shapes
-    prepared, judge_folder = steps.run("judge", dict(job, role="prepare", times_shapes=job["backend"] == "sim"))
+    if job["backend"] == "sim":
+        return run_timed(job, kjob, steps)
+    prepared, judge_folder = steps.run("judge", dict(job, role="prepare", times_shapes=False))  # a NEFF runs on arrays
     if prepared.get("status") != "prepared":
         return prepared
     if steps.cancel.is_set():
         return steps.fail("infra_error", "cancelled by the client") | {"cancelled": True}
     steps.judge_folder = judge_folder
     base = prepared_fields(prepared)
-    if job["backend"] == "neuron" and job.get("generation"):
+    if job.get("generation"):
         base["generation"] = job["generation"]  # the NKI generation that chose the route
-    if job["backend"] == "neuron":
-        ran = compile_neff(kjob, steps)
-        if ran.get("status") != "ok":  # the serving process's notes (generation, trust) still go with it
-            return merge(base, prepared, ran, {"warnings": list(job.get("warnings") or [])})
-    else:
-        cases = os.path.join(judge_folder, child.KERNEL_CASES)
-        ran, kernel_folder = steps.run("kernel", kjob, inputs_from=cases)
-        if ran.get("status") != "ok":
-            return merge(base, prepared, ran)
-        move_outputs(kernel_folder, judge_folder)
+    ran = compile_neff(kjob, steps)
+    if ran.get("status") != "ok":  # the serving process's notes (generation, trust) still go with it
+        return merge(base, prepared, ran, {"warnings": list(job.get("warnings") or [])})
     judged, _ = steps.run("judge", dict(job, role="verdict"), folder=judge_folder)
     return merge(base, prepared, ran, judged, status_from=judged, timing_from=judged)
+
+
+def run_timed(job: dict, kjob: dict, steps) -> dict:
+    """A timing-only nkisim eval: the judge's "timer" child (judge.timed) prepares the cases and stays alive while
+    the kernel's child runs on them, then models the trace the runner hands over. The two never run at once (the
+    judge waits on a FIFO: stepsync.py), so they never compete for a core."""
+    steps.judge_folder = judge_folder = steps.make_folder("judge", job)
+    sync = stepsync.RunnerEnd(os.path.join(judge_folder, SYNC))
+    out = {}
+    # as in run_remote: the zygote is started from this thread, the judge's step runs from a helper thread
+    steps.warm("judge", job)
+    t = threading.Thread(target=lambda: out.update(judge=steps.run("judge", dict(job, role="timer"),
+                                                                   folder=judge_folder)[0]), daemon=True)
+    t.start()
+    ran = None
+    try:
+        if sync.wait_ready(t.is_alive):
+            if steps.cancel.is_set():
+                ran = steps.fail("infra_error", "cancelled by the client") | {"cancelled": True}
+            else:
+                ran, kernel_folder = steps.run("kernel", kjob, inputs_from=os.path.join(judge_folder,
+                                                                                      child.KERNEL_CASES))
+                if ran.get("status") == "ok":
+                    move_outputs(kernel_folder, judge_folder)
+    finally:
+        sync.tell(stepsync.TRACE if ran is not None and ran.get("status") == "ok" else stepsync.STOP)
+        t.join()
+        sync.close()
+    judged = out.get("judge") or steps.fail("infra_error", "the judge's step ended without a result")
+    prepared = judged.pop("prepared", None)
+    if ran is None or not isinstance(prepared, dict):  # the task failed the judge before the kernel ran
+        return judged
+    if ran.get("status") != "ok":
+        return merge(prepared, judged, ran)
+    return merge(prepared, {}, ran, judged, status_from=judged, timing_from=judged)
 
 
 def judges_neff(job: dict) -> bool:

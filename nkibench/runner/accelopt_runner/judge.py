@@ -28,6 +28,12 @@ from .taskspec import LoadedTask, TaskError
 
 CASES = "cases.json"
 TRACE = "trace"  # the stem of the kernel's instruction trace (nkisim.traceio)
+SYNC = "sync"  # the "timer" child's signals with the runner (stepsync.py)
+
+# The prepare step's fields once it succeeded in a child that goes on after it (the "simserver" and "timer" roles):
+# child.main adds them to whatever result the child ends with (a kernel that failed or hung too), so the runner can
+# tell a task the judge could not prepare from a kernel that failed.
+PREPARED: dict = {}
 
 
 def case_stem(folder: str, i: int) -> str:
@@ -140,6 +146,26 @@ def prepare(job: dict, workdir: str, kernel_dir: str) -> dict:
         json.dump(cases, f)
     res.update(status="prepared", error=None)
     return res
+
+
+def timed(job: dict, workdir: str) -> dict:
+    """The "timer" child of a timing-only nkisim eval, in the judge's folder: the cases (prepare); then, while the
+    kernel's child runs on them, a wait for the runner's word (stepsync.py); then the model of the trace the runner
+    handed over. One judge process across the kernel's step instead of a prepare child and a verdict child: one
+    fork, one job and one result less per eval (issue 29's overhead)."""
+    from . import stepsync
+    from .child import KERNEL_CASES
+    prepared = prepare(dict(job, times_shapes=True), workdir, os.path.join(workdir, KERNEL_CASES))
+    if prepared.get("status") != "prepared":
+        return prepared
+    PREPARED.update(prepared_fields(prepared))
+    PHASE["now"] = "waiting for the kernel's run"
+    CLOCK.stop()  # the kernel's time, not the judge's
+    if stepsync.ready_then_wait(os.path.join(workdir, SYNC)) != stepsync.TRACE:
+        res = header(job)  # nothing to judge: the kernel's own result is the eval's
+        res.update(status="prepared", error=None)
+        return res
+    return verdict(job, workdir)
 
 
 def _param_mismatch(spec: dict, task: LoadedTask) -> dict:

@@ -98,12 +98,6 @@ class RemoteBackend(SimBackend):
             self.server = None
 
 
-# The prepare step's fields once it succeeded in this simserver child: child.main adds them to whatever result the
-# child ends with (a kernel that failed or hung too), so that the runner can tell a task the judge could not
-# prepare from a kernel that failed.
-PREPARED: dict = {}
-
-
 def serve(job: dict, workdir: str, limits: dict) -> dict:
     """The "simserver" child, in the judge's folder: the task's cases (judge.prepare; the kernel's child needs none
     of them and waits meanwhile), the kernel's run on each, then, when it ran, the verdict on its outputs and the
@@ -117,7 +111,7 @@ def serve(job: dict, workdir: str, limits: dict) -> dict:
     prepared = judge.prepare(job, workdir, cases)
     if prepared.get("status") != "prepared":
         return prepared
-    PREPARED.update(judge.prepared_fields(prepared))
+    judge.PREPARED.update(judge.prepared_fields(prepared))
     backend = RemoteBackend(job["target"], limits, os.path.join(workdir, os.path.basename(job.get("rpc") or "rpc")))
     try:
         res = kernelside.run(job, cases, backend, save_trace=False)

@@ -140,13 +140,21 @@ def _wrap_for(job: dict, env: dict, sandbox: dict, python: str | None):
     readable = [RUNNER_DIR, NKIBENCH_DIR, spec.get("dir"), os.path.dirname(spec.get("reference_path") or ""),
                 os.path.dirname(os.path.dirname(os.path.abspath(python or sys.executable)))]
     readable += env["PYTHONPATH"].split(os.pathsep)
-    readable = tuple(dict.fromkeys(p for p in readable if p))
+    readable = _outermost(p for p in readable if p)
     neuron = job["backend"] == "neuron"
 
     def wrap(writable: str) -> list:
         return confinement.wrap_command(sandbox["bwrap"], sandbox.get("disable_userns", True), neuron, readable,
                                         writable)
     return wrap, ("bwrap", python, neuron, readable)
+
+
+def _outermost(paths) -> tuple:
+    """The folders of paths that no other one contains: the same view, and the same zygote key for every task
+    whose folder is already readable (the built-in tasks under nkibench/), so a suite does not start the judge's
+    zygote afresh for each task."""
+    ps = list(dict.fromkeys(os.path.abspath(p) for p in paths))
+    return tuple(p for p in ps if not any(q != p and p.startswith(q.rstrip(os.sep) + os.sep) for q in ps))
 
 
 def _zygote_for(role: str, env: dict, wrap, key, python: str | None):
@@ -207,8 +215,9 @@ def run_child(job: dict, cancel: threading.Event, sandbox: dict, python: str | N
     the zygote's folder).
 
     A checked nkisim eval takes two children side by side, the kernel's and the judge's server (which prepares the
-    inputs and references, runs the kernel's NKI calls and judges); a timing-only one three, one after the other:
-    the judge prepares, the kernel runs on the inputs and records its trace, the judge models the trace. Data moves
+    inputs and references, runs the kernel's NKI calls and judges); a timing-only one two, the judge's "timer"
+    around the kernel's: the judge prepares, the kernel runs on the inputs and records its trace, the judge models
+    the trace. Data moves
     between their folders through this process only, and the kernel's sandbox sees none of the judge's. A Neuron
     eval splits the same way where nrtpy is installed (the kernel's child compiles, the judge runs the NEFF), else
     it is one child ("whole")."""
@@ -377,6 +386,8 @@ def _outcome_result(job: dict, outcome: dict, workdir: str, sandbox: dict, t0: f
         except (OSError, ValueError) as e:
             return _fail(job, "crashed", f"the evaluation process wrote an unreadable result: {e}", t0)
     rc = outcome["returncode"]
+    if sandbox.get("active") and rc is not None and 128 < rc < 128 + 65:
+        rc = 128 - rc  # bwrap exits with 128 + the signal that ended the process inside
     tail = err_text.strip()[-1500:]
     mem = job["limits"].get("memory_limit_mb")
     if rc is not None and rc < 0:

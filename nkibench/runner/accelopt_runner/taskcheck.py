@@ -3,7 +3,7 @@ folder a user wrote work, and what are its figures. The checks run in order and 
 checks are omitted from `checks`); the runner README documents the fields.
 
 Nothing of the task runs in this process: the reference runs in the judge's sandbox (taskprobe.py, role "probe")
-and the baseline through the eval machinery (serve.evaluate_request: prechecks, three sandboxed children,
+and the baseline through the eval machinery (serve.evaluate_request: prechecks, sandboxed children,
 physics), exactly as an eval of the task would."""
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ def _preimport():
     import nkisim.perf.profile  # noqa: F401
     import nkisim.traceio  # noqa: F401
     from . import (arrays, backend_sim, child, correctness, evaluate, judge, kernelremote, kernelside,  # noqa: F401
-                   limits, roofline, taskspec, timing, tracetiming)
+                   limits, roofline, stepsync, taskspec, timing, tracetiming)
     import nkisim.remote.client  # noqa: F401  (a checked eval's two sides: 10-20 ms a child otherwise)
     import nkisim.remote.server  # noqa: F401
     try:
