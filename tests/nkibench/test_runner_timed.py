@@ -70,11 +70,17 @@ def test_a_cancelled_timed_eval(srv):
     still_serving(srv)
 
 
-def test_a_task_the_judge_cannot_prepare_never_runs_the_kernel(srv):
+def test_a_task_the_judge_cannot_prepare_is_the_result(srv):
+    """The kernel's child starts with the judge, but its run does not count: nothing of it reaches the result, and
+    it is stopped where it is (a kernel whose module code never ends does not hold the eval to its time limit)."""
     marker = add_kernel(prelude="print('KERNEL RAN')\n")
     r = timed(srv, "broken", marker, task="broken")
     assert r["status"] == "infra_error" and "the reference is broken" in r["error"], r
     assert "KERNEL RAN" not in (r.get("output") or ""), r
+    t0 = time.monotonic()
+    r = timed(srv, "broken-and-stuck", add_kernel(prelude="while True:\n    pass\n"), task="broken", timeout_s=600)
+    assert r["status"] == "infra_error" and "the reference is broken" in r["error"], r
+    assert time.monotonic() - t0 < 300, "the kernel's child was not stopped when its run stopped mattering"
     still_serving(srv)
 
 
@@ -83,3 +89,18 @@ def test_back_to_back_timed_evals_are_independent(srv):
     for i in range(10):
         r = timed(srv, f"b{i}", add_kernel(prelude=f"print({json.dumps('run ' + str(i))})\n"))
         assert r["status"] == "ok" and f"run {i}" in r["output"] and f"run {i - 1}" not in r["output"], r
+
+
+def test_a_kernel_that_forges_its_inputs_word_only_fails_itself(srv):
+    """The kernel's module code says "go" on its own FIFO before the judge has prepared anything: its run fails as
+    the kernel's own error, and nothing else changes."""
+    r = timed(srv, "forged-go", attack('''
+        fd = os.open("inputs-ready", os.O_WRONLY | os.O_NONBLOCK)
+        os.write(fd, b"go")
+        os.close(fd)
+        found["wrote"] = True
+        '''))
+    assert r["status"] in ("ok", "runtime_error"), r  # "ok" when the inputs happened to be there already
+    if r["status"] == "runtime_error":
+        assert "not run: no inputs" in r["error"], r
+    still_serving(srv)

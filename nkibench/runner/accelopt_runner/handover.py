@@ -50,33 +50,50 @@ def split(job: dict, steps) -> dict:
 
 def run_timed(job: dict, kjob: dict, steps) -> dict:
     """A timing-only nkisim eval: the judge's "timer" child (judge.timed) prepares the cases and stays alive while
-    the kernel's child runs on them, then models the trace the runner hands over. The two never run at once (the
-    judge waits on a FIFO: stepsync.py), so they never compete for a core."""
+    the kernel's child runs on them, then models the trace the runner hands over. The kernel's child starts with the
+    judge and loads the kernel meanwhile, then waits for its inputs (kernelside.run, "await_inputs"); the two never
+    compute at once (stepsync.py), so they never compete for a core."""
     steps.judge_folder = judge_folder = steps.make_folder("judge", job)
+    kernel_folder = steps.make_folder("kernel", kjob)  # both zygotes warmed from this thread (sandbox.warm)
     sync = stepsync.RunnerEnd(os.path.join(judge_folder, SYNC))
+    inputs = stepsync.Gate(os.path.join(kernel_folder, stepsync.INPUTS))
     out = {}
-    # as in run_remote: the zygote is started from this thread, the judge's step runs from a helper thread
-    steps.warm("judge", job)
-    t = threading.Thread(target=lambda: out.update(judge=steps.run("judge", dict(job, role="timer"),
-                                                                   folder=judge_folder)[0]), daemon=True)
-    t.start()
+
+    unwanted = threading.Event()  # the task failed the judge: the kernel's child is stopped wherever it is
+
+    def step(role, child_job, folder, **kw):
+        return threading.Thread(target=lambda: out.update({role: steps.run(role, child_job, folder=folder, **kw)[0]}),
+                                daemon=True)
+    judge_t = step("judge", dict(job, role="timer"), judge_folder)
+    kernel_t = step("kernel", dict(kjob, await_inputs=True), kernel_folder, retry=False, stop=unwanted)
+    judge_t.start()
+    kernel_t.start()
     ran = None
     try:
-        if sync.wait_ready(t.is_alive):
-            if steps.cancel.is_set():
-                ran = steps.fail("infra_error", "cancelled by the client") | {"cancelled": True}
-            else:
-                ran, kernel_folder = steps.run("kernel", kjob, inputs_from=os.path.join(judge_folder,
-                                                                                      child.KERNEL_CASES))
-                if ran.get("status") == "ok":
-                    move_outputs(kernel_folder, judge_folder)
+        if sync.wait_ready(judge_t.is_alive) and not steps.cancel.is_set():
+            _move_regular(os.path.join(judge_folder, child.KERNEL_CASES), kernel_folder,
+                          lambda name: name.startswith("case"))
+            inputs.say(stepsync.GO)
+            kernel_t.join()
+            ran = out.get("kernel") or steps.fail("infra_error", "the kernel's step ended without a result")
+            if ran.get("zygote_failed"):  # the kernel took its zygote down: once more in a fresh child
+                ran, kernel_folder = steps.run("kernel", kjob, inputs_from=kernel_folder, cold=True)
+            if ran.get("status") == "ok":
+                move_outputs(kernel_folder, judge_folder)
     finally:
+        if ran is None:
+            unwanted.set()
+        inputs.say(stepsync.STOP)
         sync.tell(stepsync.TRACE if ran is not None and ran.get("status") == "ok" else stepsync.STOP)
-        t.join()
+        kernel_t.join()
+        judge_t.join()
+        inputs.close()
         sync.close()
+    if steps.cancel.is_set():  # whichever step saw it first, the eval was cancelled
+        return steps.fail("infra_error", "cancelled by the client") | {"cancelled": True}
     judged = out.get("judge") or steps.fail("infra_error", "the judge's step ended without a result")
     prepared = judged.pop("prepared", None)
-    if ran is None or not isinstance(prepared, dict):  # the task failed the judge before the kernel ran
+    if ran is None or not isinstance(prepared, dict):  # the task failed the judge: the kernel's run does not count
         return judged
     if ran.get("status") != "ok":
         return merge(prepared, judged, ran)

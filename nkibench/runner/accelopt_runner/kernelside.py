@@ -14,7 +14,7 @@ import json
 import os
 
 from . import arrays, timing
-from .evaluate import CLOCK, PHASE, _copy_inputs, _written_inputs, empty_result
+from .evaluate import CLOCK, PHASE, KernelFailure, _copy_inputs, _written_inputs, empty_result
 from .judge import CASES, TRACE, case_stem, out_stem
 
 
@@ -25,6 +25,16 @@ def run(job: dict, workdir: str, backend, save_trace: bool = True) -> dict:
     PHASE["now"] = "loading the kernel"
     CLOCK.start("load")
     backend.load(job["kernel"], job.get("function"))
+    if job.get("await_inputs"):  # started before the judge had prepared them (handover.run_timed)
+        from . import stepsync
+        PHASE["now"] = "waiting for the kernel's inputs"
+        CLOCK.stop()
+        # The runner says STOP only when it will not use this result; anything else but its GO, or a GO before
+        # the inputs, was written by the kernel's own process.
+        word = stepsync.await_word(os.path.join(workdir, stepsync.INPUTS))
+        if not word.startswith(stepsync.GO) or not os.path.isfile(os.path.join(workdir, CASES)):
+            raise KernelFailure("runtime_error", f"not run: no inputs ({word[:16]!r} on the runner's FIFO in the "
+                                                 f"kernel's folder, which the kernel's process may have written)")
     with open(os.path.join(workdir, CASES), encoding="utf-8") as f:
         cases = json.load(f)
     bench_inputs = None

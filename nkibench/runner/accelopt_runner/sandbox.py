@@ -255,6 +255,16 @@ def run_judge_child(job: dict, cancel: threading.Event, sandbox: dict, python: s
         steps.close()
 
 
+class _Either:
+    """Set when either event is (all a child's runner asks of its cancel event)."""
+
+    def __init__(self, a: threading.Event, b: threading.Event):
+        self.a, self.b = a, b
+
+    def is_set(self) -> bool:
+        return self.a.is_set() or self.b.is_set()
+
+
 class _Steps:
     """The children of one evaluation: each in the sandbox of its role, forked from that role's zygote when there
     is one, else cold; the folders they used, removed at close."""
@@ -268,10 +278,12 @@ class _Steps:
         self.judge_folder = None
 
     def run(self, role: str, child_job: dict, folder: str | None = None, inputs_from: str | None = None,
-            cold: bool = False, retry: bool = True):
+            cold: bool = False, retry: bool = True, stop: threading.Event | None = None):
         """(result, folder) of one child of role; inputs_from: a folder whose files move into the child's first.
         cold: not from the zygote. retry: when the zygote fails, run the child cold at once; without, the result
-        says `zygote_failed` and the caller decides (a kernel talking to its server cannot restart alone)."""
+        says `zygote_failed` and the caller decides (a kernel talking to its server cannot restart alone). stop:
+        kills this child alone, as a cancel would (a step whose result is no longer wanted)."""
+        cancel = self.cancel if stop is None else _Either(self.cancel, stop)
         env = child_env(child_job, "")
         wrap, key = _wrap_for(child_job, env, self.sandbox, self.python)
         client = None
@@ -283,7 +295,7 @@ class _Steps:
         outcome = None
         if client is not None:
             try:
-                outcome = client.run(folder, {"HOME": folder, "TMPDIR": folder}, self.cap, self.cancel, self.hard)
+                outcome = client.run(folder, {"HOME": folder, "TMPDIR": folder}, self.cap, cancel, self.hard)
             except ZygoteError as e:  # the zygote failed, not the kernel: run this one cold, start afresh next time
                 log.warning("the slot's %s zygote failed (%s); this step runs in a cold child", role, e)
                 self.broken.append(client)
@@ -297,7 +309,7 @@ class _Steps:
                                       keep_all=role != "kernel", old=folder)
         if outcome is None:
             try:
-                outcome = _run_cold(wrap, env, folder, self.python, self.cap, self.cancel, self.hard)
+                outcome = _run_cold(wrap, env, folder, self.python, self.cap, cancel, self.hard)
             except OSError as e:
                 return _fail(self.job, "infra_error", f"cannot start the evaluation process: {e}", self.t0), folder
         return _outcome_result(child_job, outcome, folder, self.sandbox, self.t0), folder

@@ -1,7 +1,10 @@
-"""Two signals between the runner and a judge child that stays alive across the kernel's step (the timing-only
-nkisim eval, handover.run_timed): the judge says the kernel's cases are ready; the runner says the kernel's trace
-is there to model, or that there is nothing to judge. Two FIFOs in the judge's folder, which the kernel's sandbox
-cannot see.
+"""The signals of a timing-only nkisim eval (handover.run_timed), whose judge child stays alive across the kernel's
+step and whose kernel child starts before its inputs exist. Between the runner and the judge, two FIFOs in the
+judge's folder, which the kernel's sandbox cannot see: the judge says the kernel's cases are ready; the runner says
+the kernel's trace is there to model, or that there is nothing to judge. Between the runner and the kernel's child,
+one FIFO in the kernel's folder (a Gate): the inputs are there, or the kernel will not run. The kernel's process
+can write into its own FIFO, but learns nothing from it but when its inputs came; a word it forges only makes it
+look for inputs that are not there yet.
 
 The runner opens its ends before the judge starts, so the judge never blocks in open(): "go" read-write (a
 judge's read then waits for the runner's word, and a runner that dies closes it), "ready" read-only and
@@ -14,6 +17,7 @@ import select
 
 READY, GO = "ready", "go"
 TRACE, STOP = "trace", "stop"  # the runner's words on GO
+INPUTS = "inputs-ready"  # the Gate in the kernel's folder; its words: GO or STOP
 
 
 class RunnerEnd:
@@ -53,6 +57,36 @@ class RunnerEnd:
             if fd >= 0:
                 os.close(fd)
         self._ready = self._go = -1
+
+
+class Gate:
+    """A word for a child that may ask for it before it is said: the runner holds the FIFO read-write from the start,
+    so the child's open() never blocks and the word stays in the pipe until read; closed when the child's step
+    ended."""
+
+    def __init__(self, path: str):
+        os.mkfifo(path, 0o600)
+        self._fd = os.open(path, os.O_RDWR)
+        self._said = False
+
+    def say(self, word: str) -> None:
+        if not self._said and self._fd >= 0:
+            os.write(self._fd, word.encode())  # a few bytes: one atomic write, read whole
+            self._said = True
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def await_word(path: str) -> str:
+    """The child's side of a Gate: the word, or "" when the runner went away without one."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, 16).decode(errors="replace")
+    finally:
+        os.close(fd)
 
 
 def ready_then_wait(folder: str) -> str:
