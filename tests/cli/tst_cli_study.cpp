@@ -370,6 +370,57 @@ private Q_SLOTS:
                      table.out.contains(QStringLiteral("note: the cost in money is unknown")),
                  qPrintable(table.out));
     }
+
+    // Ctrl+C as soon as the study's file shows a run's first turn done (a session with its first checkpoint):
+    // the study stops cleanly, exit 130, saying how to go on; its file is a partial study; resumed, it ends
+    // with the uninterrupted study's result.
+    void interruptedStudyResumesToTheSameResult()
+    {
+        if (m_uninterrupted.isEmpty())
+            QSKIP("needs threeArmsUnderOneEvaluationBudget's result");
+        Workspace w;
+        writeLlmConfig(w);
+        const QString csvPath = w.dir.filePath(QStringLiteral("study.csv"));
+        m_rig.useAgents(m_rig.swiglu);
+        bool interrupted = false;
+        m_rig.whileRunning = [&](const QString &) {
+            if (interrupted)
+                return;
+            for (const StudyState::Run &run : onlyStudy(w).runs)
+                if (!run.checkpoints.isEmpty() && !run.sessionId.isEmpty()) {
+                    interrupted = true;
+                    m_rig.signalNow(SIGINT);
+                    return;
+                }
+        };
+        const Run stopped = m_rig.cli(w, studyArgs(csvPath));
+        m_rig.whileRunning = nullptr;
+        QVERIFY2(interrupted, qPrintable(stopped.err));
+        QVERIFY2(!stopped.killed && stopped.exitCode == 130, qPrintable(stopped.err));
+        QVERIFY2(stopped.err.contains(QStringLiteral("stopped; resume with 'accelopt study --resume")),
+                 qPrintable(stopped.err));
+        const StudyState partial = onlyStudy(w);
+        QVERIFY(!partial.finished);
+        int withCheckpoints = 0;
+        for (const StudyState::Run &run : partial.runs)
+            withCheckpoints += run.checkpoints.isEmpty() ? 0 : 1;
+        QVERIFY(withCheckpoints >= 1 && withCheckpoints < partial.runs.size());
+        // What it printed on the way out is the partial result, marked so.
+        QVERIFY2(!lastJson(stopped).value(QStringLiteral("finished")).toBool(true), qPrintable(stopped.out));
+        const Run resumed = m_rig.cli(w, {QStringLiteral("study"), QStringLiteral("--resume"), partial.id,
+                                          QStringLiteral("--json"), QStringLiteral("--csv"), csvPath});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));
+        const QStringList got = withoutSessions(lastJson(resumed));
+        QCOMPARE(got.size(), m_uninterrupted.size());
+        for (qsizetype i = 0; i < got.size(); ++i)
+            QVERIFY2(got.at(i) == m_uninterrupted.at(i),
+                     qPrintable(got.at(i) + QStringLiteral("\n   expected:\n") + m_uninterrupted.at(i)));
+        // The interrupted turn's session was resumed, not replaced: each run still has one session.
+        const StudyState done = onlyStudy(w);
+        for (qsizetype i = 0; i < done.runs.size(); ++i)
+            if (!partial.runs.at(i).sessionId.isEmpty())
+                QCOMPARE(done.runs.at(i).sessionId, partial.runs.at(i).sessionId);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliStudy)
