@@ -45,6 +45,7 @@ StudyDock::StudyDock(AppContext *context, QWidget *parent)
     m_choice->setObjectName(QStringLiteral("studyChoice"));
     m_choice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_choice->setMinimumContentsLength(30);
+    m_choice->setPlaceholderText(tr("(no study yet)"));
     label->setBuddy(m_choice);
     top->addWidget(label);
     top->addWidget(m_choice, 1);
@@ -124,13 +125,11 @@ void StudyDock::refresh()
         // The study looked at stays chosen while newer ones appear; the newest at first.
         m_choice->setCurrentIndex(std::max(0, m_choice->findData(chosen)));
     }
-    m_choice->setEnabled(!m_studies.isEmpty());
     m_problems->setVisible(!problems.isEmpty());
     for (QString &p : problems)
         p = Theme::statusHtml(Theme::Status::Warning, p.toHtmlEscaped());
     m_problems->setText(problems.join(QStringLiteral("<br>")));
     showStudy(m_choice->currentIndex());
-    Q_EMIT refreshed();
 }
 
 void StudyDock::showStudy(int index)

@@ -33,7 +33,6 @@ public:
 
 Q_SIGNALS:
     void openSessionRequested(const QString &sessionId);
-    void refreshed(); // after every read of the folder (tests wait on it)
 
 private:
     void watch();
