@@ -70,16 +70,22 @@ QChart *StudyChart::build(const StudyResult &result, const QString &task)
         }
         if (spread) {
             // Behind the line, so the line reads over its band; not in the legend, whose entry is the line.
-            auto *band = new QAreaSeries(upper, lower);
+            auto *band = new QAreaSeries;
+            band->setUpperSeries(upper);
+            band->setLowerSeries(lower);
             band->setName(QObject::tr("%1 (spread over repeats)").arg(s.arm));
             band->setProperty("band", s.arm);
             QColor fill = color;
             fill.setAlpha(50);
             band->setBrush(fill);
-            QColor edge = color;
-            edge.setAlpha(90);
-            band->setPen(QPen(edge, 1));
+            QColor border = color;
+            border.setAlpha(90);
+            band->setPen(QPen(border, 1));
             chart->addSeries(band);
+            // The chart owns the band, the band its edges (which are no series of the chart).
+            for (QLineSeries *edge : {upper, lower})
+                if (!edge->parent())
+                    edge->setParent(band);
             chart->legend()->markers(band).value(0)->setVisible(false);
         } else {
             delete upper;
