@@ -139,11 +139,18 @@ void StudyView::setStudy(const StudyState &state)
                        .arg(state.id, state.tasks.join(QStringLiteral(", ")), budgetText(state.budget))
                        .arg(state.budget.slices)
                        .arg(where);
+    QStringList unpriced;
+    for (const StudyResult::Row &row : m_result->rows())
+        if (row.runs > 0 && !row.costUsd && !unpriced.contains(row.arm))
+            unpriced << row.arm;
+    // One short line; the whole reason is the tooltip (the dock is a few lines high).
     if (!m_result->note().isEmpty())
         text += QStringLiteral("<br>") +
                 Theme::statusHtml(Theme::Status::Warning,
-                                  tr("Compared on tokens: %1.").arg(m_result->note().toHtmlEscaped()));
+                                  tr("Compared on tokens: USD unknown for %1 (a model without a price)")
+                                      .arg(unpriced.join(QStringLiteral(", ")).toHtmlEscaped()));
     m_summary->setText(text);
+    m_summary->setToolTip(m_result->note());
     fillTable();
     fillSessions();
     const QString task = m_task->currentText();
