@@ -382,7 +382,10 @@ private Q_SLOTS:
         QCOMPARE(sessions->currentRow(), 2);
         QTest::keyClick(sessions, Qt::Key_Return);
         QTRY_COMPARE_WITH_TIMEOUT(m_window->context()->shownSessionId(), study.runs.at(2).sessionId, 30000);
-        QTest::mouseDClick(sessions->viewport(), Qt::LeftButton, {}, rowCenter(5));
+        // As a person's double-click arrives: a press and release, then the second press as a double-click.
+        const QPoint fifth = rowCenter(5);
+        QTest::mouseClick(sessions->viewport(), Qt::LeftButton, {}, fifth);
+        QTest::mouseDClick(sessions->viewport(), Qt::LeftButton, {}, fifth);
         QTRY_COMPARE_WITH_TIMEOUT(m_window->context()->shownSessionId(), study.runs.at(5).sessionId, 30000);
     }
 };

@@ -107,6 +107,8 @@ QChart *StudyChart::build(const StudyResult &result, const QString &task)
     }
     const double pad = std::max((yMax - yMin) * 0.1, 0.05 * std::max(yMax, 1.0));
     y->setRange(std::max(0.0, yMin - pad), yMax + pad);
+    x->applyNiceNumbers(); // round ticks (0, 4000, 8000), not fractions of the largest cost
+    y->applyNiceNumbers();
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     for (QAbstractSeries *s : chart->series()) {
