@@ -29,6 +29,7 @@
 #include "runtargetbar.h"
 #include "searchdock.h"
 #include "sessionsdock.h"
+#include "studydock.h"
 #include "tasksdock.h"
 #include "theme.h"
 #include "userprompts.h"
@@ -38,6 +39,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDesktopServices>
 #include <QDir>
 #include <QFileInfo>
@@ -58,7 +60,7 @@
 
 namespace {
 constexpr int layoutVersion =
-    4; // bump when docks are added or renamed, so an old saved state is not misapplied
+    5; // bump when docks are added or renamed, so an old saved state is not misapplied
 
 Engine::Settings engineSettings(QWidget *window)
 {
@@ -116,6 +118,10 @@ MainWindow::MainWindow(std::shared_ptr<UserPrompts> prompts, QWidget *parent)
     m_memoryDock = new MemoryDock(m_context, m_prompts.get(), this);
     addDockWidget(Qt::BottomDockWidgetArea, m_memoryDock);
     tabifyDockWidget(m_resultsDock, m_memoryDock);
+    m_studyDock = new StudyDock(m_context, this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_studyDock);
+    tabifyDockWidget(m_resultsDock, m_studyDock);
+    connect(m_studyDock, &StudyDock::openSessionRequested, this, &MainWindow::openSession);
     m_resultsDock->raise();
 
     m_cursorLabel = new QLabel(this);
@@ -310,7 +316,7 @@ void MainWindow::createActions()
     QMenu *view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget *dock : std::initializer_list<QDockWidget *>{m_tasksDock, m_sessionsDock, m_searchDock,
                                                                   m_resultsDock, m_profileDock, m_memoryDock,
-                                                                  m_logDock})
+                                                                  m_studyDock, m_logDock})
         view->addAction(dock->toggleViewAction());
     // The memory browser is big: a key that brings it forward and puts the cursor in its search box.
     QAction *memory = view->addAction(tr("Search the &Memory"));
@@ -323,6 +329,18 @@ void MainWindow::createActions()
             resizeDocks({m_memoryDock}, {height() * 9 / 20}, Qt::Vertical);
         m_memoryDock->ensureOpen();
         m_memoryDock->searchEdit()->setFocus();
+    });
+    // A study's chart and tables need height too; the key brings them forward with the study list focused.
+    QAction *study = view->addAction(tr("Show the St&udy"));
+    study->setObjectName(QStringLiteral("showStudyAction"));
+    study->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U));
+    connect(study, &QAction::triggered, this, [this] {
+        m_studyDock->show();
+        m_studyDock->raise();
+        if (!m_studyDock->isFloating() && m_studyDock->height() < height() * 2 / 5)
+            resizeDocks({m_studyDock}, {height() * 9 / 20}, Qt::Vertical);
+        m_studyDock->refresh();
+        m_studyDock->studyChoice()->setFocus();
     });
     view->addAction(toolbar->toggleViewAction());
     view->addAction(m_runTarget->toggleViewAction());

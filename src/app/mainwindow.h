@@ -20,6 +20,7 @@ class RunController;
 class RunTargetBar;
 class SearchDock;
 class SessionsDock;
+class StudyDock;
 class TasksDock;
 class UserPrompts;
 class WelcomePage;
@@ -43,6 +44,7 @@ public:
     SessionsDock *sessionsDock() const { return m_sessionsDock; }
     ProfileDock *profileDock() const { return m_profileDock; }
     MemoryDock *memoryDock() const { return m_memoryDock; }
+    StudyDock *studyDock() const { return m_studyDock; }
     AppContext *context() const { return m_context; }
     RunController *run() const { return m_run; }
     CompareController *compare() const { return m_compare; }
@@ -87,6 +89,7 @@ private:
     SessionsDock *m_sessionsDock;
     ProfileDock *m_profileDock;
     MemoryDock *m_memoryDock;
+    StudyDock *m_studyDock;
     RunTargetBar *m_runTarget;
     RunController *m_run = nullptr;
     CompareController *m_compare = nullptr;

@@ -67,6 +67,13 @@ public:
     // Runs the CLI while this thread's event loop keeps serving the stand-in model.
     Run cli(const Workspace &w, const QStringList &args, int timeoutMs = 240000);
     int requests() const; // answered or not, every role, since useAgents
+    // Sends `signal` to the running CLI at its next poll (from whileRunning, once what the test waits for is
+    // seen): SIGINT as Ctrl+C would, SIGKILL to the CLI and its runners.
+    void signalNow(int signal)
+    {
+        m_killSignal = signal;
+        m_killNow = true;
+    }
 
     static QStringList optimizeArgs(const QString &task, int seed);
     // Everything a session produced, named by content instead of by ids (which differ per session), in a

@@ -150,13 +150,18 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(m_rig.start(error), qPrintable(error));
         m_rig.useAgents(m_rig.swiglu);
+        // A study of two tasks asks about both: a request that shows one of adamw's kernels is adamw's.
         m_rig.fault =
             [this](const ScriptedLlmServer::Request &r) -> std::optional<ScriptedLlmServer::Response> {
+            const bool adamw = !m_rig.adamw.variantIn(ScriptedAgents::userText(r)).isEmpty();
+            const ScriptedAgents &agents = adamw ? m_rig.adamw : m_rig.swiglu;
             if (r.json.value(QStringLiteral("model")).toString() == QStringLiteral("weak-model") &&
                 ScriptedAgents::roleOf(r) == QStringLiteral("planner"))
                 return ScriptedLlmServer::completion(
-                    m_rig.swiglu.plan(QStringLiteral("slow1")),
+                    agents.plan(QStringLiteral("slow1")),
                     ScriptedLlmServer::Usage{ScriptedAgents::promptTokens, ScriptedAgents::completionTokens});
+            if (adamw)
+                return m_rig.adamw.reply(r);
             return std::nullopt;
         };
     }
@@ -369,6 +374,119 @@ private Q_SLOTS:
         QVERIFY2(table.out.contains(QStringLiteral("cost basis tokens")) &&
                      table.out.contains(QStringLiteral("note: the cost in money is unknown")),
                  qPrintable(table.out));
+    }
+
+    // Ctrl+C as soon as the study's file shows a run's first turn done (a session with its first checkpoint):
+    // the study stops cleanly, exit 130, saying how to go on; its file is a partial study; resumed, it ends
+    // with the uninterrupted study's result.
+    void interruptedStudyResumesToTheSameResult()
+    {
+        if (m_uninterrupted.isEmpty())
+            QSKIP("needs threeArmsUnderOneEvaluationBudget's result");
+        Workspace w;
+        writeLlmConfig(w);
+        const QString csvPath = w.dir.filePath(QStringLiteral("study.csv"));
+        m_rig.useAgents(m_rig.swiglu);
+        bool interrupted = false;
+        m_rig.whileRunning = [&](const QString &) {
+            if (interrupted)
+                return;
+            for (const StudyState::Run &run : onlyStudy(w).runs)
+                if (!run.checkpoints.isEmpty() && !run.sessionId.isEmpty()) {
+                    interrupted = true;
+                    m_rig.signalNow(SIGINT);
+                    return;
+                }
+        };
+        const Run stopped = m_rig.cli(w, studyArgs(csvPath));
+        m_rig.whileRunning = nullptr;
+        QVERIFY2(interrupted, qPrintable(stopped.err));
+        QVERIFY2(!stopped.killed && stopped.exitCode == 130, qPrintable(stopped.err));
+        QVERIFY2(stopped.err.contains(QStringLiteral("stopped; resume with 'accelopt study --resume")),
+                 qPrintable(stopped.err));
+        const StudyState partial = onlyStudy(w);
+        QVERIFY(!partial.finished);
+        int withCheckpoints = 0;
+        for (const StudyState::Run &run : partial.runs)
+            withCheckpoints += run.checkpoints.isEmpty() ? 0 : 1;
+        QVERIFY(withCheckpoints >= 1 && withCheckpoints < partial.runs.size());
+        // What it printed on the way out is the partial result, marked so.
+        QVERIFY2(!lastJson(stopped).value(QStringLiteral("finished")).toBool(true), qPrintable(stopped.out));
+        const Run resumed = m_rig.cli(w, {QStringLiteral("study"), QStringLiteral("--resume"), partial.id,
+                                          QStringLiteral("--json"), QStringLiteral("--csv"), csvPath});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));
+        const QStringList got = withoutSessions(lastJson(resumed));
+        QCOMPARE(got.size(), m_uninterrupted.size());
+        for (qsizetype i = 0; i < got.size(); ++i)
+            QVERIFY2(got.at(i) == m_uninterrupted.at(i),
+                     qPrintable(got.at(i) + QStringLiteral("\n   expected:\n") + m_uninterrupted.at(i)));
+        // The interrupted turn's session was resumed, not replaced: each run still has one session.
+        const StudyState done = onlyStudy(w);
+        for (qsizetype i = 0; i < done.runs.size(); ++i)
+            if (!partial.runs.at(i).sessionId.isEmpty())
+                QCOMPARE(done.runs.at(i).sessionId, partial.runs.at(i).sessionId);
+    }
+
+    // --tasks A,B: every (task, arm) is a run of its own, on its own task's session, with its own row and
+    // line; the figures are each session's, worked out by hand.
+    void twoTasksRunAsOneStudy()
+    {
+        Workspace w;
+        writeLlmConfig(w);
+        m_rig.useAgents(m_rig.swiglu);
+        const Run r = m_rig.cli(
+            w, {QStringLiteral("study"), QStringLiteral("--tasks"), QStringLiteral("swiglu,adamw"),
+                QStringLiteral("--budget-evals"), QStringLiteral("4"), QStringLiteral("--slices"),
+                QStringLiteral("2"), QStringLiteral("--jobs"), QStringLiteral("1"), QStringLiteral("--arm"),
+                QStringLiteral("mem=beam,width=1,plans=2,models=all:frontier"), QStringLiteral("--arm"),
+                QStringLiteral("rs=sample,n=6,models=planner:weak"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const StudyState state = onlyStudy(w);
+        QVERIFY(state.finished);
+        QCOMPARE(state.tasks, (QStringList{QStringLiteral("swiglu"), QStringLiteral("adamw")}));
+        QCOMPARE(state.runs.size(), 4);
+        SessionStore store(w.db());
+        QVERIFY(store.open());
+        QMap<QString, Hand> byRun;
+        for (const StudyState::Run &run : state.runs) {
+            const std::optional<SessionRecord> session = store.session(run.sessionId);
+            QVERIFY2(session, qPrintable(run.task + u' ' + run.arm));
+            QCOMPARE(session->taskName, run.task);
+            byRun.insert(run.task + u'/' + run.arm, byHand(w, run.sessionId));
+        }
+        // Each task's sessions measured that task's kernels (the stand-in answered each from its fixture),
+        // and more than the baseline.
+        for (const StudyState::Run &run : state.runs) {
+            const ScriptedAgents &own = run.task == QStringLiteral("adamw") ? m_rig.adamw : m_rig.swiglu;
+            const QList<Candidate> candidates = store.candidates(run.sessionId);
+            QVERIFY2(candidates.size() > 1, qPrintable(run.task + u' ' + run.arm));
+            for (const Candidate &c : candidates)
+                QVERIFY2(c.source.trimmed().isEmpty() || !own.variantIn(c.source).isEmpty() ||
+                             c.parentId.isEmpty(),
+                         qPrintable(run.task + QStringLiteral(": a kernel not of this task's fixture\n") + c.source));
+        }
+        const QJsonObject result = lastJson(r);
+        const QJsonArray rows = result.value(QStringLiteral("rows")).toArray();
+        QCOMPARE(rows.size(), 4);
+        for (const QJsonValue &v : rows) {
+            const QJsonObject row = v.toObject();
+            const QString key = row.value(QStringLiteral("task")).toString() + u'/' +
+                                row.value(QStringLiteral("arm")).toString();
+            QVERIFY2(byRun.contains(key), qPrintable(key));
+            const Hand h = byRun.value(key);
+            QCOMPARE(row.value(QStringLiteral("best_percent_of_peak")).toObject().value(QStringLiteral("mean")).toDouble(),
+                     h.best);
+            QCOMPARE(row.value(QStringLiteral("tokens")).toDouble(), double(h.tokens));
+            QCOMPARE(row.value(QStringLiteral("evaluations")).toDouble(), double(h.evaluations));
+        }
+        const QJsonArray chart = result.value(QStringLiteral("chart")).toArray();
+        QCOMPARE(chart.size(), 4);
+        QStringList lines;
+        for (const QJsonValue &v : chart)
+            lines << v.toObject().value(QStringLiteral("task")).toString() + u'/' +
+                         v.toObject().value(QStringLiteral("arm")).toString();
+        QCOMPARE(lines, (QStringList{QStringLiteral("swiglu/mem"), QStringLiteral("swiglu/rs"),
+                                     QStringLiteral("adamw/mem"), QStringLiteral("adamw/rs")}));
     }
 };
 

@@ -8,6 +8,8 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
+#include <algorithm>
+
 void StudyState::planRuns()
 {
     runs.clear();
@@ -184,7 +186,12 @@ std::optional<StudyState> StudyState::load(const QString &dir, const QString &id
                                .arg(QDir::toNativeSeparators(dir));
         return std::nullopt;
     }
-    QFile in(dir + u'/' + files.first());
+    return readFile(dir + u'/' + files.first(), error);
+}
+
+std::optional<StudyState> StudyState::readFile(const QString &path, QString *error)
+{
+    QFile in(path);
     if (!in.open(QIODevice::ReadOnly)) {
         if (error)
             *error = QStringLiteral("cannot read %1: %2").arg(in.fileName(), in.errorString());
@@ -198,4 +205,21 @@ std::optional<StudyState> StudyState::load(const QString &dir, const QString &id
         *error = QStringLiteral("%1 is not a study this version can read: %2; it was left untouched")
                      .arg(QDir::toNativeSeparators(in.fileName()), why);
     return s;
+}
+
+QList<StudyState> StudyState::loadAll(const QString &dir, QStringList *problems)
+{
+    QList<StudyState> out;
+    for (const QString &name : QDir(dir).entryList({QStringLiteral("*.json")}, QDir::Files)) {
+        QString why;
+        if (std::optional<StudyState> s = readFile(dir + u'/' + name, &why))
+            out << std::move(*s);
+        else if (problems)
+            *problems << why;
+    }
+    // ISO 8601 in UTC sorts as text; the id breaks a tie so the order is the same on every read.
+    std::sort(out.begin(), out.end(), [](const StudyState &a, const StudyState &b) {
+        return a.created != b.created ? a.created > b.created : a.id < b.id;
+    });
+    return out;
 }

@@ -67,4 +67,10 @@ struct StudyState
     bool save(const QString &dir, QString *error) const;
     // By id or its first characters; an error naming the folder and what is there when none or several match.
     static std::optional<StudyState> load(const QString &dir, const QString &idPrefix, QString *error);
+    // Every study in `dir`, newest first (by `created`, then id); a file that cannot be read is left out,
+    // untouched, and named in `problems` with why. An absent folder is no study and no problem.
+    static QList<StudyState> loadAll(const QString &dir, QStringList *problems);
+
+private:
+    static std::optional<StudyState> readFile(const QString &path, QString *error);
 };
