@@ -173,7 +173,7 @@ QList<SessionStatistics::IterationSummary> SessionStatistics::iterationSummaries
                        "e.run_index = 0 WHERE c.session_id = :s AND e.status = 'ok' AND e.correct = 1 "
                        "AND e.latency_mean_ms IS NOT NULL AND %2 ORDER BY c.iteration, "
                        "e.latency_mean_ms, c.id")
-            .arg(iterationBestColumns.select(), EvaluationTable::notDemoted()));
+            .arg(iterationBestColumns.select(), EvaluationTable::rankable()));
     best.bind(QStringLiteral(":s"), sessionId);
     if (!best.exec()) {
         fail(best.error());
