@@ -1,5 +1,3 @@
-#include "hosts/hostconfig.h"
-#include "hosts/hostregistry.h"
 #include "memory/experiencestore.h"
 #include "optimizerig.h"
 #include "store/sessionstore.h"
@@ -25,34 +23,12 @@ class TestCliConfirm : public QObject
     using Run = OptimizeRig::Run;
     OptimizeRig m_rig;
     ScriptedAgents m_silu;
-    QTemporaryDir m_tmp;
 
     static QString baseline() { return QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline_current.py"); }
 
-    // A "neuron" host on this machine whose interpreter sees the stand-in SDK, as a Trainium host would its SDK.
-    void addStandInHost(const Workspace &w)
+    static void addStandInHost(const Workspace &w)
     {
-        const QString standin = QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/fixtures/runner/fake_nki_current");
-        const QString python = m_tmp.filePath(QStringLiteral("python-with-standin-sdk"));
-        if (!QFile::exists(python)) {
-            QFile f(python);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(QStringLiteral("#!/bin/sh\nPYTHONPATH='%1':\"$PYTHONPATH\" PATH='%1/bin':\"$PATH\" exec "
-                                   "/usr/bin/python3 \"$@\"\n")
-                        .arg(standin)
-                        .toUtf8());
-            f.close();
-            f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-        }
-        HostConfig host;
-        host.name = QStringLiteral("trn-standin");
-        host.kind = HostConfig::Kind::Local;
-        host.python = python;
-        host.backend = QStringLiteral("neuron");
-        host.slotCount = 2;
-        HostRegistry hosts(w.hosts());
-        QString e;
-        QVERIFY2(hosts.load(e) && hosts.add(host, e) && hosts.save(e), qPrintable(e));
+        OptimizeRig::addNeuronStandIn(w, QStringLiteral("trn-standin"));
     }
 
     Run optimize(const Workspace &w, const QStringList &extra)
@@ -78,7 +54,6 @@ private Q_SLOTS:
         QVERIFY2(m_rig.start(error), qPrintable(error));
         QVERIFY2(m_silu.load(QStringLiteral(ACCELOPT_TEST_FIXTURES "/optimize/silu_current"), baseline(), error),
                  qPrintable(error));
-        QVERIFY(m_tmp.isValid());
     }
 
     void sameBestAsAllHardwareWithFewerDeviceEvaluations()
