@@ -674,6 +674,7 @@ void BeamSearch::onConfirmed(const Job &job, const Evaluation &device)
                 QStringLiteral("a device evaluation"));
         noteConfirmed(k.candidateId, nkisim, onDevice);
         const Candidate c = m_candidates.value(k.candidateId);
+        offerBest(c.id, onDevice);
         tell(SearchEvents::EvaluationFinished{c.id, c.iteration, onDevice, false});
         if (baseline)
             continue;
@@ -681,7 +682,6 @@ void BeamSearch::onConfirmed(const Job &job, const Evaluation &device)
         // A kernel the device found wrong leaves the iteration's children, as a failed check does.
         if (Selection::isUsable(onDevice))
             m_children << ScoredKernel{c.id, k.parentId, c.sourceHash, onDevice};
-        offerBest(c.id, onDevice);
     }
     if (baseline) {
         done.release();
