@@ -297,6 +297,16 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
         m_error = error;
         return false;
     }
+    if (config && point->iteration > 0 && config->confirmOn.isEmpty() != point->config.confirmOn.isEmpty()) {
+        // Its beam and best were measured one way (on nkisim, or on the device): the other way would rank
+        // nkisim's numbers against a device's.
+        m_error = QStringLiteral("session %1 %2 on hardware; a resume cannot turn that %3 (start a new session)")
+                      .arg(sessionId.left(8),
+                           point->config.confirmOn.isEmpty() ? QStringLiteral("did not confirm")
+                                                             : QStringLiteral("confirms"),
+                           point->config.confirmOn.isEmpty() ? QStringLiteral("on") : QStringLiteral("off"));
+        return false;
+    }
     if (config &&
         !storeOk(m_store->setConfig(sessionId, config->toJson()), QStringLiteral("the new settings")))
         return false;
