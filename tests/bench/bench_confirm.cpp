@@ -7,8 +7,9 @@
 // The same scripted session (OptimizeRig with tests/fixtures/optimize/silu_current, seed 7, B=2 N=3 K=1 T=2) is
 // run three times: every evaluation on the Trainium STAND-IN (tests/fixtures/runner/fake_nki_current); nkisim
 // with confirmation on the stand-in in a fresh workspace (no calibration: Calibration::defaultMargin); and
-// again in that workspace, whose first session calibrated nkisim against the stand-in. It prints candidates,
-// device evaluations and the best kernel's device latency of each. Figures only, no pass/fail on them.
+// again in that workspace, whose first session calibrated nkisim against the stand-in. It prints, from the
+// rows, the runs made on the device and on nkisim (twins that took over a measurement made none), the
+// candidates left without a device number, and the best kernel's device latency. Figures only.
 class BenchConfirm : public QObject
 {
     Q_OBJECT
@@ -31,17 +32,25 @@ class BenchConfirm : public QObject
         return m_rig.cli(w, args, 1800000);
     }
 
-    static void print(const char *what, const Run &r)
+    // Runs made, from the rows: on the device and on nkisim, every run index (the best's re-measurement
+    // included), leaving out evaluations taken over from a twin (no run was made for them).
+    static void print(const char *what, const Workspace &w, const Run &r)
     {
         const QJsonObject done = r.event(QStringLiteral("finished"));
-        const int candidates = done.value(QStringLiteral("candidates")).toInt();
-        const int reused = done.value(QStringLiteral("reused_evaluations")).toInt();
-        // Without confirmation every candidate runs on the device, except twins that take over a measurement.
-        const int device = done.contains(QStringLiteral("device_evaluations"))
-                               ? done.value(QStringLiteral("device_evaluations")).toInt()
-                               : candidates - reused;
-        qInfo("%-34s candidates %3d  on the device %3d  saved %3d  best %.4f ms  (exit %d)", what, candidates,
-              device, done.value(QStringLiteral("device_evaluations_saved")).toInt(),
+        const QString session = r.event(QStringLiteral("session")).value(QStringLiteral("session")).toString();
+        SessionStore store(w.db());
+        int deviceRuns = 0, nkisimRuns = 0, candidates = 0;
+        if (store.open())
+            for (const Candidate &c : store.candidates(session)) {
+                ++candidates;
+                for (int run : {0, SessionStore::remeasureRun, SessionStore::simulatedRun})
+                    if (const auto e = store.evaluation(c.id, run); e && e->reusedFrom.isEmpty())
+                        (e->onHardware() ? deviceRuns : nkisimRuns) += 1;
+            }
+        qInfo("%-34s candidates %3d  device runs %3d  nkisim runs %3d  candidates without a device number %3d  "
+              "best %.4f ms  (exit %d)",
+              what, candidates, deviceRuns, nkisimRuns,
+              done.value(QStringLiteral("device_evaluations_saved")).toInt(),
               done.value(QStringLiteral("best_latency_ms")).toDouble(), r.exitCode);
     }
 
@@ -65,9 +74,9 @@ private Q_SLOTS:
         const Run device = optimize(allDevice, {QStringLiteral("--host"), QStringLiteral("trn-standin")});
         const Run fresh = optimize(twoStage, confirm);
         const Run calibrated = optimize(twoStage, confirm);
-        print("all on the stand-in device", device);
-        print("nkisim + confirm (no calibration)", fresh);
-        print("nkisim + confirm (calibrated)", calibrated);
+        print("all on the stand-in device", allDevice, device);
+        print("nkisim + confirm (no calibration)", twoStage, fresh);
+        print("nkisim + confirm (calibrated)", twoStage, calibrated);
         QCOMPARE(device.exitCode, 0);
         QCOMPARE(fresh.exitCode, 0);
         QCOMPARE(calibrated.exitCode, 0);
