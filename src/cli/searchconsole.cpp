@@ -192,7 +192,9 @@ void SearchConsole::print(const SearchEvent &event)
     } else if (const auto *done = event.as<IterationFinished>()) {
         const Totals &t = done->totals;
         const QString unchecked =
-            done->unchecked > 0 ? QStringLiteral(", %1 slower, not checked").arg(done->unchecked) : QString();
+            (done->unchecked > 0 ? QStringLiteral(", %1 slower, not checked").arg(done->unchecked) : QString()) +
+            (t.confirmOn.isEmpty() ? QString()
+                                   : QStringLiteral(", %1 simulated only").arg(t.simulatedOnly));
         Console::out() << QStringLiteral("iteration %1/%2: best %3 (%4x), %5, %6 candidates (%7 correct%8), "
                                          "cost $%9\n")
                               .arg(done->iteration)
@@ -218,6 +220,12 @@ void SearchConsole::print(const SearchEvent &event)
         if (t.reused > 0)
             Console::out() << "  " << t.reused
                            << " evaluations reused from identical kernels of the session\n";
+        if (!t.confirmOn.isEmpty())
+            Console::out() << QStringLiteral("  confirmed on %1: %2 candidates measured on the device, %3 "
+                                             "simulated only (device evaluations saved)\n")
+                                  .arg(t.confirmOn)
+                                  .arg(t.deviceEvaluations)
+                                  .arg(t.simulatedOnly);
         Console::out()
             << QStringLiteral("  %1 LLM calls, %2 tokens, cost $%3%4\n")
                    .arg(stopped->llmCalls)

@@ -75,6 +75,12 @@ void SearchOptions::add(QCommandLineParser &parser)
         {QStringLiteral("check-all"),
          QStringLiteral("Check every candidate's numerics. By default a candidate is first only timed, and "
                         "checked only if it is fast enough to enter the beam or make an experience.")},
+        {QStringLiteral("confirm-on"),
+         QStringLiteral("Simulate first, confirm on hardware: every candidate is timed on the search's host "
+                        "(nkisim), and only those that could change the outcome (in or near the beam, or "
+                        "making an experience) are measured again on the Neuron host HOST; the beam, the "
+                        "experiences and the best use its numbers only. 'none' turns it off."),
+         QStringLiteral("HOST")},
     });
 }
 
@@ -130,6 +136,15 @@ bool SearchOptions::apply(const QCommandLineParser &parser, SearchConfig &config
     }
     if (parser.isSet(QStringLiteral("check-all"))) {
         config.checkAll = true;
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("confirm-on"))) {
+        const QString host = parser.value(QStringLiteral("confirm-on")).trimmed();
+        if (host.isEmpty()) {
+            error = QStringLiteral("--confirm-on wants a host name from hosts.json (or 'none')");
+            return false;
+        }
+        config.confirmOn = host == QLatin1String("none") ? QString() : host;
         changed = true;
     }
     if (const QStringList problems = config.problems(); !problems.isEmpty()) {

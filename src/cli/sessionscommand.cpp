@@ -142,6 +142,8 @@ int SessionsCommand::show(const QStringList &arguments)
     const auto counts = store.statistics().candidateCountsByStatus(session->id);
     const auto cost = store.statistics().costTotals(session->id);
     const auto best = store.bestCandidate(session->id);
+    const QString confirmOn = session->config.value(QStringLiteral("confirm_on")).toString();
+    const auto device = store.statistics().deviceCounts(session->id);
     QTextStream out(stdout);
     if (parser.isSet(jsonOption)) {
         QJsonObject o = sessionJson(*session);
@@ -160,6 +162,11 @@ int SessionsCommand::show(const QStringList &arguments)
         o.insert(QStringLiteral("candidates_by_status"), byStatus);
         o.insert(QStringLiteral("best_candidate"),
                  best ? QJsonValue(best->id) : QJsonValue(QJsonValue::Null));
+        if (!confirmOn.isEmpty())
+            o.insert(QStringLiteral("confirmation"),
+                     QJsonObject{{QStringLiteral("confirm_on"), confirmOn},
+                                 {QStringLiteral("device_evaluations"), device.onDevice},
+                                 {QStringLiteral("device_evaluations_saved"), device.simulatedOnly}});
         o.insert(QStringLiteral("cost"),
                  QJsonObject{{QStringLiteral("calls"), cost.calls},
                              {QStringLiteral("failed_calls"), cost.failedCalls},
@@ -203,6 +210,9 @@ int SessionsCommand::show(const QStringList &arguments)
         out << " (" << cost.callsWithoutCost << " calls without a price, " << cost.callsWithoutTokens
             << " without token counts: not included)";
     out << "\n";
+    if (!confirmOn.isEmpty())
+        out << "confirmed on " << confirmOn << ": " << device.onDevice << " candidates measured on the device, "
+            << device.simulatedOnly << " simulated only (device evaluations saved)\n";
     if (best)
         out << "best kernel: candidate " << best->id << " (iteration " << best->iteration << ")\n";
     return 0;

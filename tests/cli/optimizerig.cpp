@@ -1,5 +1,7 @@
 #include "optimizerig.h"
 
+#include "hosts/hostconfig.h"
+#include "hosts/hostregistry.h"
 #include "llm/llmconfig.h"
 #include "memory/experiencestore.h"
 #include "processtree.h"
@@ -106,6 +108,29 @@ QProcessEnvironment OptimizeRig::environment(const Workspace &w) const
     env.insert(QStringLiteral("ACCELOPT_HOSTS_FILE"), w.hosts());
     env.insert(QStringLiteral("ACCELOPT_NO_KEYCHAIN"), QStringLiteral("1"));
     return env;
+}
+
+void OptimizeRig::addNeuronStandIn(const Workspace &w, const QString &name)
+{
+    const QString standin = QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/fixtures/runner/fake_nki_current");
+    const QString python = w.dir.filePath(QStringLiteral("python-with-standin-sdk"));
+    QFile f(python);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QStringLiteral("#!/bin/sh\nPYTHONPATH='%1':\"$PYTHONPATH\" PATH='%1/bin':\"$PATH\" exec "
+                           "/usr/bin/python3 \"$@\"\n")
+                .arg(standin)
+                .toUtf8());
+    f.close();
+    f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    HostConfig host;
+    host.name = name;
+    host.kind = HostConfig::Kind::Local;
+    host.python = python;
+    host.backend = QStringLiteral("neuron");
+    host.slotCount = 2;
+    HostRegistry hosts(w.hosts());
+    QString e;
+    QVERIFY2(hosts.load(e) && hosts.add(host, e) && hosts.save(e), qPrintable(e));
 }
 
 void OptimizeRig::killTree(qint64 pid, Run &run)

@@ -64,6 +64,9 @@ public:
     void writeLlmConfig(const Workspace &w, bool priced = true,
                         std::optional<RetryPolicy> retry = std::nullopt, int timeoutMs = 60000) const;
     QProcessEnvironment environment(const Workspace &w) const;
+    // A "neuron" host named `name` in the workspace's hosts.json: this machine, with an interpreter that sees
+    // the Trainium STAND-IN (tests/fixtures/runner/fake_nki_current), as a Trainium host would its SDK.
+    static void addNeuronStandIn(const Workspace &w, const QString &name);
     // Runs the CLI while this thread's event loop keeps serving the stand-in model.
     Run cli(const Workspace &w, const QStringList &args, int timeoutMs = 240000);
     int requests() const; // answered or not, every role, since useAgents

@@ -94,6 +94,11 @@ OptimizeDialog::OptimizeDialog(AppContext *context, const Kernel &kernel, const 
 
     for (const HostConfig &h : hosts)
         m_ui->hostCombo->addItem(h.name);
+    // The two-stage evaluation (issue 34): only a Neuron host can confirm what nkisim timed.
+    m_ui->confirmCombo->addItem(tr("none"), QString());
+    for (const HostConfig &h : hosts)
+        if (h.backend == QLatin1String("neuron"))
+            m_ui->confirmCombo->addItem(h.name, h.name);
     m_ui->backendCombo->addItem(tr("sim (nkisim)"), QStringLiteral("sim"));
     m_ui->backendCombo->addItem(tr("neuron (Trainium)"), QStringLiteral("neuron"));
     m_ui->targetCombo->addItems(Targets::all());
@@ -114,8 +119,10 @@ OptimizeDialog::OptimizeDialog(AppContext *context, const Kernel &kernel, const 
         connect(spin, &QSpinBox::valueChanged, this, [this] {
             std::optional<SearchConfig> preset =
                 SearchConfig::preset(m_ui->presetCombo->currentData().toString());
-            if (preset)
-                preset->checkAll = m_ui->checkAllCheck->isChecked(); // not part of a preset
+            if (preset) { // neither is part of a preset
+                preset->checkAll = m_ui->checkAllCheck->isChecked();
+                preset->confirmOn = readConfig().confirmOn;
+            }
             if (!m_showingPreset && readConfig() != preset)
                 m_ui->presetCombo->setCurrentIndex(m_ui->presetCombo->findData(QString()));
         });
@@ -250,6 +257,7 @@ SearchConfig OptimizeDialog::readConfig() const
     c.budgetWallSeconds = m_ui->budgetMinutesSpin->value() * 60.0;
     c.targetPercentOfPeak = m_ui->targetPercentSpin->value();
     c.checkAll = m_ui->checkAllCheck->isChecked();
+    c.confirmOn = m_ui->confirmCombo->isEnabled() ? m_ui->confirmCombo->currentData().toString() : QString();
     return c;
 }
 
@@ -259,6 +267,8 @@ void OptimizeDialog::hostChanged()
         if (h.name == m_ui->hostCombo->currentText()) {
             m_ui->backendCombo->setCurrentIndex(m_ui->backendCombo->findData(h.backend));
             m_ui->targetCombo->setCurrentIndex(m_ui->targetCombo->findText(h.target));
+            // Confirming needs nkisim on the search's host: a Neuron host's own numbers are already the device's.
+            m_ui->confirmCombo->setEnabled(h.backend == QLatin1String("sim") && m_ui->confirmCombo->count() > 1);
         }
 }
 
@@ -337,6 +347,8 @@ void OptimizeDialog::restore()
         m_base = *config;
         showConfig(*config);
         m_ui->checkAllCheck->setChecked(config->checkAll);
+        if (const int i = m_ui->confirmCombo->findData(config->confirmOn); i >= 0)
+            m_ui->confirmCombo->setCurrentIndex(i);
         m_ui->budgetUsdSpin->setValue(config->budgetUsd);
         m_ui->budgetTokensSpin->setValue(
             int(std::min<qint64>(config->budgetTokens, m_ui->budgetTokensSpin->maximum())));

@@ -55,7 +55,9 @@ QString statusText(const SearchState::Row &row)
         return QStringLiteral("demoted");
     if (e.ok() && e.correct == false)
         return QStringLiteral("incorrect");
-    QString text = e.ok() && !e.correct ? QStringLiteral("not checked") : e.statusName();
+    QString text = row.simulatedOnly && e.ok() ? QStringLiteral("simulated only")
+                   : e.ok() && !e.correct      ? QStringLiteral("not checked")
+                                               : e.statusName();
     if (!e.reusedFrom.isEmpty())
         text += QStringLiteral(" (reused)");
     return text;
@@ -76,6 +78,12 @@ QString toolTip(const SearchState::Row &row)
         if (!e.reusedFrom.isEmpty())
             tip += QStringLiteral("\nThe same kernel as %1: its measurement is reused")
                        .arg(e.reusedFrom.left(8));
+        if (row.simulatedOnly && e.ok())
+            tip += QStringLiteral("\nSimulated only: nkisim timed it and placed it too far from the beam to "
+                                  "change the outcome, so it was not measured on the hardware host; it is "
+                                  "never in the beam, an experience or the best");
+        else if (e.onHardware() && !e.sdk.isEmpty())
+            tip += QStringLiteral("\nMeasured on the hardware host (%1)").arg(e.sdk);
         if (row.demoted && !row.remeasured)
             tip += QStringLiteral("\nDemoted: a kernel with the same source failed its re-measurement");
         if (row.remeasured) {

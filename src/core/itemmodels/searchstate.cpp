@@ -85,6 +85,7 @@ void SearchState::load(const SessionSnapshot &snapshot, bool running)
         row.candidate = c;
         if (const auto e = snapshot.evaluations.constFind(c.id); e != snapshot.evaluations.cend())
             row.evaluation = *e;
+        row.simulatedOnly = isSimulatedOnly(row);
         if (const auto p = m_plans.constFind(c.planId); p != m_plans.cend())
             row.planTitle = p->plan.title;
         m_index.insert(c.id, int(m_rows.size()));
@@ -220,7 +221,7 @@ QList<SearchState::IterationRow> SearchState::iterations() const
         const Counts n = countsOf(r);
         it.usable += n.usable;
         it.failed += n.failed;
-        if (!n.usable || r.demoted) // an iteration's best is never a kernel the search rejected
+        if (!n.usable || r.demoted || r.simulatedOnly) // never a kernel the search rejected or did not confirm
             continue;
         const Selection::BestKey key{Selection::latency(*r.evaluation), r.candidate.iteration,
                                      r.candidate.id};
@@ -265,6 +266,7 @@ void SearchState::setEvaluation(const QString &candidateId, const Evaluation &ev
     if (!evaluating)
         row.evaluation = evaluation;
     row.evaluating = evaluating;
+    row.simulatedOnly = isSimulatedOnly(row);
     const Counts after = countsOf(row);
     m_summary.usable += after.usable - before.usable;
     m_summary.failed += after.failed - before.failed;
@@ -277,9 +279,14 @@ void SearchState::setEvaluation(const QString &candidateId, const Evaluation &ev
     Q_EMIT iterationChanged(row.candidate.iteration);
 }
 
+bool SearchState::isSimulatedOnly(const Row &row) const
+{
+    return !m_summary.config.confirmOn.isEmpty() && row.evaluation && !row.evaluation->onHardware();
+}
+
 void SearchState::offerBest(const Row &row)
 {
-    if (!row.evaluation || !Selection::isUsable(*row.evaluation) || row.demoted)
+    if (!row.evaluation || !Selection::isUsable(*row.evaluation) || row.demoted || row.simulatedOnly)
         return;
     const auto key = [](const Row &r) {
         return Selection::BestKey{Selection::latency(*r.evaluation), r.candidate.iteration, r.candidate.id};

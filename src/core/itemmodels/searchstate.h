@@ -33,6 +33,9 @@ public:
         int beamRank = -1;                    // position in the latest beam, -1 when not in it
         std::optional<Evaluation> remeasured; // run again before it was reported as the best (BestRemeasured)
         bool demoted = false; // it, or a kernel of the same source, failed that run: never the best
+        // Measured by nkisim only, in a session that confirms on hardware (SearchConfig::confirmOn): never
+        // in the beam, an experience or the best.
+        bool simulatedOnly = false;
     };
     struct Summary
     {
@@ -117,6 +120,7 @@ private:
     void setEvaluation(const QString &candidateId, const Evaluation &evaluation, bool evaluating);
     void setBeam(const QStringList &ids);
     void offerBest(const Row &row);
+    bool isSimulatedOnly(const Row &row) const;
     void setRemeasured(const QString &candidateId, const Evaluation &remeasured);
     void tellSummary();
 

@@ -17,6 +17,8 @@
 #include "store/sessionstore.h"
 
 #include "search/cascade.h"
+#include "search/confirmation.h"
+#include "store/calibrationquery.h"
 #include "search/searchseed.h"
 
 #include <QRandomGenerator>
@@ -75,6 +77,16 @@ void BeamSearch::setClients(AgentClients *clients)
             connectClient(client);
 }
 
+void BeamSearch::setConfirmPool(HostPool *pool, const QString &backend)
+{
+    if (m_confirmPool)
+        disconnect(m_confirmPool, nullptr, this, nullptr);
+    m_confirmPool = pool;
+    m_confirmBackend = backend;
+    if (pool) // its own job ids: the two pools count independently
+        connect(pool, &HostPool::evaluationFinished, this, &BeamSearch::onConfirmFinished);
+}
+
 void BeamSearch::connectClient(ChatClient *client)
 {
     if (!client || m_connected.contains(client))
@@ -125,6 +137,8 @@ void BeamSearch::offerBest(const QString &candidateId, const Evaluation &evaluat
 {
     if (!Selection::isUsable(evaluation) || m_remeasure.isDemoted(m_candidates.value(candidateId)))
         return;
+    if (confirming() && !evaluation.onHardware())
+        return; // simulated only: never the reported best of a session that confirms on hardware
     const auto key = [this](const QString &id) {
         return Selection::BestKey{Selection::latency(m_evaluations.value(id)),
                                   m_candidates.value(id).iteration, id};
@@ -148,6 +162,11 @@ SearchEvents::Totals BeamSearch::totals() const
     for (const Evaluation &e : m_evaluations) {
         t.usable += Selection::isUsable(e) ? 1 : 0;
         t.reused += e.reusedFrom.isEmpty() ? 0 : 1;
+    }
+    if (confirming()) {
+        t.confirmOn = m_config.confirmOn;
+        for (auto it = m_evaluations.cbegin(); it != m_evaluations.cend(); ++it)
+            (it->onHardware() ? t.deviceEvaluations : t.simulatedOnly) += 1;
     }
     t.costUsd = m_spend.costUsd();
     t.tokens = m_spend.tokens();
@@ -183,6 +202,11 @@ bool BeamSearch::begin(const Task &task, const SearchConfig &config)
         m_error = QStringLiteral("the task has no starting kernel");
         return false;
     }
+    if (!config.confirmOn.isEmpty() && !m_confirmPool) {
+        m_error = QStringLiteral("the search confirms on host '%1', but no pool for it was given")
+                      .arg(config.confirmOn);
+        return false;
+    }
     ++m_generation;
     m_task = task;
     m_config = config;
@@ -201,6 +225,15 @@ bool BeamSearch::begin(const Task &task, const SearchConfig &config)
     m_jobs.clear();
     m_planOf.clear();
     m_pairs.clear();
+    m_confirmJobs.clear();
+    m_simulated.clear();
+    m_calibration = {};
+    if (!config.confirmOn.isEmpty()) {
+        // The margins from every kernel measured on both nkisim and this host so far (any session); without
+        // any, Calibration::defaultMargin.
+        CalibrationQuery query(m_store->database());
+        m_calibration = Calibration::fromRuns(query.runs(), config.confirmOn);
+    }
     m_iteration = 0;
     m_withoutImprovement = 0;
     m_stopReason = StopReason::None;
@@ -264,6 +297,16 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
         m_error = error;
         return false;
     }
+    if (config && point->iteration > 0 && config->confirmOn.isEmpty() != point->config.confirmOn.isEmpty()) {
+        // Its beam and best were measured one way (on nkisim, or on the device): the other way would rank
+        // nkisim's numbers against a device's.
+        m_error = QStringLiteral("session %1 %2 on hardware; a resume cannot turn that %3 (start a new session)")
+                      .arg(sessionId.left(8),
+                           point->config.confirmOn.isEmpty() ? QStringLiteral("did not confirm")
+                                                             : QStringLiteral("confirms"),
+                           point->config.confirmOn.isEmpty() ? QStringLiteral("on") : QStringLiteral("off"));
+        return false;
+    }
     if (config &&
         !storeOk(m_store->setConfig(sessionId, config->toJson()), QStringLiteral("the new settings")))
         return false;
@@ -276,6 +319,7 @@ bool BeamSearch::resume(const QString &sessionId, const std::optional<SearchConf
         return false;
     m_candidates = point->candidates;
     m_evaluations = point->evaluations;
+    m_simulated = m_store->runs(m_sessionId, SessionStore::simulatedRun); // nkisim's, of confirmed kernels
     m_spend.restore(point->costUsd, point->tokens, m_store->statistics().costTotals(m_sessionId).costByRole);
     m_baselineId = SessionStore::baselineCandidateId(m_sessionId);
     m_remeasure.restore(m_store->remeasurements(m_sessionId), m_candidates);
@@ -451,13 +495,20 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
 
     if (candidate.origin == Candidate::Origin::Baseline) {
         done.release();
-        onBaseline(evaluation);
+        // The speedups compare like with like: a session that confirms on hardware measures its baseline
+        // there too (a resumed one may have done so already).
+        if (confirming() && Selection::isUsable(evaluation) && !evaluation.onHardware())
+            confirm(candidate.id, QString());
+        else
+            onBaseline(evaluation);
         return;
     }
     Cascade::keep(m_children, job, candidate, evaluation);
     if (job.check && evaluation.reusedFrom.isEmpty())
         settleCheckedTwins(candidate, evaluation);
-    const auto repeat = fixable(evaluation) && candidate.fixRound < m_config.fixRounds
+    // The fixer repairs what nkisim found wrong; a device's verdict replayed on a resume is not sent to it.
+    const bool toFix = fixable(evaluation) && !(confirming() && evaluation.onHardware());
+    const auto repeat = toFix && candidate.fixRound < m_config.fixRounds
                             ? FixChain::repeatOf(candidate, evaluation, m_candidates)
                             : std::nullopt;
     if (repeat) {
@@ -465,7 +516,7 @@ void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool
         qCInfo(lcSearch).noquote() << why;
         tell(SearchEvents::FixChainStopped{candidate.id, candidate.iteration, candidate.fixRound,
                                            repeat->candidateId, repeat->ownChain, why});
-    } else if (fixable(evaluation) && candidate.fixRound < m_config.fixRounds && !checkBudgets()) {
+    } else if (toFix && candidate.fixRound < m_config.fixRounds && !checkBudgets()) {
         Call call;
         call.role = AgentRole::Fixer;
         call.beamParentId = job.beamParentId;
@@ -498,14 +549,160 @@ bool BeamSearch::startChecks()
 {
     if (m_config.checkAll)
         return false;
-    const QList<ScoredKernel> checks =
-        Cascade::toCheck(m_beam, m_children, {&m_config, m_memory != nullptr, m_shownPlans, &m_candidates});
+    const Cascade::Inputs inputs{&m_config, m_memory != nullptr, m_shownPlans, &m_candidates};
+    QList<ScoredKernel> simulated;
+    if (confirming()) // after device runs landed: nkisim's numbers, the confirmed kernels counted as checked
+        simulated = simulatedView(m_children);
+    const QList<ScoredKernel> checks = confirming()
+                                           ? Cascade::toCheck(simulatedView(m_beam), simulated, inputs)
+                                           : Cascade::toCheck(m_beam, m_children, inputs);
     if (checks.isEmpty())
         return false;
     const InFlight::Token hold = m_inFlight.hold(); // the step goes on only once every check is out
     for (const ScoredKernel &k : checks)
         submitCandidate(m_candidates.value(k.candidateId), k.parentId, m_planOf.value(k.candidateId), true);
     return true;
+}
+
+QList<ScoredKernel> BeamSearch::simulatedView(const QList<ScoredKernel> &kernels) const
+{
+    // Kernels as nkisim timed them: a confirmed kernel's nkisim run is kept apart (a twin's is its
+    // stand-in's), with the device's verdict on its numerics (it was checked there). The cascade's and the
+    // confirmation's rules compare nkisim with nkisim, never with a device number.
+    QList<ScoredKernel> out;
+    for (ScoredKernel k : kernels) {
+        if (k.evaluation.onHardware()) {
+            const auto own = m_simulated.constFind(k.candidateId);
+            const auto twin = m_simulated.constFind(k.evaluation.reusedFrom);
+            if (own == m_simulated.cend() && twin == m_simulated.cend())
+                continue; // measured on the device only (a session from before the two stages)
+            const std::optional<bool> verdict = k.evaluation.correct;
+            k.evaluation = own != m_simulated.cend() ? *own : *twin;
+            k.evaluation.correct = verdict;
+        }
+        out << k;
+    }
+    return out;
+}
+
+bool BeamSearch::startConfirmations()
+{
+    if (!confirming())
+        return false;
+    QSet<QString> confirmed;
+    for (const ScoredKernel &k : std::as_const(m_children))
+        if (k.evaluation.onHardware())
+            confirmed.insert(k.candidateId);
+    const QStringList ids = Confirmation::toConfirm(
+        simulatedView(m_beam), simulatedView(m_children), confirmed,
+        Cascade::scope(m_config, m_memory != nullptr), [this](const ScoredKernel &k) {
+            return m_calibration.margin(k.evaluation.bound, m_task.target);
+        });
+    QHash<QString, ScoredKernel> byId;
+    for (const ScoredKernel &k : std::as_const(m_children))
+        byId.insert(k.candidateId, k);
+    // One device run per normalized source: its result is handed to the twins when it lands.
+    QSet<QString> sources;
+    QList<ScoredKernel> runs;
+    for (const QString &id : ids) {
+        const ScoredKernel k = byId.value(id);
+        if (!k.sourceHash.isEmpty() && sources.contains(k.sourceHash))
+            continue;
+        sources.insert(k.sourceHash);
+        runs << k;
+    }
+    if (runs.isEmpty())
+        return false;
+    const InFlight::Token hold = m_inFlight.hold(); // the step goes on only once every device run is out
+    for (const ScoredKernel &k : std::as_const(runs))
+        confirm(k.candidateId, k.parentId);
+    return true;
+}
+
+void BeamSearch::confirm(const QString &candidateId, const QString &beamParentId)
+{
+    const Candidate candidate = m_candidates.value(candidateId);
+    const Job job{candidateId, beamParentId, m_planOf.value(candidateId), true, false, m_inFlight.open(), true};
+    tell(SearchEvents::EvaluationStarted{candidate.id, candidate.iteration});
+    m_confirmJobs.insert(m_confirmPool->submit(deviceRequestFor(candidate)), job);
+}
+
+void BeamSearch::onConfirmFinished(quint64 jobId, const Evaluation &evaluation)
+{
+    const auto it = m_confirmJobs.find(jobId);
+    if (it == m_confirmJobs.end())
+        return; // another user of the pool, or a job given up on
+    const Job job = it.value();
+    m_confirmJobs.erase(it);
+    BusyClock::Scope busy(m_busy);
+    if (job.remeasure) {
+        const auto request = m_remeasure.take(jobId);
+        if (m_state == State::Remeasuring)
+            onRemeasured(job.candidateId, request, evaluation);
+        return;
+    }
+    onConfirmed(job, evaluation);
+}
+
+void BeamSearch::onConfirmed(const Job &job, const Evaluation &device)
+{
+    InFlight::Token done = m_inFlight.redeem(job.work);
+    if (m_state == State::Finished || m_state == State::Idle)
+        return;
+    const Candidate candidate = m_candidates.value(job.candidateId);
+    const Evaluation simulated = m_evaluations.value(candidate.id);
+    const bool baseline = candidate.origin == Candidate::Origin::Baseline;
+    if (device.status == EvalStatus::InfraError) {
+        // The host failed, not the kernel: nkisim's evaluation stands and the kernel stays simulated only
+        // (the baseline cannot: without a device number there is nothing to compare with).
+        qCWarning(lcSearch).noquote() << "the confirm host could not measure" << candidate.id << ":"
+                                      << device.error;
+        m_children.removeIf([&](const ScoredKernel &k) { return k.candidateId == candidate.id; });
+        if (baseline) {
+            done.release();
+            onBaseline(device);
+        }
+        return;
+    }
+    // Every kernel of this source in the iteration takes the device's number: the one measured and its twins.
+    QList<ScoredKernel> measured{ScoredKernel{candidate.id, job.beamParentId, candidate.sourceHash, simulated}};
+    if (!candidate.sourceHash.isEmpty())
+        for (const ScoredKernel &k : std::as_const(m_children))
+            if (k.candidateId != candidate.id && k.sourceHash == candidate.sourceHash &&
+                !k.evaluation.onHardware())
+                measured << k;
+    for (const ScoredKernel &k : std::as_const(measured)) {
+        Evaluation onDevice = device;
+        onDevice.id = k.candidateId;
+        if (k.candidateId != candidate.id)
+            onDevice.reusedFrom = candidate.id;
+        const Evaluation nkisim = m_evaluations.value(k.candidateId);
+        storeOk(m_store->transaction([&] {
+            return m_store->replaceEvaluation(k.candidateId, nkisim, SessionStore::simulatedRun) &&
+                   m_store->replaceEvaluation(k.candidateId, onDevice);
+        }),
+                QStringLiteral("a device evaluation"));
+        noteConfirmed(k.candidateId, nkisim, onDevice);
+        const Candidate c = m_candidates.value(k.candidateId);
+        offerBest(c.id, onDevice);
+        tell(SearchEvents::EvaluationFinished{c.id, c.iteration, onDevice, false});
+        if (baseline)
+            continue;
+        m_children.removeIf([&](const ScoredKernel &child) { return child.candidateId == c.id; });
+        // A kernel the device found wrong leaves the iteration's children, as a failed check does.
+        if (Selection::isUsable(onDevice))
+            m_children << ScoredKernel{c.id, k.parentId, c.sourceHash, onDevice};
+    }
+    if (baseline) {
+        done.release();
+        onBaseline(m_evaluations.value(candidate.id));
+    }
+}
+
+void BeamSearch::noteConfirmed(const QString &candidateId, const Evaluation &simulated, const Evaluation &device)
+{
+    m_simulated.insert(candidateId, simulated);
+    m_evaluations.insert(candidateId, device);
 }
 
 void BeamSearch::onBaseline(const Evaluation &evaluation)
@@ -703,7 +900,7 @@ void BeamSearch::stepDone()
                 .arg(m_spend.callsFailed())
                 .arg(m_spend.callsFailed() == 1 ? QString() : QStringLiteral("s"), m_spend.firstCallError());
         finish(StopReason::ModelsFailed);
-    } else if (m_state == State::Generating && !startChecks())
+    } else if (m_state == State::Generating && !startChecks() && !startConfirmations())
         selectAndSummarize();
     else if (m_state == State::Summarizing)
         finishIteration();
@@ -717,6 +914,10 @@ void BeamSearch::selectAndSummarize()
     // keep a different twin than the uninterrupted one would have.
     std::sort(m_children.begin(), m_children.end(),
               [](const ScoredKernel &a, const ScoredKernel &b) { return a.candidateId < b.candidateId; });
+    // Two-stage: the beam, the experiences and the plans' hits use device numbers only, among the kernels
+    // measured there; the rest stay simulated only.
+    if (confirming())
+        m_children.removeIf([](const ScoredKernel &k) { return !k.evaluation.onHardware(); });
     m_beam = Selection::nextBeam(parents, m_children, m_config.beamWidth, m_config.noiseFloor);
     if (m_beam.isEmpty())
         m_beam = parents; // cannot happen with usable parents; kept as a guard
@@ -853,12 +1054,17 @@ bool BeamSearch::remeasureBest(StopReason reason)
         return false;
     m_state = State::Remeasuring;
     const Candidate candidate = m_candidates.value(m_bestId);
-    const EvalRequest request =
-        Remeasurement::request(requestFor(candidate), m_config.seed, candidate.sourceHash);
+    // The best kernel's number is the device's when the search confirms on hardware: it is re-measured there.
+    const EvalRequest request = Remeasurement::request(
+        confirming() ? deviceRequestFor(candidate) : requestFor(candidate), m_config.seed, candidate.sourceHash);
     qCInfo(lcSearch).noquote() << "session" << m_sessionId << "re-measures its best kernel" << m_bestId
                                << "at size" << request.size;
-    const quint64 job = m_pool->submit(request);
-    m_jobs.insert(job, Job{candidate.id, QString(), Plan{}, false, true});
+    const Job remeasure{candidate.id, QString(), Plan{}, false, true};
+    quint64 job = 0;
+    if (confirming())
+        m_confirmJobs.insert(job = m_confirmPool->submit(request), remeasure);
+    else
+        m_jobs.insert(job = m_pool->submit(request), remeasure);
     m_remeasure.started(job, request, reason);
     return true;
 }
@@ -873,6 +1079,14 @@ EvalRequest BeamSearch::requestFor(const Candidate &candidate) const
     request.target = m_task.target;
     request.size = m_task.size;
     request.timeoutSeconds = m_task.evalTimeoutSeconds;
+    return request;
+}
+
+EvalRequest BeamSearch::deviceRequestFor(const Candidate &candidate) const
+{
+    EvalRequest request = requestFor(candidate);
+    request.backend = m_confirmBackend;
+    request.timingOnly = false; // the device's run checks the numerics as well
     return request;
 }
 
@@ -916,6 +1130,8 @@ void BeamSearch::finish(StopReason reason)
     const auto calls = m_calls.takeAll();
     const auto jobs = m_jobs.keys();
     m_jobs.clear();
+    const auto deviceJobs = m_confirmJobs.keys();
+    m_confirmJobs.clear();
     m_remeasure.dropRequests();
     m_inFlight.clear();
     ++m_generation;
@@ -925,6 +1141,8 @@ void BeamSearch::finish(StopReason reason)
         key->first->cancel(key->second);
     for (quint64 job : jobs)
         m_pool->cancel(job);
+    for (quint64 job : deviceJobs)
+        m_confirmPool->cancel(job);
     // A run whose writes went into a file no longer at the workspace's path must not end as if its session
     // were kept (two runs once both said "export with" for a session only one of them had stored).
     QString lost;

@@ -7,6 +7,7 @@
 #include "model/evalrequest.h"
 #include "model/evaluation.h"
 #include "model/plan.h"
+#include "model/calibration.h"
 #include "search/agentcall.h"
 #include "search/busyclock.h"
 #include "search/callbook.h"
@@ -71,6 +72,9 @@ public:
     void setClient(AgentRole role, ChatClient *client);            // one role
     void setClients(AgentClients *clients);                        // the roster's pick per call; wins
     void setMemory(ExperienceStore *memory) { m_memory = memory; } // optional: no memory, no experiences
+    // The two-stage evaluation (SearchConfig::confirmOn, issue 34): the hardware host's pool and the backend
+    // its requests name ("neuron"). Without it a config that names a confirm host is refused at start.
+    void setConfirmPool(HostPool *pool, const QString &backend);
 
     // False (with the reason in lastError()) when the config is invalid, a role has no client or the store
     // refuses the session. Otherwise the baseline is submitted and finished() follows eventually.
@@ -131,6 +135,15 @@ private:
     void dispatch(const Job &job); // a job whose work is open: from the store, a twin, or the host pool
     void reuse(const Job &job, const Evaluation &measured, const QString &measuredId);
     bool startChecks();
+    // The two-stage evaluation (Confirmation): once the cascade has nothing left to check, the children that
+    // could change the outcome by nkisim's numbers go to the hardware host; false when none is left.
+    bool confirming() const { return m_confirmPool && !m_config.confirmOn.isEmpty(); }
+    bool startConfirmations();
+    void confirm(const QString &candidateId, const QString &beamParentId);
+    void onConfirmFinished(quint64 job, const Evaluation &evaluation);
+    void onConfirmed(const Job &job, const Evaluation &device);
+    void noteConfirmed(const QString &candidateId, const Evaluation &simulated, const Evaluation &device);
+    QList<ScoredKernel> simulatedView(const QList<ScoredKernel> &kernels) const;
     void settleCheckedTwins(const Candidate &checked, const Evaluation &evaluation);
     void stepDone(); // the last outstanding work of the current step has landed
     void selectAndSummarize();
@@ -142,6 +155,7 @@ private:
     void onRemeasured(const QString &candidateId, const EvalRequest &request, const Evaluation &evaluation);
     EvalRequest
     requestFor(const Candidate &candidate) const; // as the session measures: its task, size, target
+    EvalRequest deviceRequestFor(const Candidate &candidate) const; // the same, on the confirm host
     void chooseBest();
     bool checkBudgets();
     bool storeOk(bool ok, const QString &what);
@@ -189,4 +203,13 @@ private:
     QString m_baselineId;
     QList<ExperiencePair> m_pairs;
     quint64 m_generation = 0; // bumped when a run starts or ends, so replays queued for an older one drop
+
+    // The two-stage evaluation: the hardware host, its jobs (by its own pool's job ids), the nkisim
+    // evaluation of every kernel measured there (m_evaluations then holds the device's), and the margins
+    // calibration gives per kind of kernel.
+    HostPool *m_confirmPool = nullptr;
+    QString m_confirmBackend;
+    QHash<quint64, Job> m_confirmJobs;
+    QHash<QString, Evaluation> m_simulated;
+    Calibration m_calibration;
 };

@@ -2,19 +2,24 @@
 
 #include <algorithm>
 
+Selection::CascadeScope Cascade::scope(const SearchConfig &config, bool experiences)
+{
+    Selection::CascadeScope scope;
+    scope.width = config.beamWidth;
+    scope.noiseFloor = config.noiseFloor;
+    scope.experiences = experiences;
+    scope.gain = config.gainThreshold;
+    scope.loss = config.lossThreshold;
+    scope.topK = config.topK;
+    return scope;
+}
+
 QList<ScoredKernel> Cascade::toCheck(const QList<ScoredKernel> &beam, QList<ScoredKernel> &children,
                                      const Inputs &inputs)
 {
     std::sort(children.begin(), children.end(),
               [](const ScoredKernel &a, const ScoredKernel &b) { return a.candidateId < b.candidateId; });
-    const SearchConfig &config = *inputs.config;
-    Selection::CascadeScope scope;
-    scope.width = config.beamWidth;
-    scope.noiseFloor = config.noiseFloor;
-    scope.experiences = inputs.experiences;
-    scope.gain = config.gainThreshold;
-    scope.loss = config.lossThreshold;
-    scope.topK = config.topK;
+    Selection::CascadeScope scope = Cascade::scope(*inputs.config, inputs.experiences);
     if (inputs.experiences)
         scope.hitPlans = inputs.shownPlans;
     for (const ScoredKernel &k : std::as_const(children))

@@ -25,6 +25,9 @@ public:
         const QHash<QString, Candidate> *candidates = nullptr;
     };
 
+    // The selection's side of the settings, which the cascade's and the confirmation's (Confirmation) rules
+    // both take: beam width, noise floor, and the experience thresholds when the search has a memory.
+    static Selection::CascadeScope scope(const SearchConfig &config, bool experiences);
     // The children to check now, one per normalized source (a check's result is handed on to its twins by
     // uncheckedTwins()), in id order; `children` is sorted by id first, so ties never depend on the order in
     // which results landed.

@@ -5,11 +5,10 @@
 namespace Confirmation {
 
 QStringList toConfirm(const QList<ScoredKernel> &parents, const QList<ScoredKernel> &children,
-                      const QSet<QString> &confirmed, const Scope &scope)
+                      const QSet<QString> &confirmed, const Selection::CascadeScope &scope,
+                      const Margin &margin)
 {
-    const auto marginOf = [&](const ScoredKernel &k) {
-        return scope.margin ? std::max(0.0, scope.margin(k)) : 0.0;
-    };
+    const auto marginOf = [&](const ScoredKernel &k) { return margin ? std::max(0.0, margin(k)) : 0.0; };
     // The unchecked (cascade) children count as correct, as the cascade assumes before checking.
     QList<ScoredKernel> assumed = children;
     for (ScoredKernel &k : assumed)

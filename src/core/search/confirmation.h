@@ -21,21 +21,14 @@
 // question per iteration is enough.
 namespace Confirmation {
 
-struct Scope
-{
-    int width = 1;
-    double noiseFloor = 0.01;
-    bool experiences = false;
-    double gain = 1.04;
-    double loss = 1.0 / 1.15;
-    int topK = 0;
-    // The margin of a kernel's kind (Calibration::margin of its nkisim run's bound and the target).
-    std::function<double(const ScoredKernel &)> margin;
-};
+// The margin of a kernel's kind (Calibration::margin of its nkisim run's bound and the target).
+using Margin = std::function<double(const ScoredKernel &)>;
 
 // Sorted ids of the children (not in `confirmed`) to measure on the hardware host. `parents` and `children`
-// carry nkisim evaluations.
+// carry nkisim evaluations. The scope is the cascade's (its beam width, noise floor and experience
+// thresholds; hitPlans and planOf are not used: a plan's hit is decided on the kernels that were confirmed).
 QStringList toConfirm(const QList<ScoredKernel> &parents, const QList<ScoredKernel> &children,
-                      const QSet<QString> &confirmed, const Scope &scope);
+                      const QSet<QString> &confirmed, const Selection::CascadeScope &scope,
+                      const Margin &margin);
 
 } // namespace Confirmation

@@ -42,8 +42,8 @@ OptimizationRun::~OptimizationRun()
         m_search->state() != BeamSearch::State::Idle)
         m_search->stop();
     m_search.reset();
-    if (m_ownPool)
-        m_ownPool->stop();
+    for (const std::unique_ptr<HostPool> &pool : m_ownPools)
+        pool->stop();
 }
 
 void OptimizationRun::setWorkspace(SessionStore *store)
@@ -72,7 +72,7 @@ bool OptimizationRun::isRunning() const
            m_search->state() != BeamSearch::State::Finished;
 }
 
-bool OptimizationRun::prepare(const QString &hostName)
+bool OptimizationRun::prepare(const QString &hostName, const QString &confirmOn)
 {
     if (!m_store) {
         m_ownStore = std::make_unique<SessionStore>();
@@ -144,28 +144,66 @@ bool OptimizationRun::prepare(const QString &hostName)
                 error = QStringLiteral("host '%1' has a kind this build cannot reach").arg(name);
                 return nullptr;
             }
-            m_ownPool = std::make_unique<HostPool>();
-            m_ownPool->addHost(host);
+            m_ownPools.push_back(std::make_unique<HostPool>());
+            HostPool *pool = m_ownPools.back().get();
+            pool->addHost(host);
             connect(
-                m_ownPool.get(), &HostPool::hostStateChanged, this,
+                pool, &HostPool::hostStateChanged, this,
                 [this](Host *h, Host::State state, const QString &detail) {
                     if (state == Host::State::Lost || state == Host::State::Failed ||
                         state == Host::State::VersionMismatch)
                         Q_EMIT notice(
                             QStringLiteral("host %1 %2: %3").arg(h->name(), Host::stateName(state), detail));
                 });
-            m_ownPool->start();
-            return m_ownPool.get();
+            pool->start();
+            return pool;
         };
     }
     m_pool = m_poolProvider(hostName, m_hostConfig, m_error);
-    if (!m_pool)
+    if (!m_pool || !prepareConfirmHost(confirmOn))
         return false;
     m_search = std::make_unique<BeamSearch>(m_pool, m_store, &m_parts->prompts);
+    if (m_confirmPool)
+        m_search->setConfirmPool(m_confirmPool, m_confirmConfig.backend);
     m_search->setClients(m_parts->clients.get());
     m_search->setMemory(m_memory);
     connect(m_search.get(), &BeamSearch::event, this, &OptimizationRun::event);
     connect(m_search.get(), &BeamSearch::finished, this, &OptimizationRun::onFinished);
+    return true;
+}
+
+bool OptimizationRun::prepareConfirmHost(const QString &confirmOn)
+{
+    m_confirmPool = nullptr;
+    if (confirmOn.isEmpty())
+        return true;
+    // Two stages need two different things to measure with: nkisim on the search's host, a device on the
+    // confirm host. Anything else would "confirm" a number with the same model that produced it.
+    if (confirmOn == m_hostConfig.name) {
+        m_error = QStringLiteral("--confirm-on names the search's own host '%1'; name a Neuron host from "
+                                 "'accelopt hosts list' (the search's host measures with nkisim)")
+                      .arg(confirmOn);
+        return false;
+    }
+    if (m_hostConfig.backend != QLatin1String("sim")) {
+        m_error = QStringLiteral("confirming on hardware needs a search host with the sim backend (nkisim); "
+                                 "host '%1' uses '%2'")
+                      .arg(m_hostConfig.name, m_hostConfig.backend);
+        return false;
+    }
+    QString error;
+    m_confirmPool = m_poolProvider(confirmOn, m_confirmConfig, error);
+    if (!m_confirmPool) {
+        m_error = QStringLiteral("cannot confirm on host '%1': %2").arg(confirmOn, error);
+        return false;
+    }
+    if (m_confirmConfig.backend != QLatin1String("neuron")) {
+        m_error = QStringLiteral("the confirm host '%1' uses the '%2' backend; it must be a Neuron host "
+                                 "(backend neuron)")
+                      .arg(confirmOn, m_confirmConfig.backend);
+        m_confirmPool = nullptr;
+        return false;
+    }
     return true;
 }
 
@@ -236,7 +274,7 @@ OptimizationRun::Begin OptimizationRun::start(const SearchTask &givenTask, const
         m_error = QStringLiteral("invalid search settings: ") + problems.join(QStringLiteral("; "));
         return Begin::Failed;
     }
-    if (!prepare(task.host) || !budgetCanBeKept(config))
+    if (!prepare(task.host, config.confirmOn) || !budgetCanBeKept(config))
         return Begin::Failed;
     if (task.backend.isEmpty())
         task.backend = m_hostConfig.backend;
@@ -367,7 +405,7 @@ OptimizationRun::Begin OptimizationRun::resume(const QString &sessionPrefix,
                                                     : QStringLiteral("local");
     const SearchConfig effective =
         config ? *config : SearchConfig::fromJson(session->config).value_or(SearchConfig{});
-    if (!prepare(host) || !budgetCanBeKept(effective)) {
+    if (!prepare(host, effective.confirmOn) || !budgetCanBeKept(effective)) {
         m_lock.reset();
         return Begin::Failed;
     }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 class BeamSearch;
 class ExperienceStore;
@@ -76,7 +77,8 @@ Q_SIGNALS:
     void notice(const QString &message); // worth telling the user, not fatal: a key's source, a host lost
 
 private:
-    bool prepare(const QString &hostName);
+    bool prepare(const QString &hostName, const QString &confirmOn);
+    bool prepareConfirmHost(const QString &confirmOn);
     bool budgetCanBeKept(const SearchConfig &config);
     void checkTaskFirst(const QString &folder, const std::function<void()> &then);
     void beginSearch(const SearchTask &task, const SearchConfig &config);
@@ -92,9 +94,11 @@ private:
     ExperienceStore *m_memory = nullptr;
     std::unique_ptr<ExperienceStore> m_ownMemory;
     PoolProvider m_poolProvider;
-    std::unique_ptr<HostPool> m_ownPool;
+    std::vector<std::unique_ptr<HostPool>> m_ownPools; // the default provider's: the host's and the confirm host's
     HostPool *m_pool = nullptr;
     HostConfig m_hostConfig;
+    HostPool *m_confirmPool = nullptr; // SearchConfig::confirmOn's, when set
+    HostConfig m_confirmConfig;
     struct Parts;
     std::unique_ptr<Parts> m_parts; // clients, prompts, key store
     std::unique_ptr<BeamSearch> m_search;

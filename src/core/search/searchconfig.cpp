@@ -42,6 +42,7 @@ constexpr DoubleField kDoubleFields[] = {
 };
 const char *const kTokensKey = "budget_tokens";
 const char *const kCheckAllKey = "check_all";
+const char *const kConfirmOnKey = "confirm_on";
 
 bool setError(QString *error, const QString &text)
 {
@@ -93,6 +94,8 @@ QStringList SearchConfig::problems() const
     if (!std::isfinite(targetPercentOfPeak) || targetPercentOfPeak < 0 || targetPercentOfPeak > 100)
         out << QStringLiteral("the target percent of peak must be between 0 (none) and 100 (it is %1)")
                    .arg(targetPercentOfPeak);
+    if (confirmOn != confirmOn.trimmed())
+        out << QStringLiteral("the confirm host's name has spaces around it (\"%1\")").arg(confirmOn);
     return out;
 }
 
@@ -105,13 +108,16 @@ QJsonObject SearchConfig::toJson() const
         o.insert(QLatin1String(f.key), this->*f.member);
     o.insert(QLatin1String(kTokensKey), budgetTokens);
     o.insert(QLatin1String(kCheckAllKey), checkAll);
+    if (!confirmOn.isEmpty()) // absent when off, so the settings of sessions without it read as before
+        o.insert(QLatin1String(kConfirmOnKey), confirmOn);
     return o;
 }
 
 std::optional<SearchConfig> SearchConfig::fromJson(const QJsonObject &o, QString *error)
 {
     SearchConfig c;
-    QStringList known{kVersion, QLatin1String(kTokensKey), QLatin1String(kCheckAllKey)};
+    QStringList known{kVersion, QLatin1String(kTokensKey), QLatin1String(kCheckAllKey),
+                      QLatin1String(kConfirmOnKey)};
     if (o.contains(kVersion)) {
         const QJsonValue v = o.value(kVersion);
         if (!v.isDouble() || v.toDouble() != std::floor(v.toDouble()))
@@ -160,6 +166,12 @@ std::optional<SearchConfig> SearchConfig::fromJson(const QJsonObject &o, QString
             return fail(error, QStringLiteral("search config: \"%1\" must be true or false")
                                    .arg(QLatin1String(kCheckAllKey)));
         c.checkAll = v.toBool();
+    }
+    if (const QJsonValue v = o.value(QLatin1String(kConfirmOnKey)); !v.isUndefined()) {
+        if (!v.isString())
+            return fail(error, QStringLiteral("search config: \"%1\" must be a host name (a string)")
+                                   .arg(QLatin1String(kConfirmOnKey)));
+        c.confirmOn = v.toString();
     }
     for (auto it = o.begin(); it != o.end(); ++it)
         if (!known.contains(it.key()))

@@ -35,6 +35,11 @@ struct SearchConfig
     // enough to enter the beam, make an experience or decide a plan's hit rate; the rest stay "not checked".
     // True: every candidate is checked as it is evaluated, as the original method does.
     bool checkAll = false;
+    // The two-stage evaluation (issue 34): the name of a Neuron (hardware) host on which the candidates that
+    // could change the outcome are measured again after nkisim timed them all (Confirmation); the beam, the
+    // experiences and the reported best then use device numbers only. Empty: off. Whether the host exists is
+    // checked where hosts are known (OptimizationRun), not in problems().
+    QString confirmOn;
 
     // Everything wrong with the settings, in words naming the setting; empty when usable.
     QStringList problems() const;

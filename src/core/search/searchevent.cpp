@@ -21,7 +21,7 @@ QJsonObject totalsJson(const Totals &t)
     QJsonObject byRole;
     for (auto it = t.costUsdByRole.cbegin(); it != t.costUsdByRole.cend(); ++it)
         byRole.insert(it.key(), it.value());
-    return {
+    QJsonObject o{
         {QStringLiteral("iterations"), t.iterations},
         {QStringLiteral("best_candidate"), text(t.bestCandidateId)},
         {QStringLiteral("best_latency_ms"), Evaluation::json(t.best ? t.best->latencyMeanMs : std::nullopt)},
@@ -31,6 +31,12 @@ QJsonObject totalsJson(const Totals &t)
         {QStringLiteral("cost_usd_by_role"), byRole},
         {QStringLiteral("tokens"), t.tokens},
         {QStringLiteral("reused_evaluations"), t.reused}};
+    if (!t.confirmOn.isEmpty()) {
+        o.insert(QStringLiteral("confirm_on"), t.confirmOn);
+        o.insert(QStringLiteral("device_evaluations"), t.deviceEvaluations);
+        o.insert(QStringLiteral("device_evaluations_saved"), t.simulatedOnly);
+    }
+    return o;
 }
 
 QJsonObject merged(QJsonObject a, const QJsonObject &b)

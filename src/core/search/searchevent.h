@@ -136,6 +136,12 @@ struct Totals
     int candidates = 0;            // of the whole session
     int usable = 0;                // correct with a latency
     int reused = 0;                // evaluations taken over from a twin kernel
+    // The two-stage evaluation (SearchConfig::confirmOn, issue 34); empty and 0 when it is off. Candidates
+    // whose ranking numbers come from the device (measured there, or taken over from a twin that was), and
+    // those only nkisim measured: the device evaluations the search saved.
+    QString confirmOn;
+    int deviceEvaluations = 0;
+    int simulatedOnly = 0;
     double costUsd = 0;
     qint64 tokens = 0;
     QMap<QString, double> costUsdByRole;

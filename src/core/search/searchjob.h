@@ -15,4 +15,5 @@ struct SearchJob
     bool check = false;     // the cascade's numeric check of a candidate that was only timed
     bool remeasure = false; // the best kernel's run on fresh seeds and the small size (Remeasurement)
     InFlight::Key work = 0; // the step's outstanding work this job is part of (none for a re-measurement)
+    bool confirm = false;   // the two-stage evaluation's device run of a kernel nkisim timed (Confirmation)
 };

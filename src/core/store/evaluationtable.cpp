@@ -95,6 +95,15 @@ void EvaluationTable::bind(Statement &q, const Evaluation &e)
         .bind(list.placeholder(C::Sdk), e.sdk);
 }
 
+QString EvaluationTable::rankable()
+{
+    return notDemoted() +
+           QStringLiteral(
+               " AND coalesce(e.backend, '') = coalesce((SELECT coalesce(b.backend, '') FROM evaluations b "
+               "JOIN candidates bc ON bc.id = b.candidate_id WHERE bc.session_id = c.session_id AND "
+               "bc.origin = 'baseline' AND b.run_index = 0), coalesce(e.backend, ''))");
+}
+
 QString EvaluationTable::notDemoted()
 {
     return QStringLiteral(

@@ -46,4 +46,10 @@ public:
     // the kernel and is not correct). The partial index evaluations_remeasured (schema version 5) keeps this
     // to the session's few re-measurements.
     static QString notDemoted();
+    // notDemoted(), and the row measured by the backend that measured the session's baseline (its run 0):
+    // a speedup compares like with like. In a session that confirms on hardware (SearchConfig::confirmOn) the
+    // baseline is measured on the device, so a kernel only nkisim measured ("simulated only") is never its
+    // best; in any other session every row shares the baseline's backend and nothing changes. What the best
+    // kernel queries (the best, the summaries' best, each iteration's best) ask of the `e`/`c` row.
+    static QString rankable();
 };

@@ -81,6 +81,17 @@ constexpr ColumnList<StatusCountColumn, std::size_t(StatusCountColumn::Count)>
                          {StatusCountColumn::Candidates, "count(*)"}}});
 static_assert(statusCountColumns.inOrder());
 
+enum class DeviceCountColumn
+{
+    OnDevice,
+    SimulatedOnly,
+    Count
+};
+constexpr ColumnList<DeviceCountColumn, std::size_t(DeviceCountColumn::Count)>
+    deviceCountColumns({{{DeviceCountColumn::OnDevice, "coalesce(sum(e.backend = 'neuron'), 0)"},
+                         {DeviceCountColumn::SimulatedOnly, "coalesce(sum(e.backend != 'neuron'), 0)"}}});
+static_assert(deviceCountColumns.inOrder());
+
 } // namespace
 
 void SessionStatistics::fail(const QString &error)
@@ -173,7 +184,7 @@ QList<SessionStatistics::IterationSummary> SessionStatistics::iterationSummaries
                        "e.run_index = 0 WHERE c.session_id = :s AND e.status = 'ok' AND e.correct = 1 "
                        "AND e.latency_mean_ms IS NOT NULL AND %2 ORDER BY c.iteration, "
                        "e.latency_mean_ms, c.id")
-            .arg(iterationBestColumns.select(), EvaluationTable::notDemoted()));
+            .arg(iterationBestColumns.select(), EvaluationTable::rankable()));
     best.bind(QStringLiteral(":s"), sessionId);
     if (!best.exec()) {
         fail(best.error());
@@ -191,6 +202,27 @@ QList<SessionStatistics::IterationSummary> SessionStatistics::iterationSummaries
         }
     }
     return result;
+}
+
+SessionStatistics::DeviceCounts SessionStatistics::deviceCounts(const QString &sessionId)
+{
+    using C = DeviceCountColumn;
+    DeviceCounts counts;
+    Statement q(m_db.connection(),
+                QStringLiteral("SELECT %1 FROM candidates c JOIN evaluations e ON e.candidate_id = c.id AND "
+                               "e.run_index = 0 WHERE c.session_id = :s")
+                    .arg(deviceCountColumns.select()));
+    q.bind(QStringLiteral(":s"), sessionId);
+    if (!q.exec()) {
+        fail(q.error());
+        return counts;
+    }
+    if (q.next()) {
+        const ColumnRow<C> row(q);
+        counts.onDevice = row.integer(C::OnDevice);
+        counts.simulatedOnly = row.integer(C::SimulatedOnly);
+    }
+    return counts;
 }
 
 QMap<QString, int> SessionStatistics::candidateCountsByStatus(const QString &sessionId)

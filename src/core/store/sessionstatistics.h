@@ -48,6 +48,15 @@ public:
     QList<IterationSummary> iterationSummaries(const QString &sessionId);
     // Candidates by the status of their first evaluation; "pending" for those not evaluated yet.
     QMap<QString, int> candidateCountsByStatus(const QString &sessionId);
+    // The two-stage evaluation's summary (SearchConfig::confirmOn, issue 34), from the rows: candidates whose
+    // ranking evaluation (run 0) was measured on a device, and those measured by nkisim only (the device
+    // evaluations saved). Candidates not evaluated yet are in neither.
+    struct DeviceCounts
+    {
+        int onDevice = 0;
+        int simulatedOnly = 0;
+    };
+    DeviceCounts deviceCounts(const QString &sessionId);
 
     QString lastError() const { return m_error; }
 

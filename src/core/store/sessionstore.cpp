@@ -19,7 +19,7 @@ using SqlValues::now;
 
 // The extra columns of sessionSummaries(), after the session's own. "Correct" is status ok and correct = 1,
 // as everywhere; the best is the lowest mean latency (Selection::isBetterBest orders ties, which does not
-// change the value). %1 stands for that usable condition, %2 for EvaluationTable::notDemoted().
+// change the value). %1 stands for that usable condition, %2 for EvaluationTable::rankable().
 enum class SummaryColumn
 {
     Candidates,
@@ -217,7 +217,7 @@ QList<SessionSummary> SessionStore::sessionSummaries()
     Statement q(m_db.connection(),
                 QStringLiteral("SELECT %1, %2 FROM sessions s ORDER BY created_at DESC, id")
                     .arg(SessionTable::columns().select(),
-                         summaryColumns.select().arg(usable, EvaluationTable::notDemoted())));
+                         summaryColumns.select().arg(usable, EvaluationTable::rankable())));
     if (!q.exec()) {
         fail(q.error());
         return result;
@@ -556,14 +556,14 @@ std::optional<Evaluation> SessionStore::evaluation(const QString &candidateId, i
     return EvaluationTable::read(q, candidateId);
 }
 
-QHash<QString, Evaluation> SessionStore::remeasurements(const QString &sessionId)
+QHash<QString, Evaluation> SessionStore::runs(const QString &sessionId, int runIndex)
 {
     QHash<QString, Evaluation> result;
     Statement q(m_db.connection(),
                 QStringLiteral("SELECT %1, c.id FROM evaluations JOIN candidates c ON c.id = candidate_id "
                                "WHERE c.session_id = :s AND run_index = :run")
                     .arg(EvaluationTable::columns().select()));
-    q.bind(QStringLiteral(":s"), sessionId).bind(QStringLiteral(":run"), remeasureRun);
+    q.bind(QStringLiteral(":s"), sessionId).bind(QStringLiteral(":run"), runIndex);
     if (!q.exec()) {
         fail(q.error());
         return result;
@@ -584,7 +584,7 @@ std::optional<Candidate> SessionStore::bestCandidate(const QString &sessionId)
                        "e.run_index = 0 WHERE c.session_id = :s AND e.status = 'ok' AND e.correct = 1 AND "
                        "e.latency_mean_ms IS NOT NULL AND %2 ORDER BY e.latency_mean_ms, c.iteration, c.id "
                        "LIMIT 1")
-            .arg(CandidateTable::select(), EvaluationTable::notDemoted()));
+            .arg(CandidateTable::select(), EvaluationTable::rankable()));
     q.bind(QStringLiteral(":s"), sessionId);
     if (!q.exec()) {
         fail(q.error());

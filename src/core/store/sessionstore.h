@@ -107,8 +107,14 @@ public:
     // The run index of a best kernel's re-measurement on fresh seeds (and the small size) before it is
     // reported.
     static constexpr int remeasureRun = 1;
+    // The run index of a kernel's nkisim evaluation once the two-stage evaluation (SearchConfig::confirmOn)
+    // measured it on the device: the device's evaluation becomes run 0, which every reader ranks by, and
+    // nkisim's is kept here (for the search's next confirmation and for calibration).
+    static constexpr int simulatedRun = 2;
     // The session's re-measurements, by candidate id.
-    QHash<QString, Evaluation> remeasurements(const QString &sessionId);
+    QHash<QString, Evaluation> remeasurements(const QString &sessionId) { return runs(sessionId, remeasureRun); }
+    // The session's evaluations of one run index, by candidate id.
+    QHash<QString, Evaluation> runs(const QString &sessionId, int runIndex);
     // The fastest correct candidate of the session (status ok, correct, lowest mean latency) that was not
     // demoted: neither it nor a kernel of the same source failed its re-measurement
     // (Selection::failsRemeasure).

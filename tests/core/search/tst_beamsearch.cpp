@@ -734,6 +734,93 @@ private Q_SLOTS:
         QCOMPARE(rig.search->state(), BeamSearch::State::Idle);
     }
 
+    // The two-stage evaluation wired (issue 34): nkisim on the rig's pool, the Trainium STAND-IN
+    // (tests/fixtures/runner/fake_nki_current) as the confirm host's pool. Without a memory, only what nkisim
+    // places within the (default, uncalibrated) margin of its beam goes to the device: the baseline and the
+    // fast kernel, not the slow one, which stays simulated only and is never the best.
+    void confirmsOnlyWhatCouldChangeTheOutcome()
+    {
+        QTemporaryDir dir;
+        Rig rig(dir.path(), m_prompts);
+        QVERIFY(rig.store.open());
+        rig.search->setMemory(nullptr);
+        QFile wrapper(dir.filePath(QStringLiteral("python-with-standin-sdk")));
+        QVERIFY(wrapper.open(QIODevice::WriteOnly));
+        wrapper.write(QStringLiteral("#!/bin/sh\nPYTHONPATH='%1':\"$PYTHONPATH\" PATH='%1/bin':\"$PATH\" exec "
+                                     "/usr/bin/python3 \"$@\"\n")
+                          .arg(QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/fixtures/runner/fake_nki_current"))
+                          .toUtf8());
+        wrapper.close();
+        wrapper.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        HostConfig trn;
+        trn.name = QStringLiteral("trn-standin");
+        trn.backend = QStringLiteral("neuron");
+        trn.python = wrapper.fileName();
+        HostPool device;
+        device.addHost(new LocalHost(trn, QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench")));
+        device.start();
+        rig.search->setConfirmPool(&device, QStringLiteral("neuron"));
+
+        const QString fixtures = QStringLiteral(ACCELOPT_SOURCE_DIR "/tests/fixtures/optimize/silu_current/");
+        const QString fast = read(fixtures + QStringLiteral("fast1.py"));
+        const QString slow = read(fixtures + QStringLiteral("slow1.py"));
+        int executorCalls = 0;
+        rig.server.setHandler([&](const ScriptedLlmServer::Request &r) {
+            if (roleOf(r) == AgentRole::Planner)
+                return ScriptedLlmServer::completion(planReply());
+            return ScriptedLlmServer::completion(fenced(executorCalls++ == 0 ? fast : slow));
+        });
+        BeamSearch::Task t = task();
+        t.kernel = read(QStringLiteral(ACCELOPT_SOURCE_DIR "/nkibench/tasks/silu/baseline_current.py"));
+        t.backend = QStringLiteral("sim");
+        SearchConfig config = tiny(1, 1, 2, 1);
+        config.confirmOn = QStringLiteral("trn-standin");
+        QSignalSpy done(rig.search, &BeamSearch::finished);
+        QList<SearchEvent> events;
+        connect(rig.search, &BeamSearch::event, this, [&events](const SearchEvent &e) { events << e; });
+        QVERIFY2(rig.search->start(t, config), qPrintable(rig.search->lastError()));
+        QVERIFY(done.wait(300000));
+        QCOMPARE(done.first().first().value<StopReason>(), StopReason::Iterations);
+        checkEventOrder(events);
+        device.stop();
+
+        const QString session = rig.search->sessionId();
+        QString fastId, slowId;
+        for (const Candidate &c : rig.store.candidates(session, 1))
+            (c.source == fast ? fastId : slowId) = c.id;
+        QVERIFY(!fastId.isEmpty() && !slowId.isEmpty());
+        const QString baselineId = SessionStore::baselineCandidateId(session);
+        // run 0 is what everything ranks by: the device's for the baseline and the fast kernel, nkisim's for the
+        // slow one; a confirmed kernel keeps nkisim's run as run 2
+        for (const QString &id : {baselineId, fastId}) {
+            const auto e = rig.store.evaluation(id);
+            QVERIFY2(e && e->onHardware() && e->ok() && e->correct == true, qPrintable(id));
+            const auto sim = rig.store.evaluation(id, SessionStore::simulatedRun);
+            QVERIFY2(sim && sim->backend == QStringLiteral("sim"), qPrintable(id));
+            // the stand-in's device is slower than nkisim (launch overhead, engine scales >= 1)
+            QVERIFY(*e->latencyMeanMs > *sim->latencyMeanMs);
+        }
+        const auto slowEval = rig.store.evaluation(slowId);
+        QVERIFY(slowEval && slowEval->backend == QStringLiteral("sim"));
+        QVERIFY(!rig.store.evaluation(slowId, SessionStore::simulatedRun));
+        // the beam, the best and the reported totals
+        QCOMPARE(rig.search->beam(), QStringList{fastId});
+        QCOMPARE(rig.search->bestCandidateId(), fastId);
+        QCOMPARE(rig.store.bestCandidate(session)->id, fastId);
+        const auto *stopped = events.last().as<SearchEvents::Stopped>();
+        QVERIFY(stopped);
+        QCOMPARE(stopped->totals.confirmOn, QStringLiteral("trn-standin"));
+        QCOMPARE(stopped->totals.deviceEvaluations, 2);
+        QCOMPARE(stopped->totals.simulatedOnly, 1);
+        QVERIFY(stopped->totals.best && stopped->totals.best->onHardware());
+        const auto counted = rig.store.statistics().deviceCounts(session);
+        QCOMPARE(counted.onDevice, 2);
+        QCOMPARE(counted.simulatedOnly, 1);
+        // the best kernel is re-measured where its number came from
+        const auto remeasured = rig.store.evaluation(fastId, SessionStore::remeasureRun);
+        QVERIFY(remeasured && remeasured->onHardware());
+    }
+
     void refusesBadStart()
     {
         QTemporaryDir dir;
@@ -744,6 +831,11 @@ private Q_SLOTS:
         BeamSearch::Task empty = task();
         empty.kernel.clear();
         QVERIFY(!rig.search->start(empty, tiny(1, 1, 1, 1)));
+        // a confirm host without its pool
+        SearchConfig confirm = tiny(1, 1, 1, 1);
+        confirm.confirmOn = QStringLiteral("trn");
+        QVERIFY(!rig.search->start(task(), confirm));
+        QVERIFY2(rig.search->lastError().contains(QStringLiteral("no pool")), qPrintable(rig.search->lastError()));
     }
 };
 

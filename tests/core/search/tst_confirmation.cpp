@@ -27,12 +27,16 @@ ScoredKernel kernel(const QString &id, double ms, const QString &bound = QString
     return k;
 }
 
-Confirmation::Scope scope(int width, double margin)
+Selection::CascadeScope scope(int width)
 {
-    Confirmation::Scope s;
+    Selection::CascadeScope s;
     s.width = width;
-    s.margin = [margin](const ScoredKernel &) { return margin; };
     return s;
+}
+
+Confirmation::Margin flat(double margin)
+{
+    return [margin](const ScoredKernel &) { return margin; };
 }
 
 // The stand-in device (standin_latency.py): 3 us launch overhead; DMA-bound kernels scaled by 1.8, compute-
@@ -55,13 +59,13 @@ private Q_SLOTS:
                                            kernel(QStringLiteral("b"), 11.0),
                                            kernel(QStringLiteral("c"), 30.0)};
         // margin 50 %: b may be 11 / 1.5 = 7.3 ms on the device, ahead of P; c (20 ms at best) may not
-        QCOMPARE(Confirmation::toConfirm(parents, children, {}, scope(2, 0.5)),
+        QCOMPARE(Confirmation::toConfirm(parents, children, {}, scope(2), flat(0.5)),
                  (QStringList{QStringLiteral("a"), QStringLiteral("b")}));
         // margin 5 %: b is 10.5 ms at best, behind P: only a
-        QCOMPARE(Confirmation::toConfirm(parents, children, {}, scope(2, 0.05)),
+        QCOMPARE(Confirmation::toConfirm(parents, children, {}, scope(2), flat(0.05)),
                  QStringList{QStringLiteral("a")});
         // one already measured on the device is not sent again
-        QCOMPARE(Confirmation::toConfirm(parents, children, {QStringLiteral("a")}, scope(2, 0.5)),
+        QCOMPARE(Confirmation::toConfirm(parents, children, {QStringLiteral("a")}, scope(2), flat(0.5)),
                  QStringList{QStringLiteral("b")});
     }
 
@@ -71,12 +75,12 @@ private Q_SLOTS:
         QList<ScoredKernel> children{kernel(QStringLiteral("a"), 5.0), kernel(QStringLiteral("d"), 9.8),
                                      kernel(QStringLiteral("e"), 10.0)};
         children[2].sourceHash = QStringLiteral("hash-P"); // P again: nothing to learn
-        Confirmation::Scope s = scope(1, 0.05);
-        QCOMPARE(Confirmation::toConfirm(parents, children, {}, s), QStringList{QStringLiteral("a")});
+        Selection::CascadeScope s = scope(1);
+        QCOMPARE(Confirmation::toConfirm(parents, children, {}, s, flat(0.05)), QStringList{QStringLiteral("a")});
         s.experiences = true;
         s.topK = 8;
         // d: 10 / 9.8 = 1.02x on nkisim, below the 1.04 gain, but within it once the 5 % margin is allowed
-        QCOMPARE(Confirmation::toConfirm(parents, children, {}, s),
+        QCOMPARE(Confirmation::toConfirm(parents, children, {}, s, flat(0.05)),
                  (QStringList{QStringLiteral("a"), QStringLiteral("d")}));
     }
 
@@ -86,7 +90,7 @@ private Q_SLOTS:
         QList<ScoredKernel> children{kernel(QStringLiteral("a"), 5.0), kernel(QStringLiteral("f"), 4.0)};
         children[0].evaluation.correct.reset();
         children[1].evaluation.correct = false;
-        QCOMPARE(Confirmation::toConfirm(parents, children, {}, scope(1, 0.0)),
+        QCOMPARE(Confirmation::toConfirm(parents, children, {}, scope(1), flat(0.0)),
                  QStringList{QStringLiteral("a")});
     }
 
@@ -129,9 +133,10 @@ private Q_SLOTS:
         const Calibration calibration = Calibration::fromRuns(runs);
         QVERIFY(calibration.margin(QStringLiteral("memory"), target) <
                 calibration.margin(QStringLiteral("vector"), target));
-        Confirmation::Scope s;
-        s.width = 3;
-        s.margin = [&](const ScoredKernel &k) { return calibration.margin(k.evaluation.bound, target); };
+        const Selection::CascadeScope s = scope(3);
+        const Confirmation::Margin margin = [&](const ScoredKernel &k) {
+            return calibration.margin(k.evaluation.bound, target);
+        };
 
         int children = 0, confirmedTotal = 0;
         for (int trial = 0; trial < 300; ++trial) {
@@ -152,7 +157,7 @@ private Q_SLOTS:
                 onDevice.insert(id, device(*c.evaluation.latencyMeanMs, bound, share(rng)));
                 kids << c;
             }
-            const QStringList confirm = Confirmation::toConfirm(parents, kids, {}, s);
+            const QStringList confirm = Confirmation::toConfirm(parents, kids, {}, s, margin);
             children += int(kids.size());
             confirmedTotal += int(confirm.size());
             const auto bestOf = [&](const QStringList &ids) {

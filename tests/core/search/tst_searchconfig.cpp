@@ -79,6 +79,27 @@ private Q_SLOTS:
         QVERIFY(!SearchConfig::fromJson(QJsonObject{{"version", 99}}, &error));
         QVERIFY2(error.contains(QStringLiteral("newer")), qPrintable(error));
         QVERIFY(!SearchConfig::fromJson(QJsonObject{{"iterations", 1e12}}, &error));
+        QVERIFY(!SearchConfig::fromJson(QJsonObject{{"confirm_on", 3}}, &error));
+        QVERIFY2(error.contains(QStringLiteral("confirm_on")), qPrintable(error));
+    }
+    // The two-stage evaluation (issue 34) is off by default and leaves the JSON of a session without it as it
+    // was; a host name round-trips, and one with spaces around it is named as a problem.
+    void confirmOnIsOffByDefaultAndRoundTrips()
+    {
+        QVERIFY(SearchConfig{}.confirmOn.isEmpty());
+        QVERIFY(!SearchConfig{}.toJson().contains(QStringLiteral("confirm_on")));
+        SearchConfig c;
+        c.confirmOn = QStringLiteral("trn-standin");
+        QCOMPARE(c.toJson().value(QStringLiteral("confirm_on")).toString(), QStringLiteral("trn-standin"));
+        QString error;
+        const auto back = SearchConfig::fromJson(c.toJson(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->confirmOn, QStringLiteral("trn-standin"));
+        QVERIFY(*back == c);
+        QVERIFY(c.problems().isEmpty());
+        c.confirmOn = QStringLiteral(" trn ");
+        QVERIFY2(c.problems().join(u'\n').contains(QStringLiteral("confirm host")),
+                 qPrintable(c.problems().join(u'\n')));
     }
 };
 
