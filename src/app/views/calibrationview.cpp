@@ -1,4 +1,5 @@
 #include "calibrationview.h"
+#include "tablecells.h"
 
 #include "appcontext.h"
 #include "themedchartview.h"
@@ -18,15 +19,6 @@
 #include <cmath>
 
 namespace {
-QTableWidgetItem *cell(const QString &text, bool number = false)
-{
-    auto *item = new QTableWidgetItem(text);
-    item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-    if (number)
-        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
-}
-
 QString percent(double fraction, bool sign = false)
 {
     return QStringLiteral("%1%2 %")
@@ -122,12 +114,12 @@ void CalibrationView::setCalibration(const Calibration &calibration)
     for (const CalibrationGroup &g : calibration.groups()) {
         const std::optional<double> own = g.rankingMargin();
         const double margin = calibration.margin(g.kernelClass, g.target);
-        m_groups->setItem(row, 0, cell(g.kernelClass));
-        m_groups->setItem(row, 1, cell(g.target));
-        m_groups->setItem(row, 2, cell(QString::number(g.kernels), true));
-        m_groups->setItem(row, 3, cell(percent(g.medianAbsError), true));
-        m_groups->setItem(row, 4, cell(percent(g.worstAbsError), true));
-        QTableWidgetItem *m = cell(percent(margin), true);
+        m_groups->setItem(row, 0, TableCells::readOnly(g.kernelClass));
+        m_groups->setItem(row, 1, TableCells::readOnly(g.target));
+        m_groups->setItem(row, 2, TableCells::readOnly(QString::number(g.kernels), true));
+        m_groups->setItem(row, 3, TableCells::readOnly(percent(g.medianAbsError), true));
+        m_groups->setItem(row, 4, TableCells::readOnly(percent(g.worstAbsError), true));
+        QTableWidgetItem *m = TableCells::readOnly(percent(margin), true);
         if (!own)
             m->setToolTip(tr("The default: fewer than two kernels of this kind are measured on both"));
         m_groups->setItem(row, 5, m);
@@ -145,14 +137,14 @@ void CalibrationView::setCalibration(const Calibration &calibration)
     points->setName(tr("Kernels"));
     points->setMarkerSize(9);
     for (const CalibrationPair &p : pairs) {
-        m_pairs->setItem(row, 0, cell(p.sourceHash.left(10)));
-        m_pairs->setItem(row, 1, cell(p.task));
-        m_pairs->setItem(row, 2, cell(p.target));
-        m_pairs->setItem(row, 3, cell(p.kernelClass));
-        m_pairs->setItem(row, 4, cell(QString::number(p.predictedMs, 'g', 4), true));
-        m_pairs->setItem(row, 5, cell(QString::number(p.measuredMs, 'g', 4), true));
-        m_pairs->setItem(row, 6, cell(percent(p.error(), true), true));
-        m_pairs->setItem(row, 7, cell(p.host));
+        m_pairs->setItem(row, 0, TableCells::readOnly(p.sourceHash.left(10)));
+        m_pairs->setItem(row, 1, TableCells::readOnly(p.task));
+        m_pairs->setItem(row, 2, TableCells::readOnly(p.target));
+        m_pairs->setItem(row, 3, TableCells::readOnly(p.kernelClass));
+        m_pairs->setItem(row, 4, TableCells::readOnly(QString::number(p.predictedMs, 'g', 4), true));
+        m_pairs->setItem(row, 5, TableCells::readOnly(QString::number(p.measuredMs, 'g', 4), true));
+        m_pairs->setItem(row, 6, TableCells::readOnly(percent(p.error(), true), true));
+        m_pairs->setItem(row, 7, TableCells::readOnly(p.host));
         m_pairs->item(row, 7)->setToolTip(p.sdk);
         points->append(p.predictedMs, p.measuredMs);
         const double a = std::min(p.predictedMs, p.measuredMs), b = std::max(p.predictedMs, p.measuredMs);

@@ -1,4 +1,5 @@
 #include "studyview.h"
+#include "tablecells.h"
 
 #include "search/stoprules.h"
 #include "studychart.h"
@@ -16,15 +17,6 @@
 #include <QVBoxLayout>
 
 namespace {
-QTableWidgetItem *cell(const QString &text, bool number = false)
-{
-    auto *item = new QTableWidgetItem(text);
-    item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-    if (number)
-        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
-}
-
 QTableWidget *makeTable(const QStringList &headers, QWidget *parent)
 {
     auto *t = new QTableWidget(0, int(headers.size()), parent);
@@ -172,19 +164,19 @@ void StudyView::fillTable()
     m_table->setRowCount(int(rows.size()));
     for (int r = 0; r < rows.size(); ++r) {
         const StudyResult::Row &row = rows.at(r);
-        m_table->setItem(r, Task, cell(row.task));
-        QTableWidgetItem *arm = cell(row.arm);
+        m_table->setItem(r, Task, TableCells::readOnly(row.task));
+        QTableWidgetItem *arm = TableCells::readOnly(row.arm);
         arm->setToolTip(row.spec);
         m_table->setItem(r, Arm, arm);
-        m_table->setItem(r, Repeats, cell(QString::number(row.runs), true));
+        m_table->setItem(r, Repeats, TableCells::readOnly(QString::number(row.runs), true));
         m_table->setItem(r, BestPercent,
-                         cell(spreadText(row.percentOfPeak.n, row.percentOfPeak.mean, row.percentOfPeak.min,
+                         TableCells::readOnly(spreadText(row.percentOfPeak.n, row.percentOfPeak.mean, row.percentOfPeak.min,
                                          row.percentOfPeak.max, 2),
                               true));
         m_table->setItem(
             r, Speedup,
-            cell(spreadText(row.speedup.n, row.speedup.mean, row.speedup.min, row.speedup.max, 3), true));
-        QTableWidgetItem *usd = cell(row.costUsd ? QString::number(*row.costUsd, 'f', 4)
+            TableCells::readOnly(spreadText(row.speedup.n, row.speedup.mean, row.speedup.min, row.speedup.max, 3), true));
+        QTableWidgetItem *usd = TableCells::readOnly(row.costUsd ? QString::number(*row.costUsd, 'f', 4)
                                                  : (row.runs > 0 ? tr("unpriced") : QStringLiteral("-")),
                                      true);
         if (!row.costUsd && row.runs > 0) {
@@ -194,9 +186,9 @@ void StudyView::fillTable()
                                nullptr, row.unpricedCalls));
         }
         m_table->setItem(r, Usd, usd);
-        m_table->setItem(r, Tokens, cell(QString::number(row.tokens, 'f', 0), true));
-        m_table->setItem(r, Evaluations, cell(QString::number(row.evaluations, 'f', 1), true));
-        m_table->setItem(r, DeviceSeconds, cell(QString::number(row.deviceSeconds, 'f', 2), true));
+        m_table->setItem(r, Tokens, TableCells::readOnly(QString::number(row.tokens, 'f', 0), true));
+        m_table->setItem(r, Evaluations, TableCells::readOnly(QString::number(row.evaluations, 'f', 1), true));
+        m_table->setItem(r, DeviceSeconds, TableCells::readOnly(QString::number(row.deviceSeconds, 'f', 2), true));
     }
 }
 
@@ -207,22 +199,22 @@ void StudyView::fillSessions()
     for (int r = 0; r < m_state.runs.size(); ++r) {
         const StudyState::Run &run = m_state.runs.at(r);
         const RunMeasure *last = run.checkpoints.isEmpty() ? nullptr : &run.checkpoints.last().measure;
-        QTableWidgetItem *task = cell(run.task);
+        QTableWidgetItem *task = TableCells::readOnly(run.task);
         task->setData(Qt::UserRole, run.sessionId);
         m_sessions->setItem(r, RunTask, task);
-        m_sessions->setItem(r, RunArm, cell(run.arm));
-        m_sessions->setItem(r, RunRepeat, cell(QString::number(run.repeat + 1), true));
-        QTableWidgetItem *session = cell(run.sessionId.isEmpty() ? QStringLiteral("-") : run.sessionId.left(8));
+        m_sessions->setItem(r, RunArm, TableCells::readOnly(run.arm));
+        m_sessions->setItem(r, RunRepeat, TableCells::readOnly(QString::number(run.repeat + 1), true));
+        QTableWidgetItem *session = TableCells::readOnly(run.sessionId.isEmpty() ? QStringLiteral("-") : run.sessionId.left(8));
         session->setToolTip(run.sessionId);
         m_sessions->setItem(r, RunSession, session);
-        m_sessions->setItem(r, RunRounds, cell(QString::number(run.checkpoints.size()), true));
+        m_sessions->setItem(r, RunRounds, TableCells::readOnly(QString::number(run.checkpoints.size()), true));
         m_sessions->setItem(r, RunBest,
-                            cell(last && last->bestPercentOfPeak
+                            TableCells::readOnly(last && last->bestPercentOfPeak
                                      ? QString::number(*last->bestPercentOfPeak, 'f', 2)
                                      : QStringLiteral("-"),
                                  true));
         m_sessions->setItem(r, RunEvaluations,
-                            cell(last ? QString::number(last->evaluations) : QStringLiteral("-"), true));
+                            TableCells::readOnly(last ? QString::number(last->evaluations) : QStringLiteral("-"), true));
         QString state;
         Theme::Status tone = Theme::Status::Idle;
         const std::optional<StopReason> reason = StopRules::fromName(run.stopReason);
@@ -240,7 +232,7 @@ void StudyView::fillSessions()
             state = last ? tr("after round %1 of %2").arg(run.checkpoints.last().round).arg(m_state.budget.slices)
                          : tr("first round under way");
         }
-        QTableWidgetItem *stateItem = cell(state);
+        QTableWidgetItem *stateItem = TableCells::readOnly(state);
         stateItem->setForeground(Theme::statusColor(tone));
         m_sessions->setItem(r, RunState, stateItem);
     }

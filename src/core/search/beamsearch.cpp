@@ -451,19 +451,26 @@ void BeamSearch::reuse(const Job &job, const Evaluation &measured, const QString
 
 void BeamSearch::onEvaluationFinished(quint64 jobId, const Evaluation &evaluation)
 {
-    const auto it = m_jobs.find(jobId);
-    if (it == m_jobs.end())
-        return; // another user of the pool, or a job given up on
-    const Job job = it.value();
-    m_jobs.erase(it);
     BusyClock::Scope busy(m_busy);
+    if (const auto job = finishedJob(m_jobs, jobId, evaluation))
+        onEvaluation(*job, evaluation, true);
+}
+
+std::optional<BeamSearch::Job> BeamSearch::finishedJob(QHash<quint64, Job> &jobs, quint64 jobId,
+                                                       const Evaluation &evaluation)
+{
+    const auto it = jobs.find(jobId);
+    if (it == jobs.end())
+        return std::nullopt; // another user of the pool, or a job given up on
+    const Job job = it.value();
+    jobs.erase(it);
     if (job.remeasure) {
         const auto request = m_remeasure.take(jobId);
         if (m_state == State::Remeasuring)
             onRemeasured(job.candidateId, request, evaluation);
-        return;
+        return std::nullopt;
     }
-    onEvaluation(job, evaluation, true);
+    return job;
 }
 
 void BeamSearch::onEvaluation(const Job &job, const Evaluation &evaluation, bool fresh)
@@ -629,19 +636,9 @@ void BeamSearch::confirm(const QString &candidateId, const QString &beamParentId
 
 void BeamSearch::onConfirmFinished(quint64 jobId, const Evaluation &evaluation)
 {
-    const auto it = m_confirmJobs.find(jobId);
-    if (it == m_confirmJobs.end())
-        return; // another user of the pool, or a job given up on
-    const Job job = it.value();
-    m_confirmJobs.erase(it);
     BusyClock::Scope busy(m_busy);
-    if (job.remeasure) {
-        const auto request = m_remeasure.take(jobId);
-        if (m_state == State::Remeasuring)
-            onRemeasured(job.candidateId, request, evaluation);
-        return;
-    }
-    onConfirmed(job, evaluation);
+    if (const auto job = finishedJob(m_confirmJobs, jobId, evaluation))
+        onConfirmed(*job, evaluation);
 }
 
 void BeamSearch::onConfirmed(const Job &job, const Evaluation &device)

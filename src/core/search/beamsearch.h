@@ -30,6 +30,7 @@
 #include <QSet>
 
 #include <functional>
+#include <optional>
 
 class AgentClients;
 class ChatClient;
@@ -123,6 +124,8 @@ private:
     qint64 seedOf(const Call &call) const;
     void onChatFinished(const Call &call, const ChatReply &reply);
     void onEvaluationFinished(quint64 job, const Evaluation &evaluation);
+    // The job of jobId taken out of jobs, or nothing when it is not ours or was a re-measurement (handled here).
+    std::optional<Job> finishedJob(QHash<quint64, Job> &jobs, quint64 jobId, const Evaluation &evaluation);
     void onEvaluation(const Job &job, const Evaluation &evaluation, bool fresh);
     void onBaseline(const Evaluation &evaluation);
     void startIteration();
