@@ -13,6 +13,7 @@
 #include "ui_optimizedialog.h"
 
 #include <QFileInfo>
+#include <QShowEvent>
 #include <QJsonDocument>
 #include <QPushButton>
 
@@ -191,6 +192,25 @@ void OptimizeDialog::showModels(const std::optional<LlmConfig> &config, const QS
             .arg(Theme::statusHtml(Theme::Status::Bad,
                                    QStringLiteral("⚠ %1.").arg(problems.join(QStringLiteral("; ")))),
                  tr("Set up models in Tools › Models…")));
+    fitContents();
+}
+
+void OptimizeDialog::showEvent(QShowEvent *event)
+{
+    QDialog::showEvent(event);
+    fitContents();
+}
+
+void OptimizeDialog::fitContents()
+{
+    // The word-wrapped labels (the task's note, the models and their warning) need more height at the width the
+    // dialog gets than its size hint assumed; without this the left column's rows were squeezed and clipped.
+    if (!isVisible() || !layout())
+        return;
+    layout()->activate();
+    const int need = layout()->totalHeightForWidth(width());
+    if (need > height())
+        resize(width(), need);
 }
 
 void OptimizeDialog::preferTask(const QJsonObject &ref, const QString &name)

@@ -62,7 +62,11 @@ Q_SIGNALS:
 public Q_SLOTS:
     void accept() override;
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
+    void fitContents();
     void showModels(const std::optional<LlmConfig> &config, const QString &error);
     void newTask();
     void applyPreset();
