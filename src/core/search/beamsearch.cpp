@@ -605,19 +605,8 @@ bool BeamSearch::startConfirmations()
         Cascade::scope(m_config, m_memory != nullptr), [this](const ScoredKernel &k) {
             return m_calibration.margin(k.evaluation.bound, m_task.target);
         });
-    QHash<QString, ScoredKernel> byId;
-    for (const ScoredKernel &k : std::as_const(m_children))
-        byId.insert(k.candidateId, k);
     // One device run per normalized source: its result is handed to the twins when it lands.
-    QSet<QString> sources;
-    QList<ScoredKernel> runs;
-    for (const QString &id : ids) {
-        const ScoredKernel k = byId.value(id);
-        if (!k.sourceHash.isEmpty() && sources.contains(k.sourceHash))
-            continue;
-        sources.insert(k.sourceHash);
-        runs << k;
-    }
+    const QList<ScoredKernel> runs = Selection::onePerSource(m_children, ids);
     if (runs.isEmpty())
         return false;
     const InFlight::Token hold = m_inFlight.hold(); // the step goes on only once every device run is out

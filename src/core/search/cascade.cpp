@@ -24,20 +24,7 @@ QList<ScoredKernel> Cascade::toCheck(const QList<ScoredKernel> &beam, QList<Scor
         scope.hitPlans = inputs.shownPlans;
     for (const ScoredKernel &k : std::as_const(children))
         scope.planOf.insert(k.candidateId, inputs.candidates->value(k.candidateId).planId);
-    const QStringList ids = Selection::toCheck(beam, children, scope);
-    QHash<QString, ScoredKernel> byId;
-    for (const ScoredKernel &k : std::as_const(children))
-        byId.insert(k.candidateId, k);
-    QList<ScoredKernel> checks;
-    QSet<QString> sources;
-    for (const QString &id : ids) {
-        const ScoredKernel k = byId.value(id);
-        if (!k.sourceHash.isEmpty() && sources.contains(k.sourceHash))
-            continue;
-        sources.insert(k.sourceHash);
-        checks << k;
-    }
-    return checks;
+    return Selection::onePerSource(children, Selection::toCheck(beam, children, scope));
 }
 
 void Cascade::keep(QList<ScoredKernel> &children, const SearchJob &job, const Candidate &candidate,

@@ -187,4 +187,21 @@ QStringList toCheck(const QList<ScoredKernel> &parents, const QList<ScoredKernel
     return ids;
 }
 
+QList<ScoredKernel> onePerSource(const QList<ScoredKernel> &children, const QStringList &ids)
+{
+    QHash<QString, ScoredKernel> byId;
+    for (const ScoredKernel &k : children)
+        byId.insert(k.candidateId, k);
+    QList<ScoredKernel> out;
+    QSet<QString> sources;
+    for (const QString &id : ids) {
+        const ScoredKernel k = byId.value(id);
+        if (!k.sourceHash.isEmpty() && sources.contains(k.sourceHash))
+            continue;
+        sources.insert(k.sourceHash);
+        out << k;
+    }
+    return out;
+}
+
 } // namespace Selection

@@ -99,4 +99,8 @@ struct CascadeScope
 QStringList toCheck(const QList<ScoredKernel> &parents, const QList<ScoredKernel> &children,
                     const CascadeScope &scope);
 
+// The children named by ids, in their order, one per normalized source (sourceHash; a kernel without one is its
+// own): a twin's result is handed over when its source's run lands, so only one of them is run.
+QList<ScoredKernel> onePerSource(const QList<ScoredKernel> &children, const QStringList &ids);
+
 } // namespace Selection
