@@ -137,9 +137,8 @@ def test_current_kernel_runs_the_current_route_on_the_current_sdk(tmp_path):
         assert 0 < m["dma_active_time_percent"] <= 1 and 0 <= m["vector_engine_active_time_percent"] <= 1
         assert any(w.startswith("metrics: Neuron Explorer reported its _percent") for w in r["warnings"])
         assert r["roofline"]["percent_of_peak"] > 0
-        prof = r["profile"]
-        assert prof["source"] == "neuron-explorer" and prof["available"] is False
-        assert set(prof["missing"]) == {"instruction_count", "engine_busy_ns", "line_costs", "timeline"}
+        prof = r["profile"]  # the stand-in's Instruction rows (test_explorer_profile.py checks the numbers)
+        assert prof["source"] == "neuron-explorer" and prof["available"] is True and prof["instruction_count"] > 0
         # a current kernel that fails to compile names its line
         bad = CURRENT_ADD.replace("    n, d = a.shape\n", "    n, d = a.shape\n    q = undefined_name\n")
         r2 = s.eval("k2", {"name": "add"}, bad, size="small", backend="neuron", core=1)

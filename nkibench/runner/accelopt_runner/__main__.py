@@ -42,6 +42,9 @@ def main(argv=None) -> int:
     if argv[:1] == ["_child"]:
         from .child import main as child_main
         return child_main(argv[1])
+    if argv[:1] == ["explorer-profile"]:  # files on this machine, no kernel run: none of the options below
+        from .explorerprofile import main as explorer_main
+        return explorer_main(argv[1:])
     if argv[:1] == ["_zygote"]:
         from .zygote import main as zygote_main
         return zygote_main(argv[1], confined="--confined" in argv[2:])

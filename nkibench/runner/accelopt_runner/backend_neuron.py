@@ -17,7 +17,8 @@ NEURON_CC_FLAGS=--auto-cast=none and NEURON_PLATFORM_TARGET_OVERRIDE=<target> fo
      those points (neuron-bench reports percentiles, not a mean). Re-measured while (max-min)/min > spread_tol.
   5. metrics: `neuron-profile view --output-format summary-json -n file.neff -s profile.ntff` on step 2's
      artifacts (neffmetrics.py).
-  6. profile: unavailable, with the reason per field (neffmetrics.PROFILE_MISSING): it needs per-instruction data.
+  6. profile: unavailable on the classic route, with the reason per field (neffmetrics.PROFILE_MISSING); on the
+     current one from Neuron Explorer's Instruction and DMA tables where it writes them (explorerprofile.py).
 Exceptions during compile are compile_error; during a later run runtime_error; both name the kernel line when the
 traceback or message points into kernel.py.
 
@@ -30,7 +31,8 @@ it for standalone NKI kernels (nki.benchmark / nki.baremetal are not in the nki 
   3. latency (without nrtpy): `neuron-explorer capture -n kernel.neff -s profile.ntff --profile-nth-exec=<warmup+1>`
      and the latency of that one profiled execution (Summary total_time), with a warning;
   4. metrics: `neuron-explorer view -n kernel.neff -s profile.ntff` (neffmetrics.py);
-  5. profile: unavailable, like the classic route (per-instruction tables are not read).
+  5. profile: from Neuron Explorer's Instruction and DMA tables (explorerprofile.py) when it writes them (Parquet
+     with pyarrow, or the full-profile JSON through SDK 2.33), else unavailable with the reason per field.
 """
 from __future__ import annotations
 
@@ -61,6 +63,7 @@ class NeuronBackend:
         self.target, self.workdir, self.job = target, workdir, job
         self.filename = os.path.join(workdir, "kernel.py")
         self.offset = 0
+        self.source_lines = 0
         self.kernel = None
         self.nki = None
         self.arg_names = []
@@ -93,6 +96,8 @@ class NeuronBackend:
             os.makedirs(self.artifacts, exist_ok=True)
             os.environ["NKI_ARTIFACTS_DIR"] = self.artifacts
             os.environ.setdefault("NEURON_LOGICAL_NC_CONFIG", "1")
+            # the NEFF then maps instructions to kernel lines: the profile's line costs (Neuron Explorer docs)
+            os.environ.setdefault("NKI_DEBUG_INFO", "True")
             self.neff = os.path.join(self.artifacts, "kernel.neff")
             try:
                 import nki
@@ -111,6 +116,7 @@ class NeuronBackend:
         """function: the kernel function's name as jobs.prechecks chose it (None: the same rule, here)."""
         self.nki = self._import_nki()
         src, self.offset = add_header(source)
+        self.source_lines = len(source.splitlines())
         with open(self.filename, "w", encoding="utf-8") as f:
             f.write(src)
         sp = importlib.util.spec_from_file_location("accelopt_kernel", self.filename)
@@ -236,4 +242,7 @@ class NeuronBackend:
         return neffmetrics.read(self.current, self.neff, self.ntff, self.workdir, self.warnings)
 
     def profile(self, timeline_cap: int) -> dict:
-        return neffmetrics.profile(self.current)
+        total = self.metrics().get("total_time")
+        return neffmetrics.profile(self.current, self.neff, self.ntff, self.workdir,
+                                   (self.filename, self.offset, self.source_lines), timeline_cap,
+                                   float(total) * 1e9 if total else None)

@@ -163,9 +163,19 @@ class NeffJudge:
         PHASE["now"] = "collecting metrics"
         CLOCK.start("metrics")
         res["metrics"] = neffmetrics.read(self.current, self.neff, self.ntff, self.workdir, self.warnings)
-        res["profile"] = neffmetrics.profile(self.current)
+        total = res["metrics"].get("total_time")
+        res["profile"] = neffmetrics.profile(self.current, self.neff, self.ntff, self.workdir, kernel_lines(job),
+                                             int(job.get("timeline_cap") or 0), float(total) * 1e9 if total else None)
         res["warnings"] = list(dict.fromkeys(list(res.get("warnings") or []) + self.warnings))
         return res
+
+
+def kernel_lines(job: dict) -> tuple:
+    """(file, header offset, line count) of the kernel as its child compiled it (backend_neuron writes kernel.py,
+    with the header add_header may prepend), to map the NEFF's NKI source locations to lines as sent."""
+    from .backend_sim import add_header
+    src = str(job.get("kernel") or "")
+    return "kernel.py", add_header(src)[1], len(src.splitlines())
 
 
 def _as_declared(a: np.ndarray, hint: dict) -> np.ndarray:

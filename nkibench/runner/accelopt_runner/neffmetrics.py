@@ -1,6 +1,6 @@
 """What the Neuron tools say of one traced execution of a NEFF: the summary metrics (neuron-profile's summary-json
-on the classic SDK, Neuron Explorer's Summary table on a current one) and why the per-instruction profile is not
-read. Used by the judge's NEFF step (neffjudge.py) and by a host's one-process route (backend_neuron.py); it runs
+on the classic SDK, Neuron Explorer's Summary table on a current one) and the per-instruction profile (Neuron
+Explorer's Instruction and DMA tables, explorerprofile.py; on the classic SDK, why it is not read). Used by the judge's NEFF step (neffjudge.py) and by a host's one-process route (backend_neuron.py); it runs
 the tools on files and never imports the kernel.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 
-from . import neuron_sdk
+from . import explorerprofile, neuron_sdk
 
 
 def read(current: bool, neff: str, ntff: str, workdir: str, warnings: list) -> dict:
@@ -21,7 +21,7 @@ def read(current: bool, neff: str, ntff: str, workdir: str, warnings: list) -> d
     explorer = neuron_sdk.which("neuron-explorer")
     profiler = neuron_sdk.which("neuron-profile")
     if current or not profiler:
-        row = explorer_summary(explorer, neff, ntff, workdir) if explorer else None
+        row = explorer_tables(explorer, neff, ntff, workdir).get("Summary") if explorer else None
         if not row:
             return {}
         m, note = explorer_metrics(row)
@@ -36,15 +36,41 @@ def read(current: bool, neff: str, ntff: str, workdir: str, warnings: list) -> d
         return {}
 
 
-def profile(current: bool) -> dict:
-    if current:
-        return {"source": "neuron-explorer", "available": False, "missing": dict(EXPLORER_MISSING)}
-    return unavailable_profile()
+def profile(current: bool, neff: str = "", ntff: str = "", workdir: str = "", kernel: tuple = ("kernel.py", 0, 0),
+            timeline_cap: int = 0, total_time_ns: float | None = None) -> dict:
+    """The per-instruction profile: on the current route from Neuron Explorer's Instruction and DMA tables
+    (explorerprofile.py), else unavailable with the reason per field. kernel: (the kernel's file name as compiled,
+    the header lines before the kernel as sent, the kernel's line count), to map NKI source locations."""
+    if not current:
+        return unavailable_profile()
+    explorer = neuron_sdk.which("neuron-explorer")
+    tables = explorer_tables(explorer, neff, ntff, workdir) if explorer and os.path.isfile(ntff) else {}
+    if tables.get("Instruction"):
+        return explorerprofile.build(tables, kernel[0], kernel[1], kernel[2] or (1 << 30), timeline_cap,
+                                     tables.get("format") or "parquet", total_time_ns)
+    return {"source": "neuron-explorer", "available": False,
+            "missing": explorer_missing(tables.get("format"), explorer is not None)}
 
 
-def explorer_summary(tool: str, neff: str, ntff: str, workdir: str):
-    """The Summary row of `neuron-explorer view`: Parquet when pyarrow is there, else its JSON output (supported
-    through SDK 2.33)."""
+_TABLES_CACHE: dict = {}
+
+
+def explorer_tables(tool: str, neff: str, ntff: str, workdir: str) -> dict:
+    """Neuron Explorer's tables of one traced execution, run once per trace (the metrics and the profile both read
+    them): {"format": "parquet" | "json" | None, "Summary": row, "Instruction": rows, ...}."""
+    try:
+        st = os.stat(ntff)
+        key = (os.path.abspath(ntff), st.st_mtime_ns, st.st_size)
+    except OSError:
+        return {}
+    if key not in _TABLES_CACHE:
+        _TABLES_CACHE.clear()
+        _TABLES_CACHE[key] = _explorer_view(tool, neff, ntff, workdir)
+    return _TABLES_CACHE[key]
+
+
+def _explorer_view(tool: str, neff: str, ntff: str, workdir: str) -> dict:
+    """Parquet when pyarrow is there, else the full-profile JSON (supported through SDK 2.33)."""
     try:
         import pyarrow.parquet as pq
     except Exception:  # noqa: BLE001 - no Parquet reader: the JSON output
@@ -57,7 +83,9 @@ def explorer_summary(tool: str, neff: str, ntff: str, workdir: str):
             files = sorted(glob.glob(os.path.join(out, "**", "Summary*.parquet"), recursive=True))
             if files:
                 rows = pq.read_table(files[0]).to_pylist()
-                return rows[0] if rows else None
+                tables = explorerprofile.read_parquet(out) or {}
+                tables.update(format="parquet", Summary=rows[0] if rows else None)
+                return tables
         out = os.path.join(workdir, "explorer.json")
         p = subprocess.run([tool, "view", "-n", neff, "-s", ntff, "--output-format", "json",
                             "--output-file", out], cwd=workdir, capture_output=True, timeout=600,
@@ -65,16 +93,21 @@ def explorer_summary(tool: str, neff: str, ntff: str, workdir: str):
         paths = [out] if os.path.isfile(out) else []
         paths += sorted(glob.glob(os.path.join(out if os.path.isdir(out) else workdir,
                                                "device_profile_model_*.json")))
+        docs = []
         for path in paths:
             with open(path, encoding="utf-8") as f:
-                row = find_summary(json.load(f))
+                docs.append(json.load(f))
+        if not docs and p.stdout.strip():
+            docs.append(json.loads(p.stdout.decode("utf-8", errors="replace")))
+        for doc in docs:
+            row = find_summary(doc)
             if row:
-                return row
-        if p.stdout.strip():
-            return find_summary(json.loads(p.stdout.decode("utf-8", errors="replace")))
+                tables = explorerprofile.read_json(doc) or {}
+                tables.update(format="json", Summary=row)
+                return tables
     except (OSError, ValueError, subprocess.TimeoutExpired):
-        return None
-    return None
+        return {}
+    return {}
 
 
 # Why the neuron backend's profile is empty. We parse only neuron-profile's summary-json (passed on as `metrics`);
@@ -124,18 +157,24 @@ def summary_metrics(data) -> dict:
     return out
 
 
-# The current route reads only Neuron Explorer's Summary table; these need its per-instruction tables.
-EXPLORER_MISSING = {
-    "instruction_count": "the runner reads only Neuron Explorer's Summary table; counting every instruction needs its "
-                         "Instruction and DmaPacket tables (Parquet), which it does not read",
-    "engine_busy_ns": "engine_busy_ns is the sum of each engine's instruction durations; the Summary's "
-                      "*_engine_instruction_time is that sum per engine but not for the DMA queues, and the runner "
-                      "does not read the Instruction/DmaPacket tables that would give all of them",
-    "line_costs": "needs each instruction's NKI source line (Neuron Explorer's KernelInstructions table, in a NEFF "
-                  "compiled with NKI_DEBUG_INFO), which the runner does not read",
-    "timeline": "needs Neuron Explorer's Instruction and DmaPacket tables (per-instruction events), which the runner "
-                "does not read",
-}
+def explorer_missing(fmt, have_tool: bool) -> dict:
+    """Why the current route has no per-instruction profile: each field needs Neuron Explorer's Instruction table
+    (and DmaPacketAggregated for DMA), and this host could not get it."""
+    if not have_tool:
+        why = "neuron-explorer is not on this host's PATH (the Neuron SDK's aws-neuronx-tools provides it)"
+    elif fmt == "json":
+        why = ("this host has no pyarrow, so the runner asked neuron-explorer for its full-profile JSON, and that JSON "
+               "held no Instruction rows (Neuron SDK 2.34+ no longer maintains that output)")
+    else:
+        why = ("neuron-explorer wrote no Instruction table for this trace (without pyarrow on the host the runner can "
+               "only ask for the full-profile JSON, deprecated after SDK 2.33)")
+    fix = ("; install pyarrow in the host's Python, or export Instruction.csv and DmaPacketAggregated.csv from the "
+           "Explorer UI's Device Trace Viewer and run `accelopt profile import`")
+    return {"instruction_count": "needs every instruction: " + why + fix,
+            "engine_busy_ns": "needs each instruction's engine and duration: " + why + fix,
+            "line_costs": "needs each instruction's nki_source_location (a NEFF compiled with NKI_DEBUG_INFO): "
+                          + why + fix,
+            "timeline": "needs the per-instruction events: " + why + fix}
 
 
 def find_summary(data, depth: int = 0):
