@@ -88,11 +88,15 @@ def test_current_route_profile_is_the_explorer_tables(evaluated):
     assert tl["count"] == prof["instruction_count"] and not tl["truncated"]
     assert {"vector", "sync"} <= set(tl["units"]) and any(u.startswith("dma") for u in tl["units"])
     assert tl["start_ns"][0] == 0 and min(tl["start_ns"]) == 0
+    # the rows hold all the instruction time the device's own summary reports
+    assert prof["completeness"] == {"vector": pytest.approx(1.0)}
+    assert not any(n.startswith("completeness") for n in prof["notes"])
     # the trace spans the device time the benchmark measured (the stand-in's, not nkisim's estimate)
     assert prof["span_ns"] == pytest.approx(r["latency_ms"]["mean"] * 1e6, rel=0.05)
 
 
 def export_csv(ntff, out, lo=None, hi=None):
+    out.mkdir(parents=True, exist_ok=True)
     path = out / "profile.ntff"
     path.write_text(json.dumps(ntff))
     cmd = [sys.executable, str(FAKE_NKI_CURRENT / "bin" / "standin-explorer-export-csv"), "-s", str(path),
@@ -126,6 +130,25 @@ def test_csv_export_gives_the_same_profile_as_the_tables(evaluated, tmp_path):
     for key in ("instruction_count", "engine_busy_ns", "line_costs", "other_engine_ns", "span_ns", "timeline"):
         assert prof[key] == auto[key], key
     assert prof["coverage"] > 0.95 and not any(n.startswith("coverage") for n in prof["notes"])
+
+
+def test_sampled_csv_export_shows_as_missing_instruction_time(evaluated, tmp_path):
+    r, ntff, _ = evaluated
+    sampled = dict(ntff, Instruction=[x for x in ntff["Instruction"] if x["engine"] != "vector"])
+    files = export_csv(sampled, tmp_path)
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(CURRENT_ADD)
+    summary = tmp_path / "summary.json"
+    summary.write_text(json.dumps(r["metrics"]))
+    code, out = import_csv(files, kernel, r["metrics"]["total_time"] * 1e9, ["--summary", str(summary)])
+    assert code == 0, out
+    prof = out["profile"]
+    assert prof["completeness"] == {"vector": 0.0}
+    note = [n for n in prof["notes"] if n.startswith("completeness")]
+    assert note and "vector 0 %" in note[0] and "Sample at the timeline's resolution" in note[0]
+    # the whole export given the same summary is complete
+    code, out = import_csv(export_csv(ntff, tmp_path / "whole"), kernel, None, ["--summary", str(summary)])
+    assert out["profile"]["completeness"] == {"vector": pytest.approx(1.0)}
 
 
 def test_csv_of_part_of_the_run_says_how_much_it_covers(evaluated, tmp_path):

@@ -61,9 +61,11 @@ def source_line(location, kernel_file: str, offset: int, source_lines: int) -> i
 
 
 def build(tables: dict, kernel_file: str, offset: int, source_lines: int, timeline_cap: int = 0,
-          origin: str = "parquet", total_time_ns: float | None = None) -> dict:
+          origin: str = "parquet", total_time_ns: float | None = None, summary: dict | None = None) -> dict:
     """The profile of the rows in `tables` ({"Instruction": [...], "DmaPacketAggregated" or "DmaPacket": [...]}).
-    total_time_ns: the run's device time, when known, to say how much of it a CSV export covered."""
+    total_time_ns: the run's device time, when known, to say how much of it a CSV export covered; summary: the
+    run's Summary metrics (seconds), whose `<engine>_engine_instruction_time` is the same sum of durations as
+    engine_busy_ns, so a sampled export shows as a shortfall."""
     instrs = [r for r in tables.get("Instruction") or [] if _int(r, "start_ts") is not None]
     dma_table = "DmaPacketAggregated" if tables.get("DmaPacketAggregated") else "DmaPacket"
     dmas = [r for r in tables.get(dma_table) or [] if _int(r, "start_ts") is not None]
@@ -140,9 +142,30 @@ def build(tables: dict, kernel_file: str, offset: int, source_lines: int, timeli
             if cover < 0.95:
                 notes.append(f"coverage: the export spans {span:.0f} ns of the run's {total_time_ns:.0f} ns "
                              f"({100 * cover:.0f} %); counts and times cover what was exported")
+    _compare_with_summary(out, summary or {}, origin)
     if timeline_cap > 0:
         out["timeline"] = _timeline(events, timeline_cap)
     return out
+
+
+def _compare_with_summary(out: dict, summary: dict, origin: str):
+    """`completeness`: per compute engine, the rows' busy time over the Summary's instruction time for it (the
+    Explorer's own sum over every instruction); a note when rows are missing (the UI's export samples by default)."""
+    ratios = {}
+    for engine in ENGINES[:4]:
+        expected = summary.get(f"{engine}_engine_instruction_time")
+        if isinstance(expected, (int, float)) and not isinstance(expected, bool) and expected > 0:
+            ratios[engine] = out["engine_busy_ns"][engine] / (float(expected) * 1e9)
+    if not ratios:
+        return
+    out["completeness"] = ratios
+    short = {e: r for e, r in ratios.items() if r < 0.95}
+    if short:
+        what = ", ".join(f"{e} {100 * r:.0f} %" for e, r in sorted(short.items()))
+        fix = (" (a sampled or zoomed export: export the whole run with 'Sample at the timeline's resolution' "
+               "turned off)" if origin == "csv export" else "")
+        out["notes"].append(f"completeness: the rows hold less instruction time than the device's summary reports "
+                            f"({what}){fix}")
 
 
 def _timeline(events, cap: int) -> dict:
@@ -263,6 +286,7 @@ def main(argv) -> int:
     ap.add_argument("--kernel-file", default="kernel.py")
     ap.add_argument("--total-time-ns", type=float)
     ap.add_argument("--timeline-cap", type=int, default=0)
+    ap.add_argument("--summary", help="a JSON file holding the run's Summary metrics (the evaluation's metrics)")
     a = ap.parse_args(argv)
     offset, source_lines = 0, 1 << 30
     if a.kernel:
@@ -275,9 +299,17 @@ def main(argv) -> int:
             return 1
         offset = add_header(src)[1]
         source_lines = len(src.splitlines())
+    summary = {}
+    if a.summary:
+        try:
+            with open(a.summary, encoding="utf-8") as f:
+                summary = json.load(f)
+        except (OSError, ValueError) as e:
+            print(json.dumps({"op": "profile", "ok": False, "error": f"{a.summary}: not a JSON summary: {e}"}))
+            return 1
     try:
         prof = build(read_csv(a.files), a.kernel_file, offset, source_lines, a.timeline_cap, "csv export",
-                     a.total_time_ns)
+                     a.total_time_ns, summary if isinstance(summary, dict) else {})
     except ExportError as e:
         print(json.dumps({"op": "profile", "ok": False, "error": str(e)}))
         return 1

@@ -47,7 +47,8 @@ def profile(current: bool, neff: str = "", ntff: str = "", workdir: str = "", ke
     tables = explorer_tables(explorer, neff, ntff, workdir) if explorer and os.path.isfile(ntff) else {}
     if tables.get("Instruction"):
         return explorerprofile.build(tables, kernel[0], kernel[1], kernel[2] or (1 << 30), timeline_cap,
-                                     tables.get("format") or "parquet", total_time_ns)
+                                     tables.get("format") or "parquet", total_time_ns,
+                                     explorer_metrics(tables.get("Summary") or {})[0])
     return {"source": "neuron-explorer", "available": False,
             "missing": explorer_missing(tables.get("format"), explorer is not None)}
 
