@@ -93,6 +93,7 @@ AppContext::AppContext(const Engine::Settings &settings, QObject *parent)
             });
     connect(m_engine, &Engine::exported, this, &AppContext::exported);
     connect(m_engine, &Engine::calibrationLoaded, this, &AppContext::calibrationLoaded);
+    connect(m_engine, &Engine::profileImported, this, &AppContext::profileImported);
     connect(m_engine, &Engine::hostsListed, this,
             [this](quint64, const QList<HostConfig> &hosts, const QString &error) {
                 Q_EMIT hostsListed(hosts, error);
@@ -262,6 +263,14 @@ quint64 AppContext::loadCalibration(const QString &host)
     const quint64 job = nextJob();
     Engine *engine = m_engine;
     onEngine([engine, job, host] { engine->loadCalibration(job, host); });
+    return job;
+}
+
+quint64 AppContext::importProfile(const QString &candidateId, const QStringList &files)
+{
+    const quint64 job = nextJob();
+    Engine *engine = m_engine;
+    onEngine([engine, job, candidateId, files] { engine->importProfile(job, candidateId, files); });
     return job;
 }
 

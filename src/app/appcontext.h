@@ -51,6 +51,7 @@ public:
     void refreshSessions();
     quint64 deleteSession(const QString &sessionId);
     quint64 loadCalibration(const QString &host); // calibrationLoaded follows; host empty: every host
+    quint64 importProfile(const QString &candidateId, const QStringList &files); // profileImported follows
     quint64 exportSession(const SessionExport::Request &request);
     void refreshHosts();
     quint64 findLesson(const QString &leftText, const QString &rightText);
@@ -96,6 +97,7 @@ Q_SIGNALS:
     void sessionsRefreshFailed(const QString &error);
     void sessionDeleted(quint64 job, const QString &sessionId, const QString &error);
     void calibrationLoaded(quint64 job, const Calibration &calibration, const QString &error);
+    void profileImported(quint64 job, const Evaluation &evaluation, const QString &error);
     void exported(quint64 job, const SessionExport::Result &result);
     void hostsListed(const QList<HostConfig> &hosts, const QString &error);
     void hostStateChanged(const QString &host, Host::State state, const QString &detail);

@@ -10,6 +10,7 @@
 #include "modelscommand.h"
 #include "optimizecommand.h"
 #include "portcommand.h"
+#include "profilecommand.h"
 #include "resumecommand.h"
 #include "sessionscommand.h"
 #include "studycommand.h"
@@ -32,6 +33,7 @@ std::vector<std::unique_ptr<Command>> CommandRegistry::all()
     commands.push_back(std::make_unique<ExportCommand>());
     commands.push_back(std::make_unique<CompareCommand>());
     commands.push_back(std::make_unique<CalibrationCommand>());
+    commands.push_back(std::make_unique<ProfileCommand>());
     commands.push_back(std::make_unique<PortCommand>());
     commands.push_back(std::make_unique<TaskCommand>());
     commands.push_back(std::make_unique<TasksCommand>());

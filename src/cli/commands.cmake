@@ -21,3 +21,4 @@ target_sources(accelopt PRIVATE mcpcommand.cpp mcpcommand.h mcpserver.cpp mcpser
                mcpcall.cpp mcpcall.h mcptool.h mcpschema.cpp mcpschema.h mcpargs.cpp mcpargs.h mcpsecrets.cpp
                mcpsecrets.h mcptools.h mcpevaltools.cpp mcpporttool.cpp mcpcatalogtools.cpp mcpsessions.cpp
                mcpsessions.h)
+target_sources(accelopt PRIVATE profilecommand.cpp profilecommand.h)

@@ -1,5 +1,7 @@
 #include "scriptedprompts.h"
 
+#include <utility>
+
 #include <algorithm>
 
 void ScriptedPrompts::warn(QWidget *, const QString &title, const QString &text)
@@ -55,6 +57,11 @@ QString ScriptedPrompts::chooseItemOrNew(QWidget *, const QString &, const QStri
 QString ScriptedPrompts::chooseFolder(QWidget *, const QString &, const QString &)
 {
     return folderAnswers.isEmpty() ? QString() : folderAnswers.takeFirst();
+}
+
+QStringList ScriptedPrompts::openProfileExport(QWidget *)
+{
+    return std::exchange(profileExportAnswer, {});
 }
 
 void ScriptedPrompts::inform(QWidget *, const QString &title, const QString &text)

@@ -21,6 +21,7 @@ public:
     QString chooseItemOrNew(QWidget *parent, const QString &title, const QString &label,
                             const QStringList &items, const QString &newItem) override;
     QString chooseFolder(QWidget *parent, const QString &title, const QString &startDir) override;
+    QStringList openProfileExport(QWidget *parent) override;
     void inform(QWidget *parent, const QString &title, const QString &text) override;
     std::optional<int> askNumber(QWidget *parent, const QString &title, const QString &label, int value,
                                  int minimum, int maximum) override;
@@ -36,6 +37,7 @@ public:
     QStringList itemAnswers;    // consumed front first; cancelled when empty (chooseItemOrNew too)
     QStringList itemQuestions;  // chooseItemOrNew's: "label [item|item|…] + newItem"
     QStringList folderAnswers;  // consumed front first; cancelled when empty
+    QStringList profileExportAnswer; // the files chosen, once (then cleared: cancelled)
     QStringList information;
     QList<int> numberAnswers; // consumed front first; cancelled when empty
 };

@@ -16,6 +16,9 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QHorizontalBarSeries>
 #include <QLabel>
 #include <QLineSeries>
@@ -233,6 +236,93 @@ private Q_SLOTS:
         QCOMPARE(lines, 1);
         QTest::qWait(50);
         QVERIFY(m_window->grab().save(artifact(QStringLiteral("profile-calibration-1280x800.png"))));
+        m_window->resize(1600, 1000);
+    }
+
+    // A hardware evaluation whose host could not read Neuron Explorer's tables (no pyarrow, SDK 2.34+) gets its
+    // profile from a CSV export of the Explorer UI (issue 34): the stand-in's export of the add kernel
+    // (tests/fixtures/runner/explorer_csv), imported from the dock, drawn in every pane and the heat gutter.
+    void importedExplorerExportDrawsAHardwareEvaluation()
+    {
+        const QString fixtures = QStringLiteral(ACCELOPT_TEST_FIXTURES "/runner/explorer_csv/");
+        const QString kernelPath = m_dir.filePath(QStringLiteral("hw_add.py"));
+        QVERIFY(QFile::copy(fixtures + QStringLiteral("kernel.py"), kernelPath));
+        QFile kernel(kernelPath);
+        QVERIFY(kernel.open(QIODevice::ReadOnly));
+        QString candidateId;
+        {
+            SessionStore store(m_window->context()->workspacePath());
+            QVERIFY2(store.open(), qPrintable(store.lastError()));
+            SessionRecord s;
+            s.taskName = QStringLiteral("add");
+            s.target = QStringLiteral("trn2");
+            QVERIFY(store.createSession(s));
+            Candidate c;
+            c.sessionId = s.id;
+            c.origin = Candidate::Origin::Baseline;
+            c.source = QString::fromUtf8(kernel.readAll());
+            QVERIFY(store.addCandidate(c));
+            Evaluation e;
+            e.status = EvalStatus::Ok;
+            e.correct = true;
+            e.backend = QStringLiteral("neuron");
+            e.host = QStringLiteral("trn-standin#1");
+            e.sdk = QStringLiteral("Neuron SDK 2.33 (stand-in)");
+            e.latencyMeanMs = 0.009314427345194987;
+            QFile summary(fixtures + QStringLiteral("summary.json")); // the stand-in eval's metrics
+            QVERIFY(summary.open(QIODevice::ReadOnly));
+            e.metrics = QJsonDocument::fromJson(summary.readAll()).object();
+            e.raw.insert(QStringLiteral("profile"),
+                         QJsonObject{{QStringLiteral("source"), QStringLiteral("neuron-explorer")},
+                                     {QStringLiteral("available"), false},
+                                     {QStringLiteral("missing"),
+                                      QJsonObject{{QStringLiteral("timeline"), QStringLiteral("no pyarrow")}}}});
+            e.profile = Evaluation::profileFrom(e.raw);
+            QVERIFY(store.addEvaluation(c.id, e));
+            candidateId = c.id;
+        }
+        QVERIFY(m_window->openFile(kernelPath));
+        KernelEditor *editor = m_window->editors()->currentEditor();
+        std::optional<Evaluation> stored;
+        {
+            SessionStore store(m_window->context()->workspacePath());
+            QVERIFY(store.open());
+            stored = store.evaluation(candidateId);
+        }
+        QVERIFY(stored);
+        m_window->resize(1280, 800);
+        dock()->show();
+        dock()->raise();
+        dock()->showEvaluation(*stored, QStringLiteral("add on trn-standin (hardware)"), editor);
+        QVERIFY(!dock()->importButton()->isHidden());
+        QCOMPARE(dock()->hottestLines()->topLevelItemCount(), 0);
+
+        m_prompts->profileExportAnswer = {fixtures + QStringLiteral("Instruction.csv"),
+                                          fixtures + QStringLiteral("DmaPacketAggregated.csv")};
+        dock()->importButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(dock()->current()->profile && dock()->current()->profile->available, 60000);
+        QVERIFY2(m_prompts->warnings.isEmpty(), qPrintable(m_prompts->warnings.join(u'\n')));
+        const EvalProfile &p = *dock()->current()->profile;
+        QCOMPARE(p.source, QStringLiteral("neuron-explorer"));
+        QCOMPARE(p.engineBusyNs[EvalProfile::Dma], 7463.0); // by hand: the fixture's README
+        // the hottest line is the load of b (2955 ns of DMA); the gutter marks it, the timeline draws the run
+        QCOMPARE(dock()->hottestLines()->topLevelItem(0)->data(0, Qt::UserRole).toInt(), 14);
+        QCOMPARE(editor->heatLevel(14), KernelEditor::heatLevels - 1);
+        QCOMPARE(editor->heatLevel(1), 0);
+        QVERIFY(dock()->timeline()->hasEvents());
+        QTabWidget *tabs = dock()->tabs();
+        for (int i : {0, tabs->indexOf(dock()->timelineTab())}) {
+            tabs->setCurrentIndex(i);
+            QTest::qWait(50);
+            QVERIFY(m_window->grab().save(
+                artifact(QStringLiteral("profile-hardware-%1-1280x800.png").arg(tabs->tabText(i).toLower()))));
+        }
+
+        // an nkisim evaluation has nothing to import
+        Evaluation sim = *stored;
+        sim.backend = QStringLiteral("sim");
+        dock()->showEvaluation(sim, QStringLiteral("sim"), nullptr);
+        QVERIFY(dock()->importButton()->isHidden());
         m_window->resize(1600, 1000);
     }
 

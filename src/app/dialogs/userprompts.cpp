@@ -33,6 +33,13 @@ QStringList UserPrompts::openFileNames(QWidget *parent, const QString &startDir)
     return QFileDialog::getOpenFileNames(parent, QObject::tr("Open kernel"), startDir, kernelFilter);
 }
 
+QStringList UserPrompts::openProfileExport(QWidget *parent)
+{
+    return QFileDialog::getOpenFileNames(parent, QObject::tr("Import a Neuron Explorer CSV export"), {},
+                                         QObject::tr("Neuron Explorer CSV (Instruction.csv DmaPacketAggregated.csv "
+                                                     "DmaPacket.csv);;CSV files (*.csv)"));
+}
+
 QString UserPrompts::saveFileName(QWidget *parent, const QString &suggestedPath)
 {
     return QFileDialog::getSaveFileName(parent, QObject::tr("Save kernel as"), suggestedPath, kernelFilter);

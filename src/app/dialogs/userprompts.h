@@ -36,6 +36,8 @@ public:
     virtual QString chooseItemOrNew(QWidget *parent, const QString &title, const QString &label,
                                     const QStringList &items, const QString &newItem);
     virtual QString chooseFolder(QWidget *parent, const QString &title, const QString &startDir);
+    // The CSV files of a Neuron Explorer "Export to CSV" (Instruction.csv, DmaPacketAggregated.csv).
+    virtual QStringList openProfileExport(QWidget *parent);
     virtual void inform(QWidget *parent, const QString &title, const QString &text);
     // A whole number from `minimum` to `maximum`; empty when the user cancelled.
     virtual std::optional<int> askNumber(QWidget *parent, const QString &title, const QString &label,

@@ -91,7 +91,12 @@ ProfileDock::ProfileDock(AppContext *context, UserPrompts *prompts, QWidget *par
     m_unpin = new QPushButton(tr("Clear Baseline"), body);
     m_export = new QPushButton(tr("Export…"), body);
     m_export->setToolTip(tr("The visible chart as PNG or SVG, or the timeline as a Chrome trace (Perfetto)"));
+    m_import = new QPushButton(tr("Import Explorer CSV…"), body);
+    m_import->setToolTip(tr("Attach a device profile to this hardware evaluation: in Neuron Explorer's Device "
+                            "Trace Viewer, Export to CSV the Instructions and the DMA transfers (aggregated by "
+                            "queue) of the whole run, unsampled, and choose the files"));
     header->addWidget(m_heading, 1);
+    header->addWidget(m_import);
     header->addWidget(m_pin);
     header->addWidget(m_unpin);
     header->addWidget(m_export);
@@ -213,6 +218,20 @@ ProfileDock::ProfileDock(AppContext *context, UserPrompts *prompts, QWidget *par
     connect(m_pin, &QPushButton::clicked, this, &ProfileDock::pinBaseline);
     connect(m_unpin, &QPushButton::clicked, this, &ProfileDock::clearBaseline);
     connect(m_export, &QPushButton::clicked, this, &ProfileDock::exportWithDialog);
+    connect(m_import, &QPushButton::clicked, this, &ProfileDock::importProfileExport);
+    connect(context, &AppContext::profileImported, this,
+            [this](quint64 job, const Evaluation &evaluation, const QString &error) {
+                if (job != m_importJob)
+                    return;
+                m_importJob = 0;
+                if (!error.isEmpty()) {
+                    m_prompts->warn(this, tr("Import Explorer CSV"), error);
+                } else if (m_current && m_current->id == evaluation.id) {
+                    showEvaluation(evaluation, m_title, m_editor);
+                    return;
+                }
+                refresh();
+            });
     connect(m_hottest, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
         Q_EMIT lineActivated(m_editor, item->data(0, Qt::UserRole).toInt());
     });
@@ -257,6 +276,17 @@ void ProfileDock::showEvaluation(const Evaluation &evaluation, const QString &ti
     refresh();
 }
 
+void ProfileDock::importProfileExport()
+{
+    if (!m_current || !m_current->onHardware())
+        return;
+    const QStringList files = m_prompts->openProfileExport(this);
+    if (files.isEmpty())
+        return;
+    m_importJob = m_context->importProfile(m_current->id, files);
+    refresh();
+}
+
 void ProfileDock::pinBaseline()
 {
     if (!m_current)
@@ -287,6 +317,8 @@ void ProfileDock::refresh()
     m_pin->setEnabled(m_current.has_value());
     m_unpin->setEnabled(m_baseline.has_value());
     m_export->setEnabled(m_current.has_value());
+    m_import->setVisible(m_current && m_current->onHardware());
+    m_import->setEnabled(m_importJob == 0);
     if (m_current) {
         QString heading = QStringLiteral("<b>%1</b>").arg(m_title.toHtmlEscaped());
         if (m_baseline)

@@ -51,6 +51,9 @@ public:
     QLabel *figure(const QString &name) const; // "latency", "peak", "bound", "engine", "mfu", "hfu", "mbu", "ai", "dma"
     QLabel *selectionLabel() const { return m_selection; }
     QPushButton *pinButton() const { return m_pin; }
+    // Shown for a hardware evaluation: attaches a Neuron Explorer CSV export as its profile.
+    QPushButton *importButton() const { return m_import; }
+    void importProfileExport();
 
     // The visible chart, or the timeline, to a file; the format from the suffix (.png, .svg, .json for the
     // timeline's trace). false with the reason in `error`.
@@ -80,7 +83,8 @@ private:
     QString m_title, m_baselineTitle;
     QPointer<KernelEditor> m_editor;
     QLabel *m_heading;
-    QPushButton *m_pin, *m_unpin, *m_export;
+    QPushButton *m_pin, *m_unpin, *m_export, *m_import;
+    quint64 m_importJob = 0;
     QTabWidget *m_tabs;
     QWidget *m_summary;
     QTreeWidget *m_hottest;

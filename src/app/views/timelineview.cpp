@@ -24,6 +24,8 @@ QColor engineColor(int engine)
         return QColor(0xe0, 0x8a, 0x1e);
     case EvalProfile::GpSimd:
         return QColor(0x9b, 0x59, 0xb6);
+    case -1: // an engine outside the five (Sync): apart from the DMA queues' grey
+        return QColor(0x4a, 0x5a, 0x6a);
     default:
         return QColor(0x7f, 0x8c, 0x8d);
     }
@@ -38,12 +40,15 @@ QString duration(double ns)
     return QStringLiteral("%1 ms").arg(ns / 1e6, 0, 'f', 3);
 }
 
-// Order of the rows: compute engines first, then the DMA queues by number.
+// Order of the rows: compute engines first, then other engines a device profile names (Sync), then the DMA
+// queues by number.
 int unitOrder(const QString &unit)
 {
     const int engine = EvalProfile::Timeline::engineOfUnit(unit);
     if (engine >= 0 && engine < EvalProfile::Dma)
         return engine;
+    if (engine < 0)
+        return 50;
     return 100 + unit.mid(3).toInt();
 }
 } // namespace
@@ -177,6 +182,10 @@ QString TimelineView::rowLabel(int row) const
     const Row &r = m_rows.at(row);
     if (r.engine == EvalProfile::Dma)
         return tr("DMA q%1").arg(m_profile->timeline->units.at(r.unit).mid(3));
+    if (r.engine < 0) { // an engine outside the five (a device profile's Sync): its own name
+        const QString unit = m_profile->timeline->units.value(r.unit);
+        return unit.left(1).toUpper() + unit.mid(1);
+    }
     return EvalProfile::engineLabel(r.engine);
 }
 

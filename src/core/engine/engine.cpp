@@ -9,6 +9,7 @@
 #include "hosts/hostregistry.h"
 #include "hosts/localhost.h"
 #include "memory/experiencestore.h"
+#include "profile/explorerprofileimport.h"
 #include "memory/pairsummary.h"
 #include "model/kernelnormalizer.h"
 #include "search/beamsearch.h"
@@ -232,6 +233,17 @@ void Engine::loadCalibration(quint64 job, const QString &host)
     CalibrationQuery query(m_store->database());
     const QList<CalibrationRun> runs = query.runs();
     Q_EMIT calibrationLoaded(job, Calibration::fromRuns(runs, host), query.lastError());
+}
+
+void Engine::importProfile(quint64 job, const QString &candidateId, const QStringList &files)
+{
+    QString error;
+    if (!openWorkspace(error)) {
+        Q_EMIT profileImported(job, {}, error);
+        return;
+    }
+    const ExplorerProfileImport::Outcome o = ExplorerProfileImport::attach(*m_store, candidateId, -1, files);
+    Q_EMIT profileImported(job, o.evaluation, o.ok ? QString() : o.error);
 }
 
 void Engine::deleteSession(quint64 job, const QString &sessionId)

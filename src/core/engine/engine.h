@@ -67,6 +67,9 @@ public:
     // nkisim against the hardware for every kernel the workspace measured on both (the Profile dock's
     // Calibration tab); `host` empty: every hardware host. calibrationLoaded follows.
     void loadCalibration(quint64 job, const QString &host);
+    // Attaches a Neuron Explorer CSV export to the candidate's hardware evaluation (ExplorerProfileImport);
+    // profileImported follows with the evaluation as stored.
+    void importProfile(quint64 job, const QString &candidateId, const QStringList &files);
     void exportSession(quint64 job, const SessionExport::Request &request);
     void listHosts(quint64 job);
     // The memory's lesson for a pair of kernels (either way round), by their normalized sources.
@@ -107,6 +110,7 @@ Q_SIGNALS:
     void sessionLoaded(quint64 job, const SessionSnapshot &snapshot, const QString &error);
     void sessionDeleted(quint64 job, const QString &sessionId, const QString &error);
     void calibrationLoaded(quint64 job, const Calibration &calibration, const QString &error);
+    void profileImported(quint64 job, const Evaluation &evaluation, const QString &error);
     void exported(quint64 job, const SessionExport::Result &result);
     void hostsListed(quint64 job, const QList<HostConfig> &hosts, const QString &error);
     void lessonFound(quint64 job, const std::optional<ExperienceRecord> &record, const QString &error);
