@@ -8,14 +8,18 @@
 #include <QLoggingCategory>
 #include <QTextStream>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace {
 QString commandSummary(const std::vector<std::unique_ptr<Command>> &commands)
 {
     QString text = QStringLiteral("Commands (accelopt COMMAND --help for each):\n");
+    qsizetype width = 0;
     for (const auto &command : commands)
-        text += QStringLiteral("  %1  %2\n").arg(command->name().leftJustified(10), command->summary());
+        width = std::max(width, command->name().size());
+    for (const auto &command : commands)
+        text += QStringLiteral("  %1  %2\n").arg(command->name().leftJustified(width), command->summary());
     if (commands.empty())
         text += QStringLiteral("  (none yet: this build offers --version and --help)\n");
     return text;
