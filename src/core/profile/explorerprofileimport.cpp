@@ -85,7 +85,10 @@ ExplorerProfileImport::Outcome ExplorerProfileImport::attach(SessionStore &store
     Outcome o;
     const std::optional<Candidate> candidate = store.candidate(candidateId);
     if (!candidate) {
-        o.error = QStringLiteral("no candidate %1 in the workspace").arg(candidateId);
+        o.error = QStringLiteral("no candidate %1 in the workspace: a profile is stored with a session's "
+                                 "evaluation; open the candidate from the Sessions dock, or run "
+                                 "`accelopt sessions` for its id")
+                      .arg(candidateId);
         return o;
     }
     std::optional<Evaluation> e;
