@@ -97,19 +97,24 @@ void EvaluationTable::bind(Statement &q, const Evaluation &e)
 
 QString EvaluationTable::rankable()
 {
+    // The baseline is its session's iteration 0: the index on (session_id, iteration) finds it for each row
+    // without reading the session's other candidates (bench_store).
     return notDemoted() +
            QStringLiteral(
                " AND coalesce(e.backend, '') = coalesce((SELECT coalesce(b.backend, '') FROM evaluations b "
                "JOIN candidates bc ON bc.id = b.candidate_id WHERE bc.session_id = c.session_id AND "
-               "bc.origin = 'baseline' AND b.run_index = 0), coalesce(e.backend, ''))");
+               "bc.iteration = 0 AND bc.origin = 'baseline' AND b.run_index = 0), coalesce(e.backend, ''))");
 }
 
 QString EvaluationTable::notDemoted()
 {
-    return QStringLiteral(
-        "NOT EXISTS (SELECT 1 FROM evaluations r JOIN candidates d ON d.id = r.candidate_id WHERE "
-        "r.run_index = "
-        "1 "
-        "AND d.session_id = c.session_id AND (d.id = c.id OR (c.source_hash != '' AND d.source_hash = "
-        "c.source_hash)) AND r.status != 'infra_error' AND NOT (r.status = 'ok' AND r.correct = 1))");
+    // Two lookups rather than one condition with OR, so each uses an index (its own run 1; the same source
+    // through candidates_by_hash): with the OR, SQLite read every candidate of the session for every row.
+    const QString failed = QStringLiteral("r.run_index = 1 AND r.status != 'infra_error' AND NOT (r.status = 'ok' "
+                                          "AND r.correct = 1)");
+    return QStringLiteral("NOT EXISTS (SELECT 1 FROM evaluations r WHERE r.candidate_id = c.id AND %1) AND NOT "
+                          "(c.source_hash != '' AND EXISTS (SELECT 1 FROM candidates d JOIN evaluations r ON "
+                          "r.candidate_id = d.id WHERE d.session_id = c.session_id AND d.source_hash = "
+                          "c.source_hash AND %1))")
+        .arg(failed);
 }

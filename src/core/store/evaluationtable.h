@@ -43,8 +43,9 @@ public:
 
     // An SQL condition on a candidate `c` of the session: not a re-measured failure, of this kernel or of
     // another with the same normalized source (Selection::failsRemeasure: a run that says something about
-    // the kernel and is not correct). The partial index evaluations_remeasured (schema version 5) keeps this
-    // to the session's few re-measurements.
+    // the kernel and is not correct). Each of its two lookups uses an index (the row's own run 1; its
+    // source's other candidates through candidates_by_hash), so a best-kernel query stays linear in the
+    // session's size (bench_store).
     static QString notDemoted();
     // notDemoted(), and the row measured by the backend that measured the session's baseline (its run 0):
     // a speedup compares like with like. In a session that confirms on hardware (SearchConfig::confirmOn) the

@@ -35,7 +35,7 @@ constexpr ColumnList<SummaryColumn, std::size_t(SummaryColumn::Count)> summaryCo
     {{{SummaryColumn::Candidates, "(SELECT count(*) FROM candidates c WHERE c.session_id = s.id)"},
       {SummaryColumn::BaselineLatency, "(SELECT e.latency_mean_ms FROM candidates c JOIN evaluations e ON "
                                        "e.candidate_id = c.id AND e.run_index "
-                                       "= 0 WHERE c.session_id = s.id AND c.origin = 'baseline' AND %1)"},
+                                       "= 0 WHERE c.session_id = s.id AND c.iteration = 0 AND c.origin = 'baseline' AND %1)"},
       {SummaryColumn::Best,
        "(SELECT e.latency_mean_ms || ' ' || coalesce(e.percent_of_peak, '') FROM candidates c JOIN "
        "evaluations e "
