@@ -420,7 +420,8 @@ def _outcome_result(job: dict, outcome: dict, workdir: str, sandbox: dict, t0: f
     if "MemoryError" in tail:
         return _fail(job, "crashed", f"the evaluation process ran out of memory ({how_to_raise(job['limits'])}): "
                                      f"{tail}", t0)
-    return _fail(job, "crashed", f"the evaluation process exited with code {rc} without a result"
+    how = f"exited with code {rc}" if rc is not None else "ended"  # None: killed where it had stopped itself
+    return _fail(job, "crashed", f"the evaluation process {how} without a result"
                                  + (f"; stderr: {tail}" if tail else ""), t0)
 
 
