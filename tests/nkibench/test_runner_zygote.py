@@ -179,6 +179,25 @@ def test_a_dead_zygote_costs_no_evaluation(tmp_path):
     assert all(pid_gone(pid) for pid in now)  # the zygotes stop with their runner
 
 
+def test_zygotes_killed_after_each_evaluation_cost_none():
+    """Killed right after a result, while the runner may still see them alive (their bwrap not yet gone) as it
+    makes the next evaluation's folders: every next evaluation runs, checked and timing-only. (About one time in ten
+    this lost the evaluation: the replaced judge zygote's slot folder went, with the judge's new folder in it, or
+    the judge's step moved its folder while the kernel's step was taking the FIFOs from it.)"""
+    srv = Serve()
+    task = {"name": "add_inline", "reference": ADD_REFERENCE, "parameters": {"N": 128, "D": 128}}
+    try:
+        for i in range(6):
+            fields = {"timing_only": True} if i % 2 else {"seeds": [1]}
+            r = srv.eval(f"e{i}", task, ADD_KERNEL, **fields)
+            assert r["status"] == "ok", r["error"]
+            for pid in zygote_pids(srv.p.pid):
+                os.kill(pid, signal.SIGKILL)
+        assert srv.eval("last", task, ADD_KERNEL, seeds=[1])["status"] == "ok"
+    finally:
+        srv.close()
+
+
 def test_a_job_from_another_sandbox_gets_its_own_zygote(tmp_path):
     """A task folder under /tmp must be bound into the sandbox: the zygote started without it is replaced."""
     from runner_helpers import make_add_task

@@ -137,11 +137,14 @@ def tidy():
 
 
 def close_zygote(role: str | None = None):
-    """Stops the slot's zygotes (at shutdown), or the one of role (when a job needs another sandbox)."""
+    """Stops the slot's zygotes (at shutdown), or the one of role (when a job needs another sandbox, or it died):
+    then its folder goes with tidy(), since a step of the running evaluation may have its folder there."""
     for r in [role] if role else list(_ZYGOTES):
         client = _ZYGOTES.pop(r, None)
         if client is not None:
-            client.close()
+            client.close(keep_slot=role is not None)
+            if role is not None:
+                _DONE_FOLDERS.append(client.slotdir)
 
 
 def _wrap_for(job: dict, env: dict, sandbox: dict, python: str | None):
