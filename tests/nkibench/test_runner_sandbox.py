@@ -272,6 +272,21 @@ def test_nothing_an_evaluation_leaves_reaches_the_next(runner):
 
 
 @pytest.mark.parametrize("timing_only", [False, True], ids=["checked", "timing-only"])
+def test_an_evaluations_folder_is_gone_when_the_next_runs(runner, timing_only):
+    """A serving runner removes an evaluation's folders after it sent the result, no longer before: by the time the
+    next kernel runs (in the zygote, its sandbox sees the slot folder that held the last one's), they are gone."""
+    first = found_by(runner.run(attack('''
+        found["cwd"] = os.getcwd()
+        with open("left-behind", "w") as f:
+            f.write("for the next evaluation")
+        '''), "f1", timing_only=timing_only))
+    second = found_by(runner.run(attack('''
+        found["earlier"] = os.path.exists(EARLIER)
+        ''', EARLIER=first["cwd"]), "f2", timing_only=timing_only))
+    assert second["earlier"] is False and not os.path.exists(first["cwd"]), (first, second)
+
+
+@pytest.mark.parametrize("timing_only", [False, True], ids=["checked", "timing-only"])
 def test_the_kernel_is_not_told_how_it_is_judged(runner, timing_only):
     """Its process is told no seeds, size or task, in no file, variable or object it could find in memory; and it
     sees nothing of its judge (the timing-only judge's signals to the runner are in the judge's folder). (A

@@ -179,6 +179,25 @@ def test_a_dead_zygote_costs_no_evaluation(tmp_path):
     assert all(pid_gone(pid) for pid in now)  # the zygotes stop with their runner
 
 
+def test_zygotes_killed_after_each_evaluation_cost_none():
+    """Killed right after a result, while the runner may still see them alive (their bwrap not yet gone) as it
+    makes the next evaluation's folders: every next evaluation runs, checked and timing-only. (About one time in ten
+    this lost the evaluation: the replaced judge zygote's slot folder went, with the judge's new folder in it, or
+    the judge's step moved its folder while the kernel's step was taking the FIFOs from it.)"""
+    srv = Serve()
+    task = {"name": "add_inline", "reference": ADD_REFERENCE, "parameters": {"N": 128, "D": 128}}
+    try:
+        for i in range(6):
+            fields = {"timing_only": True} if i % 2 else {"seeds": [1]}
+            r = srv.eval(f"e{i}", task, ADD_KERNEL, **fields)
+            assert r["status"] == "ok", r["error"]
+            for pid in zygote_pids(srv.p.pid):
+                os.kill(pid, signal.SIGKILL)
+        assert srv.eval("last", task, ADD_KERNEL, seeds=[1])["status"] == "ok"
+    finally:
+        srv.close()
+
+
 def test_a_job_from_another_sandbox_gets_its_own_zygote(tmp_path):
     """A task folder under /tmp must be bound into the sandbox: the zygote started without it is replaced."""
     from runner_helpers import make_add_task
@@ -205,3 +224,94 @@ def test_zygote_environment_is_the_allow_list(tmp_path, monkeypatch):
     finally:
         srv.close()
     assert r["status"] == "ok" and "SECRET None" in r["output"], r
+
+
+# How a confined zygote ends a step (zygote._stop_alone, zygote._end_all), run where it runs: in a PID namespace of
+# its own (bwrap is its PID 1), as a child subreaper with SIGCHLD blocked. Each case forks a "step" that left
+# something behind and reports what the zygote's functions made of it.
+ENDINGS = textwrap.dedent('''\
+    import json, mmap, os, signal, struct, threading, time
+    from accelopt_runner import zygote
+    zygote._libc().prctl(zygote.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+    counter = mmap.mmap(-1, 8)  # shared with the step: its thread counts here for as long as it runs
+
+    def count():
+        return struct.unpack("q", counter[:8])[0]
+
+    def step(body):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
+            os.close(r)
+            body(w)
+            os._exit(0)
+        os.close(w)
+        os.read(r, 1)  # the step says it is at its end (its result written)
+        os.close(r)
+        return pid
+
+    def others():
+        return sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid()))
+
+    def busy_thread(w):  # a thread that keeps running after the step's main thread is done
+        def run():
+            while True:
+                counter[:8] = struct.pack("q", count() + 1)
+        threading.Thread(target=run, daemon=True).start()
+        while count() < 1000:
+            pass
+        os.write(w, b"x")
+        time.sleep(300)
+
+    def with_daemon(w):  # a process of its own, in a session of its own
+        if os.fork() == 0:
+            os.setsid()
+            os.write(w, b"x")
+            time.sleep(300)
+            os._exit(0)
+        time.sleep(300)
+
+    def exits(w):
+        os.write(w, b"x")
+        os._exit(3)
+
+    found = {}
+    pid = step(busy_thread)
+    how = zygote._stop_alone(pid)
+    before = count()
+    time.sleep(0.3)
+    found["thread"] = {"how": list(how), "counted_after": count() - before}
+    _, status = os.waitpid(pid, 0)  # the zygote reaps it after the report
+    found["thread"].update(signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None, others=others())
+
+    pid = step(with_daemon)
+    how = zygote._stop_alone(pid)
+    code = zygote._end_all(pid, how[1]) if how[0] == "others" else None
+    found["daemon"] = {"how": list(how), "code": code, "others": others()}
+
+    pid = step(exits)
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # it has ended, not yet reaped
+    found["exited"] = {"how": list(zygote._stop_alone(pid)), "others": others()}
+    print(json.dumps(found))
+    ''')
+
+
+@needs_bwrap
+def test_a_step_is_stopped_and_killed_with_all_it_started_before_its_report():
+    """The quick end (a step alone in its namespace is stopped, then killed while stopped, its memory freed after the
+    report) leaves nothing running: a thread of the step counts no more once _stop_alone returned; a step that
+    started a process of its own is ended the slow way, with that process; a step that had exited keeps its code."""
+    import subprocess
+    cmd = [sandbox.bwrap_status()["bwrap"], "--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/",
+           "--proc", "/proc", "--", sys.executable, "-c", ENDINGS]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=runner_env())
+    assert p.returncode == 0, p.stderr
+    found = json.loads(p.stdout.strip().splitlines()[-1])
+    thread = found["thread"]
+    assert thread["how"] == ["killed", None] and thread["counted_after"] == 0 and thread["others"] == [], found
+    assert thread["signal"] == signal.SIGKILL
+    daemon = found["daemon"]
+    assert daemon["how"][0] == "others" and daemon["code"] == -signal.SIGKILL and daemon["others"] == [], found
+    assert found["exited"] == {"how": ["ended", 3], "others": []}, found

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import threading
 
 from . import child, kernelremote, stepsync
@@ -154,11 +155,18 @@ def _remote_attempt(job: dict, kjob: dict, steps, name: str, cold: bool) -> dict
     judge_folder = steps.judge_folder
     rpc = os.path.join(judge_folder, name)
     kernelremote.make_fifos(rpc)
+    # The kernel's step takes the FIFOs from a folder of the runner's own: when the judge's zygote fails, the judge's
+    # step moves its folder, these FIFOs with it, to a cold child's, maybe while the kernel's step is linking them.
+    rpc = kernelremote.link_fifos(rpc, tempfile.mkdtemp(prefix="accelopt-rpc-"))
+    steps.folders.append(rpc)
     out = {}
     kernel_done = threading.Event()
 
     def server():
-        out["server"] = steps.run("judge", server_job, folder=judge_folder)[0]
+        try:
+            out["server"], out["judge_folder"] = steps.run("judge", server_job, folder=judge_folder)
+        except Exception as e:  # noqa: BLE001 - the kernel's step must not wait for a server that never comes
+            out["server"] = steps.fail("infra_error", f"runner error in the judge's step: {type(e).__name__}: {e}")
         while not kernel_done.wait(0.05):
             kernelremote.unblock(rpc)  # the kernel's child may wait to open its end for a server that is gone
 
@@ -175,6 +183,7 @@ def _remote_attempt(job: dict, kjob: dict, steps, name: str, cold: bool) -> dict
     while t.is_alive():
         t.join(0.05)
         kernelremote.unblock(rpc)  # the server may wait to open its end for a kernel's child that is gone
+    steps.judge_folder = out.get("judge_folder") or judge_folder  # moved if the judge's step ran cold
     srv, ker = out.get("server") or steps.fail("infra_error", "the nkisim server step ended without a result"), \
         out.get("kernel") or {}
     if not isinstance(srv.get("prepared"), dict):  # the task failed the judge, before any kernel call

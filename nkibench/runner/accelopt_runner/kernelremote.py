@@ -20,6 +20,13 @@ def make_fifos(folder: str) -> None:
         os.mkfifo(os.path.join(folder, name), 0o600)
 
 
+def link_fifos(folder: str, into: str) -> str:
+    """into, holding hard links to the FIFOs in folder (the same pipes under another name)."""
+    for name in (C2S, S2C):
+        os.link(os.path.join(folder, name), os.path.join(into, name))
+    return into
+
+
 def unblock(folder: str) -> None:
     """Open and close both FIFOs from this side without blocking, so a child waiting in open() for a peer that
     ended gets past it (and then reads the end of the stream)."""

@@ -219,6 +219,7 @@ class Server:
                 self.send(_clean(res))
             except (ValueError, TypeError) as e:
                 self.error(f"result could not be encoded: {e}", req.get("id"))
+            sandbox.tidy()  # the evaluation's folders, after its result
 
     def _read_line(self):
         """(bytes line or None at EOF, total length); lines above the limit are consumed and returned truncated."""
@@ -333,6 +334,7 @@ class Server:
             r = _cancelled(req, "cancelled: the runner is shutting down")
             self.send(r)
         worker.join(30)
+        sandbox.tidy()
         sandbox.close_zygote()
         if reply:
             self.send({"op": "bye"})

@@ -6,16 +6,18 @@ namespaces, no capabilities, a seccomp filter, only <slotdir> writable), imports
 and then forks one child per evaluation step. A slot has two, the kernel's and the judge's (sandbox.run_child). The
 child is a fresh copy of a template that never ran kernel or task code and is not dumpable. The child makes its own
 session, applies the job's resource limits to itself as a cold child does (child.main), and dies with the zygote.
-With --confined (in its own PID namespace) the zygote, before it reports a step, kills every other process in the
-namespace and empties /tmp, /dev/shm and <slotdir> but for the step's folder, so nothing one evaluation does reaches
-the next; a timeout or cancel there ends the whole sandbox (the runner cannot use the namespace's pids).
+With --confined (in its own PID namespace) the zygote, before it reports a step, kills and reaps every other process
+in the namespace; after the report it empties /tmp and /dev/shm, and when the next job arrives <slotdir> but for
+that job's folder, so nothing one evaluation does reaches the next; a timeout or cancel there ends the whole sandbox
+(the runner cannot use the namespace's pids).
 
 Control protocol on the zygote's stdin/stdout, one JSON object per line:
   zygote -> runner  {"ready": true, "pid": P}                      once the imports are done
   runner -> zygote  {"workdir": W, "env": {...}, "cap": C}         run the job in W/job.json
   zygote -> runner  {"pid": p}                                     forked (p is also the process group)
   zygote -> runner  {"pid": p, "returncode": rc, "stdout": s, "stderr": s, "dropped": [n, n]}
-The child's stdout and stderr are pipes the zygote drains, keeping the first C bytes of each.
+The child's stdout and stderr are pipes the zygote drains, keeping the first C bytes of each. The next job's process
+is forked after the report and waits for its job.
 """
 from __future__ import annotations
 
@@ -114,12 +116,19 @@ def _spare() -> dict:
                 sys.stderr.flush()
                 os.close(1)  # the zygote reports the evaluation on these pipes' end, not on the exit
                 os.close(2)
+                if code == 0:
+                    # Its result is written: it waits, stopped, for the zygote to kill it (_stop_alone), which
+                    # then reports at once, where an exit would first free its memory (3-5 ms on a virtual machine)
+                    os.kill(os.getpid(), signal.SIGSTOP)
             except Exception:  # noqa: BLE001
                 pass
-            os._exit(code)
+            os._exit(max(code, 0))
     for fd in (job_r, out_w, err_w):
         os.close(fd)
     return {"pid": pid, "job": job_w, "out": out_r, "err": err_r}
+
+
+NO_JOB = -1  # _become_evaluation's code when the zygote ended before it had a job for the child
 
 
 def _become_evaluation(job_r: int, out_w: int, err_w: int) -> int:
@@ -136,6 +145,7 @@ def _become_evaluation(job_r: int, out_w: int, err_w: int) -> int:
     os.dup2(job_r, 3)
     os.closerange(4, 65536)  # the zygote's control pipe and the previous evaluation's pipes
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])  # blocked in the zygote only
     _own_pages(3)
     data = b""
     while True:
@@ -145,7 +155,7 @@ def _become_evaluation(job_r: int, out_w: int, err_w: int) -> int:
         data += chunk
     os.close(3)
     if not data:  # the zygote stopped before it had a job for this child
-        return 0
+        return NO_JOB
     req = json.loads(data)
     os.environ.update(req.get("env") or {})
     import tempfile
@@ -165,17 +175,17 @@ class _Capped:
         self.dropped += max(len(chunk) - max(room, 0), 0)
 
 
-def _drain(pid: int, fds: dict, result_path: str):
-    """Reads the child's pipes until it exits, or until it closed them after writing its result (its exit, which
-    frees tens of MB, then overlaps the report); in both cases then what is left without blocking (a grandchild may
-    hold a pipe open). The exit code, or None when the child finished early and still has to be reaped."""
+def _drain(pid: int, fds: dict, result_path: str) -> bool:
+    """Reads the child's pipes until it exits or stops, or until it closed them after writing its result; in each
+    case then what is left without blocking (a grandchild may hold a pipe open). Whether the child exited or
+    stopped (it is not reaped: its pid still names its process group)."""
     while True:
         if fds:
             ready = select.select(list(fds), [], [], 0.01)[0]
         else:
             ready = []
             if os.path.exists(result_path):
-                return None
+                return False
             time.sleep(0.002)
         for fd in ready:
             chunk = os.read(fd, 65536)
@@ -184,7 +194,8 @@ def _drain(pid: int, fds: dict, result_path: str):
             else:
                 os.close(fd)
                 del fds[fd]
-        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+        # ended, or stopped after its result (a process it started may hold its pipes open)
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WSTOPPED | os.WNOHANG | os.WNOWAIT) is not None:
             break
     for fd in list(fds):
         os.set_blocking(fd, False)
@@ -197,7 +208,7 @@ def _drain(pid: int, fds: dict, result_path: str):
         except (BlockingIOError, OSError):
             pass
         os.close(fd)
-    return _reap(pid)
+    return True
 
 
 def _reap(pid: int) -> int:
@@ -249,21 +260,67 @@ def _owns_pid_namespace() -> bool:
         return False
 
 
-def _purge(slotdir: str, keep: str):
-    """Between evaluations, in a sandbox of its own: nothing one evaluation left reaches the next. Every other
-    process in the namespace is killed (a daemon an evaluation started, wherever it re-parented), and /tmp,
-    /dev/shm and the slot folder are emptied but for the folder the runner still reads the result from (and the
-    folders bound into /tmp: the slot folder itself, a task folder, the runner)."""
+STOP_WAIT_S = 0.1  # for a process to stop; one that does not (a thread in a long system call) is ended the slow way
+
+
+def _stop_alone(pid: int) -> tuple:
+    """The quick end of a step, in a sandbox of its own: the step's process is stopped (SIGSTOP, which it cannot
+    block; once waitpid reports it stopped, none of its threads runs, forks or is inside a system call), and when
+    nothing else is left in the namespace it is killed while stopped, so it never runs again. Its memory is freed
+    only when it is reaped, after the report: that took 3-5 ms per step on a 2-core virtual machine, on the
+    evaluation's time. (how, exit code): "killed" (to be reaped; no code yet), "ended" (it had exited, and is
+    reaped now), or "others": other processes exist (it started some) or it did not stop in time, and _end_all
+    must end them all, it among them."""
     try:
-        os.kill(-1, signal.SIGKILL)  # all but this process and PID 1
+        os.kill(pid, signal.SIGSTOP)
     except ProcessLookupError:
-        pass
-    for _ in range(100):
-        if not _kill_orphans():
+        return "others", None
+    deadline = time.monotonic() + STOP_WAIT_S
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG | os.WUNTRACED)
+        if done:
             break
-    mounts = _mount_points()
-    for root in ("/tmp", "/dev/shm", slotdir):
-        _empty(os.path.realpath(root), mounts, {os.path.realpath(keep)})
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "others", None
+        signal.sigtimedwait([signal.SIGCHLD], left)  # blocked in the zygote (main), so none is missed
+    stopped = os.WIFSTOPPED(status)
+    code = None if stopped else os.waitstatus_to_exitcode(status)
+    me = os.getpid()
+    if any(p.isdigit() and int(p) not in (1, me, pid) for p in os.listdir("/proc")):
+        return "others", code
+    if not stopped:
+        return "ended", code
+    os.kill(pid, signal.SIGKILL)  # a stopped process dies without running again
+    return "killed", None
+
+
+def _end_all(pid: int, code: int | None = None) -> int | None:
+    """In a sandbox of its own, once an evaluation's process finished: every other process in the namespace is
+    killed (the evaluation's process and whatever it started, wherever that re-parented: this process is a child
+    subreaper, so all of them are its descendants) and reaped, so none of them runs once the runner reads the
+    result. A blocking wait per process, no scan of /proc. The evaluation's exit code (code if it was reaped)."""
+    for _ in range(100):  # a second round only for what a fork raced past the first kill
+        try:
+            os.kill(-1, signal.SIGKILL)  # all but this process and PID 1 (bwrap)
+        except ProcessLookupError:  # nothing left to signal
+            break
+        while True:
+            try:
+                done, status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            if done == pid:
+                code = os.waitstatus_to_exitcode(status)
+    return code
+
+
+def _purge(roots, mounts: set, keep: str | None = None):
+    """What an evaluation left in roots (folders) goes: they are emptied but for keep (the folder the next
+    evaluation runs in, which the runner made) and the folders bound into them (the slot folder in /tmp, a task
+    folder, the runner)."""
+    for root in roots:
+        _empty(root, mounts, {os.path.realpath(keep)} if keep else set())
 
 
 def _mount_points() -> set:
@@ -335,6 +392,12 @@ def main(slotdir: str, confined: bool = False) -> int:
         ctl_out.write(json.dumps(obj, separators=(",", ":")) + "\n")
         ctl_out.flush()
 
+    # The sandbox's mounts are fixed for its life (its seccomp filter refuses mount calls): read them once.
+    mounts = _mount_points() if confined else set()
+    private = [os.path.realpath(p) for p in ("/tmp", "/dev/shm")]
+    slot = os.path.realpath(slotdir)
+    # SIGCHLD stays pending until _stop_alone waits for it (each child unblocks it again)
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
     spare = _spare()
     send({"ready": True, "pid": os.getpid()})
     buf = b""
@@ -347,21 +410,32 @@ def main(slotdir: str, confined: bool = False) -> int:
             buf += chunk
         line, buf = buf.split(b"\n", 1)
         req = json.loads(line)
+        if confined:
+            # What the last evaluation left in the slot folder goes, but for this job's folder (the runner made it
+            # for this job, after the last one's report): not earlier, when the runner may be making it
+            _purge([slot], mounts, req["workdir"])
         child, spare = spare, None
         os.write(child["job"], json.dumps(req).encode())
         os.close(child["job"])
         send({"pid": child["pid"]})
         cap = int(req.get("cap", 16384))
         outs = [_Capped(cap), _Capped(cap)]
-        rc = _drain(child["pid"], {child["out"]: outs[0], child["err"]: outs[1]},
-                    os.path.join(req["workdir"], "result.json"))
-        if confined:
-            # before the report: once it has the report, the runner may make the next evaluation's folder here
-            if rc is None:
-                rc = _reap(child["pid"])
-            _purge(slotdir, req["workdir"])
+        exited = _drain(child["pid"], {child["out"]: outs[0], child["err"]: outs[1]},
+                        os.path.join(req["workdir"], "result.json"))
+        killed = False
+        if confined:  # before the report: nothing of the evaluation runs once the runner reads its result
+            how, rc = _stop_alone(child["pid"])
+            if how == "others":
+                rc = _end_all(child["pid"], rc)
+            killed = how == "killed"
+        else:
+            rc = _reap(child["pid"]) if exited else None
         send({"pid": child["pid"], "returncode": rc, "stdout": outs[0].buf.decode("utf-8", "replace"),
               "stderr": outs[1].buf.decode("utf-8", "replace"), "dropped": [outs[0].dropped, outs[1].dropped]})
-        if rc is None:
+        if rc is None and not confined:
             _reap(child["pid"])
-        spare = _spare()  # after, not during, the evaluation: on two cores its copying slowed the evaluation 2x
+        if killed:  # killed while stopped, before the report: its memory is freed here, off the evaluation's time
+            os.waitpid(child["pid"], 0)
+        if confined:  # after the report, off the evaluation's time: the runner never writes there
+            _purge(private, mounts)
+        spare = _spare()  # into a clean sandbox; it copies the template's pages while the evaluation ends

@@ -128,7 +128,8 @@ class ZygoteClient:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def close(self):
+    def close(self, keep_slot: bool = False):
+        """Stops the zygote and removes its slot folder, unless keep_slot (the caller removes it later)."""
         try:
             self.proc.stdin.close()
         except OSError:
@@ -141,4 +142,5 @@ class ZygoteClient:
             except (ProcessLookupError, PermissionError):
                 pass
             self.proc.wait()
-        shutil.rmtree(self.slotdir, ignore_errors=True)
+        if not keep_slot:
+            shutil.rmtree(self.slotdir, ignore_errors=True)
