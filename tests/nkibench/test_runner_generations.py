@@ -4,32 +4,13 @@ each SDK's generations; a kernel of a generation the host does not take is refus
 offered for a classic kernel on a current SDK); a current kernel runs the current route (nki.jit, nrtpy,
 neuron-explorer) with its metrics converted to the protocol's names."""
 import json
-import textwrap
 
 import pytest
 
 from runner_helpers import ADD_KERNEL, FAKE_NEURON, FAKE_NKI_CURRENT, Serve, make_add_task, run_cli, runner_env
 
-CURRENT_ADD = textwrap.dedent('''\
-    import nki
-    import nki.isa as nisa
-    import nki.language as nl
-
-
-    @nki.jit
-    def kernel(a, b):
-        n, d = a.shape
-        out = nl.ndarray((n, d), dtype=a.dtype, buffer=nl.shared_hbm)
-        for t in nl.affine_range(n // 128):
-            x = nl.ndarray((128, d), dtype=a.dtype, buffer=nl.sbuf)
-            y = nl.ndarray((128, d), dtype=b.dtype, buffer=nl.sbuf)
-            nisa.dma_copy(dst=x, src=a[t * 128:(t + 1) * 128, :])
-            nisa.dma_copy(dst=y, src=b[t * 128:(t + 1) * 128, :])
-            z = nl.ndarray((128, d), dtype=a.dtype, buffer=nl.sbuf)
-            nisa.tensor_tensor(dst=z, data1=x, data2=y, op=nl.add)
-            nisa.dma_copy(dst=out[t * 128:(t + 1) * 128, :], src=z)
-        return out
-    ''')
+# A current-API add kernel; the stand-in's Explorer export of it is the fixture beside it (test_explorer_profile.py)
+CURRENT_ADD = (FAKE_NKI_CURRENT.parent / "explorer_csv" / "kernel.py").read_text()
 
 
 def sdk_env(root, log=None):
