@@ -280,11 +280,15 @@ ENDINGS = textwrap.dedent('''\
     found = {}
     pid = step(busy_thread)
     how = zygote._stop_alone(pid)
+    if how[0] == "others":  # it did not stop within STOP_WAIT_S (a loaded machine): the zygote's slow way
+        zygote._end_all(pid, how[1])
     before = count()
     time.sleep(0.3)
     found["thread"] = {"how": list(how), "counted_after": count() - before}
-    _, status = os.waitpid(pid, 0)  # the zygote reaps it after the report
-    found["thread"].update(signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None, others=others())
+    if how[0] == "killed":
+        _, status = os.waitpid(pid, 0)  # the zygote reaps it after the report
+        found["thread"].update(signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None)
+    found["thread"].update(others=others())
 
     pid = step(with_daemon)
     how = zygote._stop_alone(pid)
@@ -310,8 +314,11 @@ def test_a_step_is_stopped_and_killed_with_all_it_started_before_its_report():
     assert p.returncode == 0, p.stderr
     found = json.loads(p.stdout.strip().splitlines()[-1])
     thread = found["thread"]
-    assert thread["how"] == ["killed", None] and thread["counted_after"] == 0 and thread["others"] == [], found
-    assert thread["signal"] == signal.SIGKILL
+    # the quick end, or on a machine too loaded for the step to stop within STOP_WAIT_S the slow one: either way
+    # nothing of it runs once it returned
+    assert thread["how"][0] in ("killed", "others") and thread["counted_after"] == 0 and thread["others"] == [], found
+    if thread["how"][0] == "killed":
+        assert thread["signal"] == signal.SIGKILL and thread["how"] == ["killed", None]
     daemon = found["daemon"]
     assert daemon["how"][0] == "others" and daemon["code"] == -signal.SIGKILL and daemon["others"] == [], found
     assert found["exited"] == {"how": ["ended", 3], "others": []}, found
