@@ -95,14 +95,13 @@ def build(tables: dict, kernel_file: str, offset: int, source_lines: int, timeli
         nbytes = sum(_int(r, k, 0) for k in ("sbuf_read_bytes", "sbuf_write_bytes", "psum_read_bytes",
                                               "psum_write_bytes", "hbm_read_bytes", "hbm_write_bytes"))
         by_start.setdefault((_int(r, "pcore_idx", 0), start), line)
+        unit = engine or str(r.get("engine") or "other").lower()
         if engine:
             busy[engine] += dur
         else:
-            name = str(r.get("engine") or "unknown").lower()
-            other[name] = other.get(name, 0.0) + dur
+            other[unit] = other.get(unit, 0.0) + dur
         charge(line, engine, dur, nbytes)
-        events.append((start, start + dur, engine or str(r.get("engine") or "other").lower(),
-                       str(r.get("opcode") or "").lower(), line, nbytes))
+        events.append((start, start + dur, unit, str(r.get("opcode") or "").lower(), line, nbytes))
     for r in dmas:
         start = _int(r, "start_ts")
         end = _int(r, "end_ts", start)
@@ -168,20 +167,20 @@ def _compare_with_summary(out: dict, summary: dict, origin: str):
                             f"({what}){fix}")
 
 
+def _string_table(values):
+    """(distinct values in order of first appearance, each value's index into them): nkisim.perf.profile's
+    string_table, here so that the converter needs nothing but the runner (explorer-profile runs before the runner
+    finds nkibench)."""
+    index = {}
+    ids = [index.setdefault(v, len(index)) for v in values]
+    return list(index), ids
+
+
 def _timeline(events, cap: int) -> dict:
     head = events[:cap]
     t0 = head[0][0] if head else 0
-    units, ops = [], []
-    unit_at, op_at = {}, {}
-
-    def index(table, at, name):
-        if name not in at:
-            at[name] = len(table)
-            table.append(name)
-        return at[name]
-
-    unit = [index(units, unit_at, e[2]) for e in head]
-    op = [index(ops, op_at, e[3]) for e in head]
+    units, unit = _string_table([e[2] for e in head])
+    ops, op = _string_table([e[3] for e in head])
     return {"units": units, "ops": ops, "unit": unit, "op": op, "line": [e[4] for e in head],
             "start_ns": [round(float(e[0] - t0), 2) for e in head],
             "dur_ns": [round(float(e[1] - e[0]), 2) for e in head],
@@ -249,31 +248,41 @@ def read_parquet(directory: str):
     return tables if tables.get("Instruction") else None
 
 
-def find_rows(doc, name: str, depth: int = 0):
-    """The rows of table `name` in a full-profile JSON document: the first list of objects under that key (or its
-    lower-case form) holding start_ts. The JSON layout of a device profile is not documented (?); the row fields
-    are the Parquet schema's."""
+def find_first(doc, pick, depth: int = 0):
+    """The first non-empty pick(obj) over the objects of a JSON document, outer ones first (6 levels, the first 50
+    items of a list). The JSON layout of a device profile is not documented (?), so its tables are searched for."""
     if depth > 6:
         return None
     if isinstance(doc, dict):
-        for key in (name, name.lower()):
-            v = doc.get(key)
-            if isinstance(v, list) and v and isinstance(v[0], dict) and "start_ts" in v[0]:
-                return v
-        for v in doc.values():
-            r = find_rows(v, name, depth + 1)
-            if r:
-                return r
+        hit = pick(doc)
+        if hit:
+            return hit
+        children = doc.values()
     elif isinstance(doc, list):
-        for v in doc[:50]:
-            r = find_rows(v, name, depth + 1)
-            if r:
-                return r
+        children = doc[:50]
+    else:
+        return None
+    for v in children:
+        hit = find_first(v, pick, depth + 1)
+        if hit:
+            return hit
     return None
 
 
+def _rows_of(name: str):
+    """A pick for find_first: the rows of table `name` (a list of objects holding start_ts under the table's name
+    or its lower-case form; the row fields are the Parquet schema's)."""
+    def pick(obj: dict):
+        for key in (name, name.lower()):
+            v = obj.get(key)
+            if isinstance(v, list) and v and isinstance(v[0], dict) and "start_ts" in v[0]:
+                return v
+        return None
+    return pick
+
+
 def read_json(doc) -> dict | None:
-    tables = {name: rows for name in TABLES[:3] for rows in [find_rows(doc, name)] if rows}
+    tables = {name: rows for name in TABLES[:3] for rows in [find_first(doc, _rows_of(name))] if rows}
     return tables if tables.get("Instruction") else None
 
 

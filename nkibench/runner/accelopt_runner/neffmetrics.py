@@ -178,31 +178,19 @@ def explorer_missing(fmt, have_tool: bool) -> dict:
             "timeline": "needs the per-instruction events: " + why + fix}
 
 
-def find_summary(data, depth: int = 0):
+def find_summary(data):
     """The first summary row in a Neuron Explorer JSON document: a `summary`/`Summary` entry (an object, or a list
-    whose first item is one), else the first object holding total_time. The JSON layout of a device profile is not
-    documented (?); the fields are those of the Summary table (Profile Parquet Schema Reference)."""
-    if depth > 6:
-        return None
-    if isinstance(data, dict):
+    whose first item is one), else the first object holding total_time. The fields are those of the Summary table
+    (Profile Parquet Schema Reference)."""
+    def pick(obj: dict):
         for key in ("summary", "Summary"):
-            v = data.get(key)
+            v = obj.get(key)
             if isinstance(v, list) and v and isinstance(v[0], dict):
                 return v[0]
             if isinstance(v, dict) and v:
                 return v
-        if "total_time" in data:
-            return data
-        for v in data.values():
-            r = find_summary(v, depth + 1)
-            if r:
-                return r
-    elif isinstance(data, list):
-        for v in data[:50]:
-            r = find_summary(v, depth + 1)
-            if r:
-                return r
-    return None
+        return obj if "total_time" in obj else None
+    return explorerprofile.find_first(data, pick)
 
 
 def explorer_metrics(row: dict):

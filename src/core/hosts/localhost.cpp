@@ -4,7 +4,6 @@
 #include "hosts/runnerenvironment.h"
 
 #include <QDeadlineTimer>
-#include <QDir>
 #include <QProcess>
 #include <QTimer>
 
@@ -39,11 +38,7 @@ void LocalHost::openSlot(int slot)
     closeSlot(slot);
     auto *process = new QProcess(this);
     m_processes.insert(slot, process);
-    QProcessEnvironment env = RunnerEnvironment::fromSystem(QProcessEnvironment::systemEnvironment());
-    const QString pythonPath = QDir(m_nkibenchDir).filePath(QStringLiteral("runner")) + u':' + m_nkibenchDir;
-    env.insert(QStringLiteral("PYTHONPATH"), pythonPath);
-    env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
-    env.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
+    QProcessEnvironment env = RunnerEnvironment::forLocalRunner(m_nkibenchDir);
     if (config().backend == QStringLiteral("neuron"))
         env.insert(QStringLiteral("NEURON_RT_VISIBLE_CORES"), QString::number(slot));
     for (auto it = config().environment.begin(); it != config().environment.end(); ++it)

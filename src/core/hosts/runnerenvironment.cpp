@@ -1,6 +1,16 @@
 #include "hosts/runnerenvironment.h"
 
+#include <QDir>
 #include <QStringList>
+
+QProcessEnvironment RunnerEnvironment::forLocalRunner(const QString &nkibenchDir)
+{
+    QProcessEnvironment env = fromSystem(QProcessEnvironment::systemEnvironment());
+    env.insert(QStringLiteral("PYTHONPATH"), QDir(nkibenchDir).filePath(QStringLiteral("runner")) + u':' + nkibenchDir);
+    env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
+    env.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
+    return env;
+}
 
 bool RunnerEnvironment::passes(const QString &name)
 {

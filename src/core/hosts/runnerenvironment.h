@@ -10,5 +10,8 @@ class RunnerEnvironment
 {
 public:
     static QProcessEnvironment fromSystem(const QProcessEnvironment &system);
+    // fromSystem() of this process, with the runner of `nkibenchDir` importable: what a runner started on this
+    // machine gets (the local host's slots, a local `explorer-profile` conversion).
+    static QProcessEnvironment forLocalRunner(const QString &nkibenchDir);
     static bool passes(const QString &name);
 };

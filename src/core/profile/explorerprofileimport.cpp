@@ -2,10 +2,10 @@
 
 #include "common/datapaths.h"
 #include "hosts/hostconfig.h"
+#include "hosts/runnerenvironment.h"
 #include "model/candidate.h"
 #include "store/sessionstore.h"
 
-#include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QProcess>
@@ -50,12 +50,8 @@ std::optional<QJsonObject> ExplorerProfileImport::convert(const QStringList &fil
              << QString::number(metrics.value(QStringLiteral("total_time")).toDouble() * 1e9, 'g', 17);
     for (const QString &f : files)
         args << QFileInfo(f).absoluteFilePath();
-    const QString nkibench = DataPaths::nkibenchDir();
     QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("PYTHONPATH"), QDir(nkibench).filePath(QStringLiteral("runner")) + u':' + nkibench);
-    env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
-    p.setProcessEnvironment(env);
+    p.setProcessEnvironment(RunnerEnvironment::forLocalRunner(DataPaths::nkibenchDir()));
     const QString python = HostConfig{}.pythonForLocal();
     p.start(python, args);
     if (!p.waitForStarted() || !p.waitForFinished(convertTimeoutMs)) {
